@@ -1,0 +1,189 @@
+/** What went wrong, as one closed set shared by every provider. */
+export type ErrorKind =
+  | 'rate-limit'
+  | 'overloaded'
+  | 'auth'
+  | 'invalid-request'
+  | 'context-length'
+  | 'content-filter'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+
+const RETRYABLE: Readonly<Record<ErrorKind, boolean>> = {
+  'rate-limit': true,
+  overloaded: true,
+  auth: false,
+  'invalid-request': false,
+  'context-length': false,
+  'content-filter': false,
+  server: true,
+  network: true,
+  timeout: true,
+  aborted: false,
+}
+
+/** Fields of a {@link ThinkwireError}. */
+export type ThinkwireErrorOptions = {
+  kind: ErrorKind
+  message: string
+  /** @defaultValue worked out from `kind` */
+  retryable?: boolean | undefined
+  retryAfterMs?: number | undefined
+  status?: number | undefined
+  provider?: string | undefined
+  cause?: unknown
+}
+
+const MARKER = Symbol.for('thinkwire.error')
+
+/**
+ * The one error thinkwire throws. `kind` says what went wrong, `retryable` whether trying again
+ * may help, and `cause` holds the SDK's own error. Messages never contain a key.
+ */
+export class ThinkwireError extends Error {
+  override readonly name = 'ThinkwireError'
+  readonly kind: ErrorKind
+  readonly retryable: boolean
+  readonly retryAfterMs: number | undefined
+  readonly status: number | undefined
+  readonly provider: string | undefined
+  readonly [MARKER] = true
+
+  constructor(options: ThinkwireErrorOptions) {
+    super(
+      redact(options.message),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    )
+    this.kind = options.kind
+    this.retryable = options.retryable ?? RETRYABLE[options.kind]
+    this.retryAfterMs = options.retryAfterMs
+    this.status = options.status
+    this.provider = options.provider
+  }
+
+  /** True for a `ThinkwireError`, also one thrown by another bundled copy of thinkwire. */
+  static isInstance(error: unknown): error is ThinkwireError {
+    return isThinkwireError(error)
+  }
+}
+
+/** True for a `ThinkwireError`, also one thrown by another bundled copy of thinkwire. */
+export function isThinkwireError(error: unknown): error is ThinkwireError {
+  return typeof error === 'object' && error !== null && MARKER in error
+}
+
+/** Whether errors of this kind are worth retrying by default. */
+export function isRetryableKind(kind: ErrorKind): boolean {
+  return RETRYABLE[kind]
+}
+
+/** The error kind an HTTP status means, for providers that say nothing more specific. */
+export function kindFromStatus(status: number): ErrorKind {
+  if (status === 401 || status === 403) return 'auth'
+  if (status === 408) return 'timeout'
+  if (status === 429) return 'rate-limit'
+  if (status === 503 || status === 529) return 'overloaded'
+  if (status >= 500) return 'server'
+  return 'invalid-request'
+}
+
+/** The HTTP status the relay answers with for an error of this kind. */
+export function statusFromKind(kind: ErrorKind): number {
+  switch (kind) {
+    case 'rate-limit':
+      return 429
+    case 'overloaded':
+      return 503
+    case 'auth':
+      return 502
+    case 'invalid-request':
+    case 'context-length':
+    case 'content-filter':
+      return 400
+    case 'server':
+    case 'network':
+      return 502
+    case 'timeout':
+      return 504
+    case 'aborted':
+      return 499
+  }
+}
+
+/**
+ * Milliseconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date).
+ * Returns undefined when neither header holds a usable value.
+ */
+export function retryAfterMsFromHeaders(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
+  if (headers === undefined) return undefined
+  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN)
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = headers.get('retry-after')
+  if (value === null || value.trim() === '') return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/** An `aborted` error for a stream the caller cancelled. */
+export function abortedError(provider: string | undefined, cause?: unknown): ThinkwireError {
+  return new ThinkwireError({
+    kind: 'aborted',
+    message: 'The request was aborted',
+    provider,
+    cause,
+  })
+}
+
+/**
+ * Wraps anything thrown into a `ThinkwireError`: kept as it is when it already is one, `aborted`
+ * when the signal was aborted, `network` for a failed fetch, `server` otherwise.
+ */
+export function toThinkwireError(
+  error: unknown,
+  provider: string | undefined,
+  signal?: AbortSignal | undefined,
+): ThinkwireError {
+  if (isThinkwireError(error)) return error
+  if (signal?.aborted === true || isAbortError(error)) return abortedError(provider, error)
+  const message = error instanceof Error ? error.message : String(error)
+  const kind: ErrorKind = error instanceof TypeError ? 'network' : 'server'
+  return new ThinkwireError({
+    kind,
+    message: `${provider ?? 'provider'}: ${message}`,
+    provider,
+    cause: error,
+  })
+}
+
+function isAbortError(error: unknown): boolean {
+  return (
+    error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError')
+  )
+}
+
+const TOKEN_PATTERNS: RegExp[] = [
+  /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
+  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g,
+  /\bAIza[0-9A-Za-z_-]{20,}/g,
+  /\b(?:gsk|xai|csk|fw)_[A-Za-z0-9_-]{8,}/g,
+  /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+]
+const FIELD_PATTERN =
+  /\b(authorization|x-api-key|x-goog-api-key|api[-_]?key|token|secret)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi
+
+/**
+ * Removes anything that looks like a credential from a message, and the query string of any URL
+ * (where keys often travel).
+ */
+export function redact(message: string): string {
+  let out = message.replace(/(https?:\/\/[^\s?#"']+)\?[^\s#"']*/g, '$1')
+  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, '[redacted]')
+  return out.replace(FIELD_PATTERN, '$1$2[redacted]')
+}
