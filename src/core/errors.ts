@@ -10,6 +10,8 @@ export type ErrorKind =
   | 'network'
   | 'timeout'
   | 'aborted'
+  /** The model answered, but not with what was asked for (e.g. JSON that fails its schema). */
+  | 'invalid-output'
 
 const RETRYABLE: Readonly<Record<ErrorKind, boolean>> = {
   'rate-limit': true,
@@ -22,6 +24,7 @@ const RETRYABLE: Readonly<Record<ErrorKind, boolean>> = {
   network: true,
   timeout: true,
   aborted: false,
+  'invalid-output': false,
 }
 
 /** Fields of a {@link ThinkwireError}. */
@@ -104,6 +107,7 @@ export function statusFromKind(kind: ErrorKind): number {
       return 400
     case 'server':
     case 'network':
+    case 'invalid-output':
       return 502
     case 'timeout':
       return 504
