@@ -32,7 +32,7 @@ export function trimConversation(conversation: Conversation, options: TrimOption
   if (lastStart === undefined) return conversation
 
   // Suffix sums of the estimates, so each candidate start is checked in constant time.
-  const tokensFrom = new Array<number>(turns.length + 1).fill(0)
+  const tokensFrom = Array.from({ length: turns.length + 1 }, () => 0)
   for (let i = turns.length - 1; i >= 0; i--)
     tokensFrom[i] = tokensFrom[i + 1]! + estimate(turns[i]!)
 

@@ -51,7 +51,7 @@ export function chunkBytes(
   if (splitAt === 'bytes') return Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))
   const cuts = [...new Set(splitAt ?? [])]
     .filter((n) => n > 0 && n < bytes.length)
-    .sort((a, b) => a - b)
+    .toSorted((a, b) => a - b)
   const chunks: Uint8Array[] = []
   let start = 0
   for (const cut of cuts) {
