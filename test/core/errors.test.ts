@@ -37,7 +37,11 @@ describe('ThinkwireError', () => {
 
   it('is recognised across two bundled copies of the module', async () => {
     vi.resetModules()
-    const copy = await import('../../src/core/errors.ts?copy')
+    // A query string makes the module loader evaluate a second, independent copy of the module.
+    const path = '../../src/core/errors.ts?copy'
+    const copy = (await import(
+      /* @vite-ignore */ path
+    )) as typeof import('../../src/core/errors.ts')
     const foreign = new copy.ThinkwireError({ kind: 'server', message: 'x' })
     expect(foreign instanceof ThinkwireError).toBe(false)
     expect(isThinkwireError(foreign)).toBe(true)
