@@ -60,3 +60,6 @@ export {
 } from './core/tools.ts'
 export { guardStream, sleep, type GuardOptions, type StreamContext } from './core/guard-stream.ts'
 export { models, findModel, type ModelInfo, type ThinkingSupport } from './models.ts'
+export { withRetry, type RetryInfo, type RetryPolicy } from './middleware/retry.ts'
+export { withFallback, type FallbackInfo, type FallbackOptions } from './middleware/fallback.ts'
+export { withRateLimit, type RateLimitOptions } from './middleware/rate-limit.ts'
