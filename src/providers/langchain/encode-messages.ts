@@ -1,0 +1,98 @@
+import {
+  AIMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+} from '@langchain/core/messages'
+import type { AssistantTurn, Conversation, UserTurn } from '../../core/conversation.ts'
+import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
+import { isRecord } from './record.ts'
+
+/** The plain-text record of a turn, kept as its items. */
+export type LangChainTurnRecord = {
+  text: string
+  /** The reasoning the model exposed, sent back to the same model. */
+  reasoning?: string | undefined
+  toolCalls?: { id: string; name: string; args: unknown }[] | undefined
+}
+
+/**
+ * LangChain messages for a conversation. A turn this model made under the same thinking mode is
+ * rebuilt from its record, reasoning included (as `additional_kwargs.reasoning_content`, where
+ * LangChain integrations keep it); any other assistant turn is rebuilt from its text and tool
+ * calls alone.
+ */
+export function encodeMessages(conversation: Conversation, tag: ReplayTag): BaseMessage[] {
+  const messages: BaseMessage[] = []
+  if (conversation.system !== undefined && conversation.system !== '')
+    messages.push(new SystemMessage(conversation.system))
+  const encoded = encodeTurns<BaseMessage[]>(conversation.turns, tag, {
+    user: (turn) => [encodeUser(turn)],
+    tool: (turn) =>
+      turn.results.map(
+        (result) =>
+          new ToolMessage({
+            content:
+              typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
+            tool_call_id: result.callId,
+            name: result.name,
+            status: result.isError === true ? 'error' : 'success',
+          }),
+      ),
+    replay: (items, turn) => {
+      const record = items.data[0]
+      return [isTurnRecord(record) ? fromRecord(record) : reencode(turn)]
+    },
+    reencode: (turn) => [reencode(turn)],
+  })
+  for (const group of encoded) messages.push(...group)
+  return messages
+}
+
+function encodeUser(turn: UserTurn): HumanMessage {
+  if (typeof turn.content === 'string') return new HumanMessage(turn.content)
+  return new HumanMessage({
+    content: turn.content.map((part) => {
+      if (part.type === 'text') return { type: 'text', text: part.text }
+      const url = 'data' in part ? `data:${part.mediaType};base64,${part.data}` : part.url
+      return { type: 'image_url', image_url: { url } }
+    }),
+  })
+}
+
+function toolCallsOf(calls: { id: string; name: string; args: unknown }[]) {
+  return calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    args: isRecord(call.args) ? call.args : { input: call.args },
+    type: 'tool_call' as const,
+  }))
+}
+
+function fromRecord(record: LangChainTurnRecord): AIMessage {
+  return new AIMessage({
+    content: record.text,
+    tool_calls: toolCallsOf(record.toolCalls ?? []),
+    additional_kwargs:
+      record.reasoning === undefined ? {} : { reasoning_content: record.reasoning },
+  })
+}
+
+function reencode(turn: AssistantTurn): AIMessage {
+  const calls = (turn.toolCalls ?? []).map((call) => ({
+    id: call.id,
+    name: call.name,
+    args: call.input,
+  }))
+  return new AIMessage({ content: turn.text, tool_calls: toolCallsOf(calls) })
+}
+
+function isTurnRecord(value: unknown): value is LangChainTurnRecord {
+  return (
+    isRecord(value) &&
+    typeof value['text'] === 'string' &&
+    (value['reasoning'] === undefined || typeof value['reasoning'] === 'string') &&
+    (value['toolCalls'] === undefined || Array.isArray(value['toolCalls']))
+  )
+}

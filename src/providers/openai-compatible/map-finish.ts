@@ -1,0 +1,46 @@
+import type { StopReason, Usage } from '../../core/conversation.ts'
+import { isRecord, type JsonRecord } from './record.ts'
+
+/**
+ * Our stop reason for a `finish_reason`. Tool calls decide `tool-calls` (some servers say `stop`
+ * with calls); a `content_filter` stop or a refusal is a `refusal`, like every adapter's.
+ */
+export function mapFinishReason(
+  reason: string | undefined,
+  hasToolCalls: boolean,
+  refused: boolean,
+): StopReason {
+  if (reason === 'length') return 'length'
+  if (reason === 'content_filter' || refused) return 'refusal'
+  if (hasToolCalls || reason === 'tool_calls' || reason === 'function_call') return 'tool-calls'
+  if (reason === 'stop') return 'stop'
+  return 'other'
+}
+
+/**
+ * Our usage from a Chat Completions `usage`. `completion_tokens` normally includes reasoning;
+ * a server that counts it apart (its `total_tokens` is prompt + completion + reasoning) gets it
+ * added to the output. Cached input comes from `prompt_tokens_details.cached_tokens` or DeepSeek's
+ * `prompt_cache_hit_tokens`.
+ */
+export function mapUsage(usage: JsonRecord | undefined): Usage {
+  const number = (record: unknown, key: string): number => {
+    const value = isRecord(record) ? record[key] : undefined
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0
+  }
+  const prompt = number(usage, 'prompt_tokens')
+  const completion = number(usage, 'completion_tokens')
+  const reasoning = number(usage?.['completion_tokens_details'], 'reasoning_tokens')
+  const total = number(usage, 'total_tokens')
+  const apart = reasoning > 0 && total === prompt + completion + reasoning
+  const result: Usage = {
+    inputTokens: prompt,
+    outputTokens: apart ? completion + reasoning : completion,
+  }
+  if (reasoning > 0) result.reasoningTokens = reasoning
+  const cached =
+    number(usage?.['prompt_tokens_details'], 'cached_tokens') ||
+    number(usage, 'prompt_cache_hit_tokens')
+  if (cached > 0) result.cacheReadTokens = cached
+  return result
+}

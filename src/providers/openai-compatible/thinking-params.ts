@@ -1,0 +1,49 @@
+import type { Thinking } from '../../core/adapter.ts'
+import type { JsonRecord } from './record.ts'
+import type { EffortLevels, ThinkingControl } from './reasoning.ts'
+
+type Level = keyof EffortLevels
+
+/**
+ * The request fields that carry a thinking setting on this server. What it cannot take is dropped
+ * or mapped to the nearest thing it can, with a warning.
+ */
+export function thinkingParams(
+  control: ThinkingControl | undefined,
+  thinking: Thinking | undefined,
+  warnings: string[],
+): JsonRecord {
+  if (thinking === undefined) return {}
+  if (control === undefined || control.type === 'none') {
+    warnings.push('thinking: this server takes no thinking setting for this model; it was dropped')
+    return {}
+  }
+  if (control.type === 'openrouter-reasoning') {
+    if (thinking === 'off') return { reasoning: { enabled: false } }
+    if (typeof thinking === 'object') return { reasoning: { max_tokens: thinking.budgetTokens } }
+    return { reasoning: { effort: thinking === 'max' ? 'high' : thinking } }
+  }
+  if (thinking === 'off') {
+    if (control.off !== undefined) return { ...control.off }
+    warnings.push('thinking: this model cannot turn thinking off; left at its default')
+    return {}
+  }
+  const wanted: Level =
+    typeof thinking === 'object' ? levelForBudget(thinking.budgetTokens) : thinking
+  if (typeof thinking === 'object')
+    warnings.push(
+      `thinking: this server takes a level, not a budget; budget ${thinking.budgetTokens} became '${wanted}'`,
+    )
+  const value = control.levels[wanted] ?? (wanted === 'max' ? control.levels.high : undefined)
+  if (value === undefined) {
+    warnings.push(`thinking: this model has no '${wanted}' level; left at its default`)
+    return {}
+  }
+  return { ...control.on, reasoning_effort: value }
+}
+
+function levelForBudget(budget: number): Level {
+  if (budget <= 1024) return 'low'
+  if (budget <= 8192) return 'medium'
+  return 'high'
+}

@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest'
+import type { Conversation } from '../../../src/core/conversation.ts'
+import { isThinkwireError } from '../../../src/core/errors.ts'
+import type { Event } from '../../../src/core/events.ts'
+import { describeAdapterContract, type ContractHarness } from '../../adapter-contract.ts'
+import { everySplit } from '../../helpers/replay-fetch.ts'
+import { collect, doneTurn, failure, fixture, geminiWith } from './helpers.ts'
+
+const ask: Conversation = { turns: [{ role: 'user', content: 'Was ist die Hauptstadt Japans?' }] }
+const answer = fixture('thinking-then-text.sse')
+const firstEventEnd = answer.indexOf('\r\n\r\n') + 4
+
+function harness(spec: Parameters<typeof geminiWith>[0], model?: string): ContractHarness {
+  const { adapter, replay } = geminiWith(spec, model)
+  return {
+    adapter,
+    upstreamAborted: () => replay.aborted(),
+    lastRequest: () => replay.requests.at(-1)?.body,
+    requestCount: () => replay.requests.length,
+  }
+}
+
+describeAdapterContract('gemini', {
+  answer: (model) => harness([{ body: answer }], model),
+  failAfterFirstEvent: () =>
+    harness([{ body: answer, cutAfterBytes: Buffer.byteLength(answer.slice(0, firstEventEnd)) }]),
+  stallAfterFirstEvent: () =>
+    harness([{ body: answer, stallAfterBytes: Buffer.byteLength(answer.slice(0, firstEventEnd)) }]),
+  replayMarkers: (turn) =>
+    (turn.items?.data ?? []).flatMap((part) =>
+      typeof part === 'object' && part !== null && 'thoughtSignature' in part
+        ? [String(part.thoughtSignature)]
+        : [],
+    ),
+})
+
+/** Replays `body` unsplit and at every byte offset; every run must give the same events. */
+async function eventsAtEverySplit(body: string, model?: string): Promise<Event[]> {
+  const run = async (splitAt?: number[]) => {
+    const { adapter } = geminiWith([{ body, splitAt }], model)
+    return collect(adapter.stream(ask))
+  }
+  const baseline = await run()
+  for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
+  return baseline
+}
+
+async function failureAtEverySplit(body: string) {
+  const run = async (splitAt?: number[]) => {
+    const { adapter } = geminiWith([{ body, splitAt }])
+    return failure(adapter.stream(ask))
+  }
+  const baseline = await run()
+  for (const splitAt of everySplit(body)) {
+    const { events, error } = await run(splitAt)
+    expect(events).toEqual(baseline.events)
+    expect(error).toMatchObject({
+      kind: (baseline.error as { kind: string }).kind,
+      status: (baseline.error as { status?: number }).status,
+    })
+  }
+  return baseline
+}
+
+describe('gemini streaming', () => {
+  it('streams thought parts as thinking and other text as text, the same at every split point', async () => {
+    const events = await eventsAtEverySplit(answer)
+    const deltas = events.filter((e) => e.type !== 'done')
+    expect(deltas).toEqual([
+      { type: 'thinking', text: '**Die Hauptstadt prüfen** 🤔\nJapan → Tōkyō.' },
+      { type: 'thinking', text: ' Keine Zweifel.' },
+      { type: 'text', text: '東京は' },
+      { type: 'text', text: '日本の首都です。 🗼' },
+    ])
+    const turn = doneTurn(events)
+    expect(turn.text).toBe('東京は日本の首都です。 🗼')
+    expect(turn.thinking).toBe('**Die Hauptstadt prüfen** 🤔\nJapan → Tōkyō. Keine Zweifel.')
+    expect(turn.stopReason).toBe('stop')
+    expect(turn.usage).toEqual({
+      inputTokens: 12,
+      outputTokens: 9 + 57,
+      reasoningTokens: 57,
+      cacheReadTokens: 4,
+    })
+  })
+
+  it('keeps a signature that arrives on a trailing empty text part as its own part', async () => {
+    const turn = doneTurn(await eventsAtEverySplit(answer))
+    expect(turn.items).toEqual({
+      provider: 'gemini',
+      model: 'gemini-3-flash-preview',
+      thinkingMode: 'default',
+      data: [
+        { text: '**Die Hauptstadt prüfen** 🤔\nJapan → Tōkyō. Keine Zweifel.', thought: true },
+        { text: '東京は日本の首都です。 🗼' },
+        { text: '', thoughtSignature: 'U0lHLXRleHQtZW5kLTE=' },
+      ],
+    })
+  })
+
+  it('keeps the signature on the function call and gives an id-less call a stable id', async () => {
+    const events = await eventsAtEverySplit(fixture('function-call-signed.sse'))
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
+      {
+        type: 'tool-call',
+        call: { id: 'gemini_1_0', name: 'get_weather', input: { city: 'München' } },
+      },
+    ])
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('tool-calls')
+    expect(turn.text).toBe('')
+    expect(turn.items?.data).toEqual([
+      { text: 'Das Wetter in München nachsehen…', thought: true },
+      {
+        functionCall: { name: 'get_weather', args: { city: 'München' } },
+        thoughtSignature: 'U0lHLWNhbGwtbXVlbmNoZW4=',
+      },
+    ])
+  })
+
+  it('emits parallel function calls in order with the signature only on the first part', async () => {
+    const events = await eventsAtEverySplit(fixture('parallel-calls.sse'))
+    const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.call] : []))
+    expect(calls).toEqual([
+      { id: 'fc_paris', name: 'get_weather', input: { city: 'Paris' } },
+      { id: 'fc_kyoto', name: 'get_weather', input: { city: '京都' } },
+    ])
+    const turn = doneTurn(events)
+    expect(turn.toolCalls).toEqual(calls)
+    expect(turn.items?.data).toEqual([
+      { text: 'Zwei Städte, zwei Abfragen — parallel.', thought: true },
+      {
+        functionCall: { id: 'fc_paris', name: 'get_weather', args: { city: 'Paris' } },
+        thoughtSignature: 'U0lHLXBhcmFsbGVsLTE=',
+      },
+      { functionCall: { id: 'fc_kyoto', name: 'get_weather', args: { city: '京都' } } },
+    ])
+  })
+
+  it('ends a safety stop as a refusal that keeps what arrived and says why', async () => {
+    const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse')))
+    expect(turn.stopReason).toBe('refusal')
+    expect(turn.text).toBe('Ich kann dabei nicht helfen — ')
+    expect(turn.warnings).toEqual(['finishReason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT)'])
+  })
+
+  it('maps MAX_TOKENS to length and keeps a signature that sits on a text part', async () => {
+    const turn = doneTurn(await eventsAtEverySplit(fixture('max-tokens.sse')))
+    expect(turn.stopReason).toBe('length')
+    expect(turn.items?.data).toEqual([
+      { text: 'Es war einmal', thoughtSignature: 'U0lHLWxlbmd0aA==' },
+    ])
+  })
+
+  it('assembles function-call arguments streamed in pieces into one call and one part', async () => {
+    const events = await eventsAtEverySplit(fixture('streamed-arguments.sse'))
+    const input = { stops: [{ city: 'Zürich', nights: 2 }, { city: 'Genève' }], rail: true }
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
+      { type: 'tool-call', call: { id: 'gemini_1_0', name: 'plan_trip', input } },
+    ])
+    expect(doneTurn(events).items?.data).toEqual([
+      {
+        functionCall: { name: 'plan_trip', args: input },
+        thoughtSignature: 'U0lHLXN0cmVhbWVkLWFyZ3M=',
+      },
+    ])
+  })
+
+  it('throws an overloaded error after the first text when the stream carries an error object', async () => {
+    const { events, error } = await failureAtEverySplit(fixture('mid-stream-error.sse'))
+    expect(events).toEqual([{ type: 'text', text: 'Ein Anfang … ' }])
+    expect(isThinkwireError(error)).toBe(true)
+    expect(error).toMatchObject({
+      kind: 'overloaded',
+      status: 503,
+      retryable: true,
+      provider: 'gemini',
+    })
+    expect((error as Error).message).toContain('The model is overloaded')
+  })
+
+  it('fails with content-filter and no done when the prompt itself is blocked', async () => {
+    const { events, error } = await failureAtEverySplit(fixture('prompt-blocked.sse'))
+    expect(events).toEqual([])
+    expect(error).toMatchObject({ kind: 'content-filter', retryable: false })
+    expect((error as Error).message).toContain('PROHIBITED_CONTENT')
+  })
+
+  it('fails with a network error when the stream ends before a finish reason', async () => {
+    const body = answer.slice(0, answer.lastIndexOf('data:'))
+    const { adapter } = geminiWith([{ body }])
+    const { events, error } = await failure(adapter.stream(ask))
+    expect(events.some((e) => e.type === 'done')).toBe(false)
+    expect(error).toMatchObject({ kind: 'network', retryable: true })
+  })
+
+  it('fails with a network error when the stream stops in the middle of a chunk', async () => {
+    const body = answer.slice(0, answer.length - 20)
+    const { adapter } = geminiWith([{ body }])
+    const { error } = await failure(adapter.stream(ask))
+    expect(error).toMatchObject({ kind: 'network' })
+  })
+})
+
+describe('gemini errors', () => {
+  it('maps a 429 with RetryInfo to a retryable rate-limit error that says when to retry', async () => {
+    const { adapter } = geminiWith([
+      {
+        status: 429,
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+        body: fixture('rate-limit-429.json'),
+      },
+    ])
+    const { events, error } = await failure(adapter.stream(ask))
+    expect(events).toEqual([])
+    expect(error).toMatchObject({
+      kind: 'rate-limit',
+      retryable: true,
+      status: 429,
+      retryAfterMs: 7000,
+      provider: 'gemini',
+    })
+    expect((error as Error).message).toContain('Resource has been exhausted')
+    expect((error as Error).message).not.toContain('AIza')
+  })
+
+  it.each([
+    [400, 'INVALID_ARGUMENT', 'Function call is missing a thought_signature', 'invalid-request'],
+    [
+      400,
+      'INVALID_ARGUMENT',
+      'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
+      'context-length',
+    ],
+    [403, 'PERMISSION_DENIED', 'Method doesn’t allow unregistered callers.', 'auth'],
+    [404, 'NOT_FOUND', 'models/gemini-0 is not found for API version v1beta', 'invalid-request'],
+    [500, 'INTERNAL', 'An internal error has occurred.', 'server'],
+    [503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.', 'overloaded'],
+    [504, 'DEADLINE_EXCEEDED', 'Deadline expired before operation could complete.', 'timeout'],
+  ])('maps HTTP %i %s to the right kind', async (status, grpc, message, kind) => {
+    const { adapter } = geminiWith([
+      {
+        status,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ error: { code: status, message, status: grpc } }),
+      },
+    ])
+    const { error } = await failure(adapter.stream(ask))
+    expect(error).toMatchObject({ kind, status, provider: 'gemini' })
+    expect((error as Error).message).toContain(message)
+  })
+
+  it('maps an invalid API key, which Gemini answers with 400, to auth', async () => {
+    const { adapter } = geminiWith([
+      {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: {
+            code: 400,
+            message: 'API key not valid. Please pass a valid API key.',
+            status: 'INVALID_ARGUMENT',
+            details: [
+              { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' },
+            ],
+          },
+        }),
+      },
+    ])
+    const { error } = await failure(adapter.stream(ask))
+    expect(error).toMatchObject({ kind: 'auth', retryable: false })
+  })
+
+  it('maps a refused connection to a retryable network error', async () => {
+    const { adapter } = geminiWith([{ body: '', refuse: true }])
+    const { error } = await failure(adapter.stream(ask))
+    expect(error).toMatchObject({ kind: 'network', retryable: true })
+  })
+})
