@@ -1,0 +1,149 @@
+import type {
+  MessageCreateParamsBase,
+  ToolChoice as AnthropicToolChoice,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
+import type { Conversation } from '../../core/conversation.ts'
+import type { ReplayTag } from '../../core/replay.ts'
+import type { ModelInfo } from '../../models.ts'
+import { encodeConversation } from './encode-conversation.ts'
+import { planThinking } from './thinking.ts'
+
+/** A request body ready for `messages.stream()`, and what the adapter noted while building it. */
+export type BuiltRequest = {
+  body: MessageCreateParamsBase
+  /** What was dropped or changed from the caller's options. */
+  warnings: string[]
+  /** The body replays `thinking`/`redacted_thinking` blocks (so a stale-signature 400 can be retried without them). */
+  replayedThinking: boolean
+}
+
+const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
+
+/**
+ * Builds the Messages request for one call: thinking per model, tools and tool choice, output
+ * format, the conversation under the replay policy, and `providerOptions.anthropic` merged last.
+ * Options the model rejects are left out and named in `warnings`.
+ */
+export function buildRequest(
+  info: ModelInfo,
+  known: boolean,
+  conversation: Conversation,
+  options: CallOptions,
+  tag: ReplayTag,
+  stripThinking = false,
+): BuiltRequest {
+  const warnings: string[] = []
+  const rejects = info.rejects ?? []
+  const plan = planThinking(info, known, options.thinking, options.maxTokens, warnings)
+  const encoded = encodeConversation(conversation.turns, tag, stripThinking)
+
+  const body: MessageCreateParamsBase = {
+    model: tag.model,
+    max_tokens: plan.maxTokens,
+    messages: encoded.messages,
+  }
+
+  let thinking = plan.thinking
+  let manual = plan.manual
+  if (
+    manual &&
+    encoded.openLoopWithoutThinking &&
+    info.thinking.mode !== 'none' &&
+    info.thinking.canDisable
+  ) {
+    // Manual mode needs the last assistant turn of a tool loop to start with a thinking block; a
+    // turn from another model has none, so this one step runs without thinking.
+    thinking = { type: 'disabled' }
+    manual = false
+    warnings.push('thinking off for this step: the tool call it answers came without thinking')
+  }
+  if (thinking !== undefined) body.thinking = thinking
+  if (plan.effort !== undefined) body.output_config = { effort: plan.effort }
+
+  let system = conversation.system
+  const format = options.responseFormat
+  if (format !== undefined) {
+    if (info.json && format.schema !== undefined) {
+      body.output_config = {
+        ...body.output_config,
+        format: { type: 'json_schema', schema: format.schema },
+      }
+    } else {
+      const schema =
+        format.schema === undefined
+          ? ''
+          : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
+      system =
+        system === undefined || system === ''
+          ? JSON_INSTRUCTION + schema
+          : `${system}\n\n${JSON_INSTRUCTION}${schema}`
+    }
+  }
+  if (system !== undefined && system !== '') body.system = system
+
+  if (options.tools !== undefined && options.tools.length > 0) {
+    if (!info.tools) warnings.push(`tools dropped: ${info.id} does not take tools`)
+    else {
+      body.tools = options.tools.map((tool): Tool => {
+        const out: Tool = { name: tool.name, input_schema: { type: 'object', ...tool.parameters } }
+        if (tool.description !== undefined) out.description = tool.description
+        return out
+      })
+      const choice = toolChoice(options.toolChoice, manual, rejects, warnings)
+      if (choice !== undefined) body.tool_choice = choice
+    }
+  }
+
+  if (options.temperature !== undefined) {
+    if (rejects.includes('temperature'))
+      warnings.push(`temperature dropped: ${info.id} does not take sampling parameters`)
+    else Object.assign(body, { temperature: options.temperature })
+  }
+
+  mergeProviderOptions(body, options.providerOptions?.['anthropic'], rejects, warnings)
+  return { body, warnings, replayedThinking: encoded.replayedThinking }
+}
+
+function toolChoice(
+  choice: ToolChoice | undefined,
+  manual: boolean,
+  rejects: readonly string[],
+  warnings: string[],
+): AnthropicToolChoice | undefined {
+  if (choice === undefined) return undefined
+  if (choice === 'auto') return { type: 'auto' }
+  if (choice === 'none') return { type: 'none' }
+  if (manual || rejects.includes('forced-tool-choice')) {
+    warnings.push(
+      manual
+        ? 'toolChoice sent as auto: forced tool use does not combine with budget thinking'
+        : 'toolChoice sent as auto: this model does not take forced tool use',
+    )
+    return { type: 'auto' }
+  }
+  if (choice === 'required') return { type: 'any' }
+  return { type: 'tool', name: choice.name }
+}
+
+/** `providerOptions.anthropic`, merged over the body, minus what the model rejects. */
+function mergeProviderOptions(
+  body: MessageCreateParamsBase,
+  extra: unknown,
+  rejects: readonly string[],
+  warnings: string[],
+): void {
+  if (extra === undefined) return
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+    warnings.push('providerOptions.anthropic ignored: it must be an object')
+    return
+  }
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(extra)) {
+    if (rejects.includes(key))
+      warnings.push(`providerOptions.anthropic.${key} dropped: the model rejects it`)
+    else kept[key] = value
+  }
+  Object.assign(body, kept)
+}

@@ -1,0 +1,167 @@
+import type {
+  AssistantMessageParam,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageContentParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+  UserMessageParam,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/conversation.ts'
+import { ThinkwireError } from '../../core/errors.ts'
+import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
+
+/** A user or assistant message. */
+export type MessageParam = UserMessageParam | AssistantMessageParam
+
+/** The `messages` of a request, and what the adapter needs to know about them. */
+export type EncodedConversation = {
+  messages: MessageParam[]
+  /** Some replayed turn still carries `thinking` or `redacted_thinking` blocks. */
+  replayedThinking: boolean
+  /**
+   * The conversation ends in an open tool loop (an assistant turn followed only by tool results)
+   * whose assistant turn was re-encoded, so it has no thinking block to start with.
+   */
+  openLoopWithoutThinking: boolean
+}
+
+type Encoded = { message: MessageParam | undefined; thinking: boolean }
+
+/**
+ * Encodes turns as Anthropic `messages`. A turn of this provider, model and thinking mode goes
+ * back as its stored content blocks, untouched and in order (without `thinking` blocks when
+ * `stripThinking`); any other assistant turn becomes text plus `tool_use` blocks; tool results
+ * become `tool_result` blocks in a user message. Consecutive messages of one role are merged, and
+ * empty ones dropped, as the API requires.
+ */
+export function encodeConversation(
+  turns: readonly Turn[],
+  tag: ReplayTag,
+  stripThinking = false,
+): EncodedConversation {
+  const encoded = encodeTurns<Encoded>(turns, tag, {
+    user: (turn, index) => ({
+      message: { role: 'user', content: userContent(turn, index) },
+      thinking: false,
+    }),
+    tool: (turn) => ({ message: { role: 'user', content: toolResults(turn) }, thinking: false }),
+    replay: (items) => replayBlocks(items.data, stripThinking),
+    reencode: (turn) => ({ message: reencode(turn), thinking: false }),
+  })
+
+  const messages: MessageParam[] = []
+  let replayedThinking = false
+  for (const { message, thinking } of encoded) {
+    replayedThinking ||= thinking
+    if (message === undefined) continue
+    const last = messages.at(-1)
+    if (last !== undefined && last.role === message.role) {
+      const content = [...blocksOf(last.content), ...blocksOf(message.content)]
+      messages[messages.length - 1] =
+        last.role === 'user' ? { role: 'user', content } : { role: 'assistant', content }
+    } else messages.push(message)
+  }
+  return { messages, replayedThinking, openLoopWithoutThinking: openLoop(turns, encoded) }
+}
+
+function openLoop(turns: readonly Turn[], encoded: readonly Encoded[]): boolean {
+  let i = turns.length - 1
+  while (i >= 0 && turns[i]!.role === 'tool') i--
+  if (i === turns.length - 1 || i < 0 || turns[i]!.role !== 'assistant') return false
+  return !encoded[i]!.thinking
+}
+
+function blocksOf(content: MessageContentParam): ContentBlockParam[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content
+}
+
+function userContent(turn: UserTurn, index: number): MessageContentParam {
+  if (typeof turn.content === 'string') return turn.content
+  return turn.content.map((part, j): TextBlockParam | ImageBlockParam => {
+    if (part.type === 'text') return { type: 'text', text: part.text }
+    if ('url' in part) return { type: 'image', source: { type: 'url', url: part.url } }
+    const mediaType = part.mediaType === 'image/jpg' ? 'image/jpeg' : part.mediaType
+    if (!isImageType(mediaType)) {
+      throw new ThinkwireError({
+        kind: 'invalid-request',
+        message: `conversation.turns[${index}].content[${j}].mediaType must be one of ${IMAGE_TYPES.join(', ')} for Anthropic, got '${part.mediaType}'`,
+        provider: 'anthropic',
+      })
+    }
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: part.data } }
+  })
+}
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const
+
+function isImageType(value: string): value is (typeof IMAGE_TYPES)[number] {
+  return (IMAGE_TYPES as readonly string[]).includes(value)
+}
+
+function toolResults(turn: ToolTurn): ToolResultBlockParam[] {
+  return turn.results.map((result) => {
+    const block: ToolResultBlockParam = {
+      type: 'tool_result',
+      tool_use_id: toolUseId(result.callId),
+      content: typeof result.output === 'string' ? result.output : JSON.stringify(result.output),
+    }
+    if (result.isError === true) block.is_error = true
+    return block
+  })
+}
+
+function replayBlocks(data: readonly unknown[], stripThinking: boolean): Encoded {
+  const content: ContentBlockParam[] = []
+  let thinking = false
+  for (const block of data) {
+    if (!isBlock(block)) continue
+    const isThinking = block.type === 'thinking' || block.type === 'redacted_thinking'
+    if (isThinking && stripThinking) continue
+    thinking ||= isThinking
+    content.push(block)
+  }
+  return {
+    message: content.length === 0 ? undefined : { role: 'assistant', content },
+    thinking,
+  }
+}
+
+/** A stored content block: a JSON object with a string `type`, sent back exactly as stored. */
+function isBlock(value: unknown): value is ContentBlockParam {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'type' in value &&
+    typeof value.type === 'string'
+  )
+}
+
+function reencode(turn: AssistantTurn): MessageParam | undefined {
+  const content: (TextBlockParam | ToolUseBlockParam)[] = []
+  if (turn.text !== '') content.push({ type: 'text', text: turn.text })
+  for (const call of turn.toolCalls ?? []) {
+    content.push({
+      type: 'tool_use',
+      id: toolUseId(call.id),
+      name: call.name,
+      input: toolInput(call.input),
+    })
+  }
+  return content.length === 0 ? undefined : { role: 'assistant', content }
+}
+
+/** `tool_use` ids must match `^[a-zA-Z0-9_-]+$`; ids from other providers may not. */
+function toolUseId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_')
+  return clean === '' ? 'call' : clean
+}
+
+/** `tool_use.input` must be an object. */
+function toolInput(input: unknown): Record<string, unknown> {
+  if (input === undefined || input === null) return {}
+  if (typeof input === 'object' && !Array.isArray(input)) return { ...input }
+  return { value: input }
+}

@@ -1,0 +1,164 @@
+import type { ThinkingConfigParam } from '@anthropic-ai/sdk/resources/messages'
+import type { Thinking } from '../../core/adapter.ts'
+import type { ModelInfo } from '../../models.ts'
+
+/** An `output_config.effort` value. */
+export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max'
+
+/** The thinking part of a request, worked out for one model. */
+export type ThinkingPlan = {
+  thinking?: ThinkingConfigParam | undefined
+  effort?: Effort | undefined
+  maxTokens: number
+  /** `enabled` + `budget_tokens` (manual mode), which forbids forced tool use. */
+  manual: boolean
+}
+
+/** `max_tokens` when the caller gives none (the API requires one; it caps thinking too). */
+const DEFAULT_MAX_TOKENS = 32_000
+/** Room left for the answer above a thinking budget when `max_tokens` has to grow. */
+const ANSWER_ROOM = 4_096
+const LEVEL_BUDGET = { low: 2_048, medium: 8_192, high: 16_384, max: 32_768 } as const
+const EFFORT_RANK: readonly string[] = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max']
+
+/**
+ * The `thinking`, `output_config.effort` and `max_tokens` to send for `thinking` on this model.
+ * Budget models get `enabled` with a budget of at least the model's minimum and below
+ * `max_tokens` (which grows when needed); effort models get `adaptive` plus an effort; a model
+ * that cannot stop thinking never gets `disabled`; a model that hides its thinking by default is
+ * asked for a summary; an unlisted model (`known` false) is never sent `disabled`. Every change to
+ * what the caller asked for is pushed to `warnings`.
+ */
+export function planThinking(
+  info: ModelInfo,
+  known: boolean,
+  thinking: Thinking | undefined,
+  requestedMaxTokens: number | undefined,
+  warnings: string[],
+): ThinkingPlan {
+  const support = info.thinking
+  let maxTokens = requestedMaxTokens ?? Math.min(DEFAULT_MAX_TOKENS, info.maxOutputTokens)
+  if (maxTokens > info.maxOutputTokens) {
+    warnings.push(
+      `maxTokens lowered from ${maxTokens} to ${info.maxOutputTokens}, the most ${info.id} takes`,
+    )
+    maxTokens = info.maxOutputTokens
+  }
+  if (support.mode === 'none') {
+    if (thinking !== undefined && thinking !== 'off')
+      warnings.push(`thinking dropped: ${info.id} does not think`)
+    return { maxTokens, manual: false }
+  }
+  const display = support.hiddenByDefault === true ? ({ display: 'summarized' } as const) : {}
+
+  if (thinking === undefined) {
+    // The model's default; when that is to think but not show it, ask to see the thinking.
+    const show =
+      support.mode === 'effort' && support.defaultOn === true && support.hiddenByDefault === true
+    return {
+      thinking: show ? { type: 'adaptive', display: 'summarized' } : undefined,
+      maxTokens,
+      manual: false,
+    }
+  }
+
+  if (thinking === 'off') {
+    if (support.canDisable) return { thinking: { type: 'disabled' }, maxTokens, manual: false }
+    if (!known) {
+      // Whether an unlisted model can stop thinking is unknown, and `disabled` is refused by
+      // models that cannot: leave thinking to the model's default.
+      warnings.push(`thinking 'off' not sent: whether ${info.id} can stop thinking is unknown`)
+      return { maxTokens, manual: false }
+    }
+    warnings.push(`${info.id} cannot stop thinking; it thinks at its lowest effort and shows none`)
+    if (support.mode === 'effort') {
+      return {
+        thinking: { type: 'adaptive', display: 'omitted' },
+        effort: toEffort(support.levels[0]),
+        maxTokens,
+        manual: false,
+      }
+    }
+    return budgetPlan(support.min, support.min, maxTokens, info, {})
+  }
+
+  if (support.mode === 'budget') {
+    const wanted = typeof thinking === 'string' ? LEVEL_BUDGET[thinking] : thinking.budgetTokens
+    const budget = Math.min(Math.max(wanted, support.min), support.max)
+    if (budget !== wanted)
+      warnings.push(
+        `thinking budget ${wanted} moved to ${budget}, within ${info.id}'s ${support.min}–${support.max}`,
+      )
+    const plan = budgetPlan(budget, support.min, maxTokens, info, display)
+    if (requestedMaxTokens !== undefined && plan.maxTokens !== requestedMaxTokens)
+      warnings.push(
+        `maxTokens raised from ${requestedMaxTokens} to ${plan.maxTokens} to leave room above the thinking budget`,
+      )
+    return plan
+  }
+
+  const wanted = typeof thinking === 'string' ? thinking : budgetToLevel(thinking.budgetTokens)
+  const level = pickLevel(support.levels, wanted)
+  if (typeof thinking !== 'string')
+    warnings.push(
+      `${info.id} takes an effort level, not a budget: ${thinking.budgetTokens} tokens sent as '${level}'`,
+    )
+  else if (level !== wanted)
+    warnings.push(`thinking '${wanted}' sent as '${level}', the nearest level ${info.id} takes`)
+  return {
+    thinking: { type: 'adaptive', ...display },
+    effort: toEffort(level),
+    maxTokens,
+    manual: false,
+  }
+}
+
+/** `enabled` with `budget_tokens` below `max_tokens`, growing `max_tokens` when it must. */
+function budgetPlan(
+  budget: number,
+  min: number,
+  maxTokens: number,
+  info: ModelInfo,
+  display: { display?: 'summarized' },
+): ThinkingPlan {
+  let max = maxTokens
+  let spend = budget
+  if (max <= spend) {
+    max = Math.min(info.maxOutputTokens, spend + ANSWER_ROOM)
+    if (max <= spend) spend = Math.max(min, max - ANSWER_ROOM)
+  }
+  return {
+    thinking: { type: 'enabled', budget_tokens: spend, ...display },
+    maxTokens: max,
+    manual: true,
+  }
+}
+
+function budgetToLevel(budget: number): string {
+  if (budget <= 4_096) return 'low'
+  if (budget <= 12_288) return 'medium'
+  if (budget <= 24_576) return 'high'
+  return 'max'
+}
+
+/** The level itself when the model takes it, else the highest one below it, else the lowest. */
+export function pickLevel(levels: readonly string[], wanted: string): string {
+  if (levels.includes(wanted)) return wanted
+  const rank = EFFORT_RANK.indexOf(wanted)
+  let best: string | undefined
+  for (const level of levels) if (EFFORT_RANK.indexOf(level) <= rank) best = level
+  return best ?? levels[0] ?? wanted
+}
+
+function toEffort(level: string | undefined): Effort | undefined {
+  switch (level) {
+    case 'low':
+    case 'medium':
+    case 'high':
+    case 'xhigh':
+    case 'max':
+      return level
+    default:
+      return undefined
+  }
+}

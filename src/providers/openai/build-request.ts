@@ -1,0 +1,128 @@
+import type {
+  FunctionTool,
+  ResponseCreateParamsBase,
+  ToolChoiceFunction,
+  ToolChoiceOptions,
+} from 'openai/resources/responses/responses'
+import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
+import type { Conversation } from '../../core/conversation.ts'
+import type { ReplayTag } from '../../core/replay.ts'
+import type { ModelInfo } from '../../models.ts'
+import { encodeInput } from './encode-input.ts'
+import { planReasoning } from './reasoning.ts'
+
+/** A Responses request body, without `stream` (the adapter sets it). */
+export type ResponsesBody = Omit<ResponseCreateParamsBase, 'stream'>
+
+/** A request body ready to stream, and what was dropped or changed on the way. */
+export type BuiltRequest = { body: ResponsesBody; warnings: string[] }
+
+const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
+
+/**
+ * Builds the Responses request for one call: `store: false` with the conversation inline, reasoning
+ * per model (with encrypted reasoning included so it can be replayed), tools, tool choice, output
+ * format, and `providerOptions.openai` merged last. Options the model rejects are left out and
+ * named in `warnings`.
+ */
+export function buildRequest(
+  info: ModelInfo,
+  known: boolean,
+  conversation: Conversation,
+  options: CallOptions,
+  tag: ReplayTag,
+): BuiltRequest {
+  const warnings: string[] = []
+  const rejects = info.rejects ?? []
+  const body: ResponsesBody = {
+    model: tag.model,
+    input: encodeInput(conversation.turns, tag),
+    store: false,
+  }
+  let instructions = conversation.system
+  const reasoning = planReasoning(info, known, options.thinking, warnings)
+  if (reasoning !== undefined) {
+    body.reasoning = reasoning
+    body.include = ['reasoning.encrypted_content']
+  }
+  if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens
+
+  const format = options.responseFormat
+  if (format !== undefined) {
+    if (format.schema !== undefined && info.json) {
+      body.text = {
+        format: {
+          type: 'json_schema',
+          name: format.name ?? 'response',
+          schema: format.schema,
+          strict: false,
+        },
+      }
+    } else {
+      // `json_object` needs the word JSON in the input; the instruction carries it.
+      if (info.json) body.text = { format: { type: 'json_object' } }
+      const schema =
+        format.schema === undefined
+          ? ''
+          : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
+      instructions =
+        instructions === undefined || instructions === ''
+          ? JSON_INSTRUCTION + schema
+          : `${instructions}\n\n${JSON_INSTRUCTION}${schema}`
+    }
+  }
+  if (instructions !== undefined && instructions !== '') body.instructions = instructions
+
+  if (options.tools !== undefined && options.tools.length > 0) {
+    if (!info.tools) warnings.push(`tools dropped: ${info.id} does not take tools`)
+    else {
+      body.tools = options.tools.map((tool): FunctionTool => ({
+        type: 'function',
+        name: tool.name,
+        description: tool.description ?? null,
+        parameters: tool.parameters,
+        // Strict mode demands closed schemas with every property required; tools here are plain JSON Schema.
+        strict: false,
+      }))
+      const choice = toolChoice(options.toolChoice)
+      if (choice !== undefined) body.tool_choice = choice
+    }
+  }
+
+  if (options.temperature !== undefined) {
+    if (rejects.includes('temperature'))
+      warnings.push(`temperature dropped: ${info.id} does not take sampling parameters`)
+    else body.temperature = options.temperature
+  }
+
+  mergeProviderOptions(body, options.providerOptions?.['openai'], rejects, warnings)
+  return { body, warnings }
+}
+
+function toolChoice(
+  choice: ToolChoice | undefined,
+): ToolChoiceOptions | ToolChoiceFunction | undefined {
+  if (choice === undefined || typeof choice === 'string') return choice
+  return { type: 'function', name: choice.name }
+}
+
+/** `providerOptions.openai`, merged over the body, minus what the model rejects. */
+function mergeProviderOptions(
+  body: ResponsesBody,
+  extra: unknown,
+  rejects: readonly string[],
+  warnings: string[],
+): void {
+  if (extra === undefined) return
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+    warnings.push('providerOptions.openai ignored: it must be an object')
+    return
+  }
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(extra)) {
+    if (rejects.includes(key))
+      warnings.push(`providerOptions.openai.${key} dropped: the model rejects it`)
+    else kept[key] = value
+  }
+  Object.assign(body, kept)
+}

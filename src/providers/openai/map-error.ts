@@ -1,0 +1,110 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
+import {
+  abortedError,
+  isThinkwireError,
+  kindFromStatus,
+  retryAfterMsFromHeaders,
+  ThinkwireError,
+  toThinkwireError,
+  type ErrorKind,
+} from '../../core/errors.ts'
+
+const PROVIDER = 'openai'
+
+const POLICY = /policy|safety|content[_ ]filter|flagged/i
+
+/**
+ * The kind an OpenAI error `code` means, or undefined when the code says nothing the status does
+ * not. Codes come from HTTP error bodies, `error` stream events and failed responses alike.
+ */
+export function kindFromCode(code: string | null | undefined, message = ''): ErrorKind | undefined {
+  if (code === null || code === undefined || code === '') return undefined
+  if (code === 'context_length_exceeded') return 'context-length'
+  if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 'rate-limit'
+  if (code === 'server_error') return 'server'
+  if (code === 'vector_store_timeout') return 'timeout'
+  if (code === 'invalid_api_key' || code === 'invalid_authentication') return 'auth'
+  if (POLICY.test(code) || (code === 'invalid_prompt' && POLICY.test(message)))
+    return 'content-filter'
+  if (code.startsWith('invalid_') || code.includes('image') || code === 'model_not_found')
+    return 'invalid-request'
+  return undefined
+}
+
+/**
+ * A `ThinkwireError` for an error reported inside the stream (an `error` event or a failed
+ * response): by its `code`, a server error when the code is unknown. `insufficient_quota` is a
+ * rate limit that waiting does not lift, so it is not retryable.
+ */
+export function streamError(
+  code: string | null | undefined,
+  message: string,
+  cause?: unknown,
+): ThinkwireError {
+  const kind = kindFromCode(code, message) ?? 'server'
+  return new ThinkwireError({
+    kind,
+    message: `${PROVIDER}: ${code ?? 'error'}: ${message}`,
+    retryable: code === 'insufficient_quota' ? false : undefined,
+    provider: PROVIDER,
+    cause,
+  })
+}
+
+/**
+ * Maps anything the OpenAI SDK throws to a `ThinkwireError`: HTTP errors by status refined by the
+ * body's `code`, errors inside the stream by `code`, connection failures to `network`, an abort to
+ * `aborted`. `retry-after` becomes `retryAfterMs`. The SDK error is kept as `cause`.
+ */
+export function mapOpenaiError(error: unknown): ThinkwireError {
+  if (isThinkwireError(error)) return error
+  if (error instanceof APIUserAbortError) return abortedError(PROVIDER, error)
+  if (error instanceof APIConnectionTimeoutError)
+    return new ThinkwireError({
+      kind: 'timeout',
+      message: `${PROVIDER}: the request timed out`,
+      provider: PROVIDER,
+      cause: error,
+    })
+  if (error instanceof APIConnectionError)
+    return new ThinkwireError({
+      kind: 'network',
+      message: `${PROVIDER}: connection failed: ${error.message}`,
+      provider: PROVIDER,
+      cause: error,
+    })
+  if (error instanceof APIError) {
+    const status = typeof error.status === 'number' ? error.status : undefined
+    const code = typeof error.code === 'string' ? error.code : (error.type ?? undefined)
+    if (status === undefined) return streamError(code, apiMessage(error), error)
+    let kind = kindFromCode(code, error.message) ?? kindFromStatus(status)
+    if (
+      kind === 'invalid-request' &&
+      /context length|maximum context|too many tokens/i.test(error.message)
+    )
+      kind = 'context-length'
+    if (kind === 'server' && /overloaded|slow down/i.test(error.message)) kind = 'overloaded'
+    return new ThinkwireError({
+      kind,
+      message: `${PROVIDER}: ${error.message}`,
+      status,
+      retryAfterMs: retryAfterMsFromHeaders(error.headers),
+      retryable: code === 'insufficient_quota' ? false : undefined,
+      provider: PROVIDER,
+      cause: error,
+    })
+  }
+  return toThinkwireError(error, PROVIDER)
+}
+
+function apiMessage(error: APIError): string {
+  const body: unknown = error.error
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    'message' in body &&
+    typeof body.message === 'string'
+  )
+    return body.message
+  return error.message
+}

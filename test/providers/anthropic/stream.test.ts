@@ -1,0 +1,312 @@
+import { describe, expect, it } from 'vitest'
+import { isThinkwireError } from '../../../src/core/errors.ts'
+import type { Event } from '../../../src/core/events.ts'
+import { everySplit, sse } from '../../helpers/replay-fetch.ts'
+import { doneTurn, fixture, replayOnce } from './support.ts'
+
+const FIXTURES = [
+  'thinking-then-tool.sse',
+  'omitted-thinking.sse',
+  'redacted-thinking.sse',
+  'server-tool.sse',
+  'refusal.sse',
+  'mid-stream-error.sse',
+]
+
+describe('anthropic stream', () => {
+  it('streams thinking, text and a tool call whose input was split inside a string and a \\u escape', async () => {
+    const { events, error } = await replayOnce(fixture('thinking-then-tool.sse'))
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'thinking', text: 'The user wants the weather in Paris → ' },
+      { type: 'thinking', text: 'I should call get_weather. Café é 🙂' },
+      { type: 'text', text: 'Checking the weather → ' },
+      { type: 'text', text: 'one moment 🌦️.' },
+      {
+        type: 'tool-call',
+        call: {
+          id: 'toolu_01Weather',
+          name: 'get_weather',
+          input: { city: 'Paris', note: 'café → ok' },
+        },
+      },
+    ])
+    const turn = doneTurn(events)
+    expect(turn).toMatchObject({
+      text: 'Checking the weather → one moment 🌦️.',
+      thinking: 'The user wants the weather in Paris → I should call get_weather. Café é 🙂',
+      toolCalls: [
+        { id: 'toolu_01Weather', name: 'get_weather', input: { city: 'Paris', note: 'café → ok' } },
+      ],
+      stopReason: 'tool-calls',
+      usage: {
+        inputTokens: 200,
+        outputTokens: 96,
+        cacheReadTokens: 50,
+        cacheWriteTokens: 30,
+        reasoningTokens: 40,
+      },
+    })
+    // Plain JSON, as the provider sent it: no SDK getters, hidden fields or class instances.
+    expect(isPlainJson(turn.items)).toBe(true)
+    expect(turn.items).toEqual({
+      provider: 'anthropic',
+      model: 'claude-sonnet-5',
+      thinkingMode: 'default',
+      data: [
+        {
+          type: 'thinking',
+          thinking: 'The user wants the weather in Paris → I should call get_weather. Café é 🙂',
+          signature: 'EqQBCkYIAxgCKkBsigThinkingToolFixture+/==',
+        },
+        { type: 'text', text: 'Checking the weather → one moment 🌦️.' },
+        {
+          type: 'tool_use',
+          id: 'toolu_01Weather',
+          name: 'get_weather',
+          input: { city: 'Paris', note: 'café → ok' },
+          caller: { type: 'direct' },
+        },
+      ],
+    })
+  })
+
+  it('shows nothing for an omitted-display thinking block but keeps it, signature and all, in the items', async () => {
+    const { events } = await replayOnce(fixture('omitted-thinking.sse'))
+    expect(events.filter((e) => e.type === 'thinking')).toEqual([])
+    const turn = doneTurn(events)
+    expect(turn.thinking).toBeUndefined()
+    expect(turn.text).toBe('Paris is 18 °C — mild and dry ☀️.')
+    expect(turn.items?.data[0]).toEqual({
+      type: 'thinking',
+      thinking: '',
+      signature: 'EosnCkYICxIMOmittedDisplayFixture==',
+    })
+    expect(turn.usage).toEqual({
+      inputTokens: 24,
+      outputTokens: 58,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 31,
+    })
+  })
+
+  it('keeps redacted thinking in the items, in its place, and shows only the readable thinking', async () => {
+    const { events } = await replayOnce(fixture('redacted-thinking.sse'))
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'thinking', text: 'Only part of my reasoning is visible → fine.' },
+      { type: 'text', text: 'Voilà: the answer is 42 ✨' },
+    ])
+    expect(doneTurn(events).items?.data).toEqual([
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pRedactedFixture/+==' },
+      {
+        type: 'thinking',
+        thinking: 'Only part of my reasoning is visible → fine.',
+        signature: 'EqQBRedactedNeighbourSig==',
+      },
+      { type: 'text', text: 'Voilà: the answer is 42 ✨', citations: null },
+    ])
+  })
+
+  it('keeps server tool blocks and citations in the items without showing them or calling a tool', async () => {
+    const { events } = await replayOnce(fixture('server-tool.sse'))
+    expect(events.slice(0, -1)).toEqual([{ type: 'text', text: 'Résumé: clear skies → 18 °C.' }])
+    const turn = doneTurn(events)
+    expect(turn.toolCalls).toBeUndefined()
+    expect(turn.stopReason).toBe('stop')
+    expect(turn.items?.data).toEqual([
+      {
+        type: 'server_tool_use',
+        id: 'srvtoolu_01Search',
+        name: 'web_search',
+        input: { query: 'Paris météo' },
+      },
+      {
+        type: 'web_search_tool_result',
+        tool_use_id: 'srvtoolu_01Search',
+        content: [
+          {
+            type: 'web_search_result',
+            title: 'Météo Paris',
+            url: 'https://example.com/paris',
+            encrypted_content: 'ErkeCioICBgCIiSearchResultFixture==',
+            page_age: null,
+          },
+        ],
+      },
+      {
+        type: 'text',
+        text: 'Résumé: clear skies → 18 °C.',
+        citations: [
+          {
+            type: 'web_search_result_location',
+            cited_text: 'Ciel dégagé, 18 °C',
+            url: 'https://example.com/paris',
+            title: 'Météo Paris',
+            encrypted_index: 'EpABFixture',
+          },
+        ],
+      },
+    ])
+  })
+
+  it('ends a refused answer with a done whose stop reason is refusal', async () => {
+    const { events, error } = await replayOnce(fixture('refusal.sse'))
+    expect(error).toBeUndefined()
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('refusal')
+    expect(turn.text).toBe('I can’t help with that — sorry.')
+  })
+
+  it('throws a retryable overloaded error and yields no done when an error event arrives mid-stream', async () => {
+    const { events, error } = await replayOnce(fixture('mid-stream-error.sse'))
+    expect(events).toEqual([{ type: 'text', text: 'Partial answ€r' }])
+    expect(isThinkwireError(error)).toBe(true)
+    expect(error).toMatchObject({ kind: 'overloaded', retryable: true, provider: 'anthropic' })
+  })
+
+  it('ends a turn cut off inside a tool call with stop reason length and no broken tool call', async () => {
+    const body = sse([
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_cut',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-5',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 1 },
+          },
+        },
+      ],
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_cut', name: 'save', input: {} },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"text": "unfinish' },
+        },
+      ],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'max_tokens', stop_sequence: null },
+          usage: { output_tokens: 16 },
+        },
+      ],
+      ['message_stop', { type: 'message_stop' }],
+    ])
+    const { events, error } = await replayOnce(body)
+    expect(error).toBeUndefined()
+    expect(events.map((e) => e.type)).toEqual(['done'])
+    expect(doneTurn(events).stopReason).toBe('length')
+    expect(doneTurn(events).toolCalls).toBeUndefined()
+  })
+
+  it('fails when a tool call that was not cut off has input that is not JSON', async () => {
+    const body = sse([
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_bad',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-5',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 1 },
+          },
+        },
+      ],
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_bad', name: 'save', input: {} },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"text": ' },
+        },
+      ],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'tool_use', stop_sequence: null },
+          usage: { output_tokens: 16 },
+        },
+      ],
+      ['message_stop', { type: 'message_stop' }],
+    ])
+    const { events, error } = await replayOnce(body)
+    expect(events.some((e) => e.type === 'done' || e.type === 'tool-call')).toBe(false)
+    expect(error).toMatchObject({ kind: 'server', message: expect.stringContaining("'save'") })
+  })
+
+  for (const name of FIXTURES) {
+    it(
+      `yields the same events for ${name} however its bytes are split`,
+      { timeout: 180_000 },
+      async () => {
+        const body = fixture(name)
+        const reference = await replayOnce(body)
+        const expected = JSON.stringify(summary(reference))
+        const splits = everySplit(body)
+        const differs: number[] = []
+        // A few replays at a time: each is independent, and the SDKs spend much of a replay waiting.
+        for (let i = 0; i < splits.length; i += 8) {
+          const batch = splits.slice(i, i + 8)
+          const results = await Promise.all(batch.map((splitAt) => replayOnce(body, splitAt)))
+          results.forEach((result, j) => {
+            if (JSON.stringify(summary(result)) !== expected) differs.push(batch[j]![0]!)
+          })
+        }
+        expect(splits.length).toBe(new TextEncoder().encode(body).length - 1)
+        expect(differs).toEqual([])
+      },
+    )
+  }
+})
+
+function summary({ events, error }: { events: Event[]; error: unknown }) {
+  return {
+    events,
+    error: isThinkwireError(error) ? { kind: error.kind, message: error.message } : error,
+  }
+}
+
+/** True when `value` is made only of plain objects, arrays and primitives, with no hidden or computed fields. */
+function isPlainJson(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'function'
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== Array.prototype) return false
+  return Object.entries(Object.getOwnPropertyDescriptors(value)).every(
+    ([key, d]) =>
+      (Array.isArray(value) && key === 'length') ||
+      (d.enumerable === true && 'value' in d && d.get === undefined && isPlainJson(d.value)),
+  )
+}

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { CallOptions } from '../../../src/core/adapter.ts'
+import type { Conversation } from '../../../src/core/conversation.ts'
+import type { Event } from '../../../src/core/events.ts'
+import { anthropic, type AnthropicOptions } from '../../../src/providers/anthropic/index.ts'
+import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+
+/** A recorded stream from `test/fixtures/anthropic/`. */
+export function fixture(name: string): string {
+  // A path, not a URL: a browser-like test environment replaces the global URL.
+  return readFileSync(
+    join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/anthropic', name),
+    'utf8',
+  )
+}
+
+/** An Anthropic JSON error body. */
+export function errorBody(type: string, message: string): string {
+  return JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_fixture' })
+}
+
+export const ask: Conversation = {
+  turns: [{ role: 'user', content: 'What is the weather in Paris?' }],
+}
+
+/** An adapter whose upstream answers with `specs`, and the replaying fetch behind it. */
+export function setup(
+  specs: ReplaySpec[] | ((request: unknown, index: number) => ReplaySpec),
+  options: Partial<AnthropicOptions> = {},
+): { adapter: ReturnType<typeof anthropic>; replay: ReplayFetch } {
+  const replay = replayFetch(typeof specs === 'function' ? (r, i) => specs(r.body, i) : specs)
+  const adapter = anthropic({
+    apiKey: 'sk-ant-test-key-0123456789',
+    model: 'claude-sonnet-5',
+    fetch: replay.fetch,
+    ...options,
+  })
+  return { adapter, replay }
+}
+
+/** Every event of a stream, and the error it ended with, if any. */
+export async function run(
+  stream: AsyncIterable<Event>,
+): Promise<{ events: Event[]; error: unknown }> {
+  const events: Event[] = []
+  try {
+    for await (const event of stream) events.push(event)
+  } catch (error) {
+    return { events, error }
+  }
+  return { events, error: undefined }
+}
+
+/** The `done` turn of a list of events. */
+export function doneTurn(events: readonly Event[]) {
+  const last = events.at(-1)
+  if (last?.type !== 'done') throw new Error(`expected done last, got ${last?.type ?? 'nothing'}`)
+  return last.turn
+}
+
+/** The body of the n-th request the upstream received. */
+export function sentBody(replay: ReplayFetch, index = -1): Record<string, unknown> {
+  const body = replay.requests.at(index)?.body
+  if (typeof body !== 'object' || body === null) throw new Error('no JSON request was sent')
+  return body as Record<string, unknown>
+}
+
+/** Replays `body` through a fresh adapter and returns what it streamed. */
+export async function replayOnce(
+  body: string,
+  splitAt?: number[] | undefined,
+  callOptions: CallOptions = {},
+  conversation: Conversation = ask,
+): Promise<{ events: Event[]; error: unknown }> {
+  const { adapter } = setup([{ body, splitAt }])
+  return run(adapter.stream(conversation, callOptions))
+}
+
+/** Gives the global scope the `window`, `document` and `navigator` the SDKs look for. */
+export function pretendToBeABrowser(): () => void {
+  const names = ['window', 'navigator'] as const
+  const saved = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name))
+  Object.defineProperty(globalThis, 'window', {
+    value: { document: {} },
+    configurable: true,
+    writable: true,
+  })
+  Object.defineProperty(globalThis, 'navigator', {
+    value: { userAgent: 'Mozilla/5.0' },
+    configurable: true,
+    writable: true,
+  })
+  return () => {
+    names.forEach((name, i) => {
+      const descriptor = saved[i]
+      if (descriptor === undefined) Reflect.deleteProperty(globalThis, name)
+      else Object.defineProperty(globalThis, name, descriptor)
+    })
+  }
+}
