@@ -63,3 +63,11 @@ export { models, findModel, type ModelInfo, type ThinkingSupport } from './model
 export { withRetry, type RetryInfo, type RetryPolicy } from './middleware/retry.ts'
 export { withFallback, type FallbackInfo, type FallbackOptions } from './middleware/fallback.ts'
 export { withRateLimit, type RateLimitOptions } from './middleware/rate-limit.ts'
+export {
+  createRegistry,
+  isRegistry,
+  type AdapterFactory,
+  type ProviderEntry,
+  type Registry,
+  type RegistryModel,
+} from './core/registry.ts'

@@ -1,0 +1,41 @@
+/** Which browser origins may call the relay. */
+export type CorsOptions = {
+  /** Allowed origins (`'https://app.example.com'`), or `'*'` for any. */
+  origins: readonly string[] | '*'
+  /** How long a browser may cache a preflight answer. @defaultValue 86400 */
+  maxAgeSeconds?: number | undefined
+}
+
+/** What to do with a request's `Origin`: refuse it, or answer with these headers (maybe none). */
+export type CorsDecision = { allowed: false } | { allowed: true; headers: Record<string, string> }
+
+const NONE: CorsDecision = { allowed: true, headers: {} }
+
+/**
+ * Decides on the `Origin` of each request. Requests without one (not from a browser) and
+ * same-origin requests (the demo served by the same Worker) need no CORS headers; a cross-origin
+ * request is allowed only from a listed origin, and refused otherwise, before any work is done.
+ */
+export function createCors(options: CorsOptions | undefined) {
+  const any = options?.origins === '*'
+  const allowed = new Set(any || options === undefined ? [] : options.origins)
+  const maxAge = String(options?.maxAgeSeconds ?? 86_400)
+
+  function decide(request: Request, url: URL, preflight: boolean): CorsDecision {
+    const origin = request.headers.get('origin')
+    if (origin === null || origin === url.origin) return NONE
+    if (!any && !allowed.has(origin)) return { allowed: false }
+    const headers: Record<string, string> = {
+      'access-control-allow-origin': origin,
+      vary: 'origin',
+      'access-control-expose-headers': 'retry-after',
+    }
+    if (preflight) {
+      headers['access-control-allow-methods'] = 'GET, POST, OPTIONS'
+      headers['access-control-allow-headers'] = 'authorization, content-type'
+      headers['access-control-max-age'] = maxAge
+    }
+    return { allowed: true, headers }
+  }
+  return { decide }
+}

@@ -1,0 +1,130 @@
+import { createRegistry, isRegistry, type Registry } from '../core/registry.ts'
+import { models as knownModels } from '../models.ts'
+import { mock } from '../providers/mock/index.ts'
+import { createAuthenticate } from './auth.ts'
+import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
+import { createCors } from './cors.ts'
+import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
+import { errorOf, errorResponse, jsonResponse } from './responses.ts'
+import { discardBody } from './read-body.ts'
+import { createSealer } from './seal.ts'
+
+const ROUTES: Readonly<Record<string, readonly string[]>> = {
+  '/v1/chat': ['POST'],
+  '/v1/models': ['GET'],
+}
+
+/**
+ * Creates the relay: a plain Web-standard fetch handler that serves `POST /v1/chat` (SSE) and
+ * `GET /v1/models` from a registry of adapters, keeping provider keys on the server. Every refusal
+ * is a JSON `{ "error": { "kind", "message" } }` with a 4xx status naming the field at fault.
+ *
+ * @example
+ * ```ts
+ * const relay = createRelay({
+ *   registry: { anthropic: (model) => anthropic({ apiKey, model }) },
+ *   auth: ['client-token'],
+ *   cors: { origins: ['https://app.example.com'] },
+ *   sealKeys: [sealSecret],
+ * })
+ * export default { fetch: (request) => relay.fetch(request) }
+ * ```
+ */
+export function createRelay(options: RelayOptions = {}): Relay {
+  const registry = buildRegistry(options)
+  const cors = createCors(options.cors)
+  const authenticate = createAuthenticate(options.auth)
+  const setup: ChatSetup = {
+    registry,
+    allows: modelFilter(options.models),
+    limits: resolveLimits(options.limits),
+    sealer: options.sealKeys === undefined ? undefined : createSealer(options.sealKeys),
+    rateLimiter: options.rateLimiter,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+  }
+  const log = options.log
+
+  async function route(request: Request, url: URL, trace: Trace, context: RelayContext) {
+    const preflight = request.method === 'OPTIONS'
+    const origin = cors.decide(request, url, preflight)
+    if (!origin.allowed) {
+      return errorResponse(403, 'auth', 'this origin is not allowed to call the relay')
+    }
+    const methods = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined
+    const allow = methods === undefined ? '' : [...methods, 'OPTIONS'].join(', ')
+    let response: Response
+    if (methods === undefined) {
+      response = errorResponse(404, 'invalid-request', `no route for ${clip(url.pathname)}`)
+    } else if (preflight) {
+      response = new Response(null, { status: 204, headers: { allow } })
+    } else if (!methods.includes(request.method)) {
+      const message = `${request.method} is not allowed here`
+      response = errorResponse(405, 'invalid-request', message, {}, { allow })
+    } else {
+      const clientId = await authenticate(request)
+      if (clientId === null) {
+        const message = 'a valid bearer token is required'
+        response = errorResponse(401, 'auth', message, {}, { 'www-authenticate': 'Bearer' })
+      } else {
+        trace.entry.clientId = clientId
+        response =
+          url.pathname === '/v1/chat'
+            ? await chatRoute(request, clientId, setup, trace, context)
+            : jsonResponse(200, { models: registry.models().filter((m) => setup.allows(m.id)) })
+      }
+    }
+    for (const [name, value] of Object.entries(origin.headers)) response.headers.set(name, value)
+    return response
+  }
+
+  return {
+    async fetch(request, context = {}) {
+      const started = Date.now()
+      const url = new URL(request.url)
+      const trace: Trace = {
+        entry: { method: request.method, path: url.pathname, status: 0, durationMs: 0 },
+        streaming: false,
+        write() {
+          trace.entry.durationMs = Date.now() - started
+          log?.(trace.entry)
+        },
+      }
+      let response: Response
+      try {
+        response = await route(request, url, trace, context)
+      } catch {
+        // Only a fault of the relay's own setup gets here (a factory or auth hook that threw).
+        response = errorResponse(500, 'server', 'the relay failed to handle the request')
+      }
+      await discardBody(request, 2 * setup.limits.bodyBytes)
+      trace.entry.status = response.status
+      if (!trace.streaming) {
+        trace.entry.error ??= errorOf(response)
+        trace.write()
+      }
+      return response
+    },
+  }
+}
+
+function buildRegistry(options: RelayOptions): Registry {
+  const given = options.registry
+  const registry =
+    given === undefined ? createRegistry({}) : isRegistry(given) ? given : createRegistry(given)
+  if (registry.providers.length > 0 || options.mockWhenEmpty === false) return registry
+  const ids = knownModels.filter((row) => row.provider === 'mock').map((row) => row.id)
+  return createRegistry({ mock: { create: (model) => mock({ model }), models: ids } })
+}
+
+/** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"`. */
+function modelFilter(allowlist: readonly string[] | undefined): (id: string) => boolean {
+  if (allowlist === undefined) return () => true
+  const exact = new Set(allowlist.filter((id) => !id.endsWith('/*')))
+  const providers = allowlist.filter((id) => id.endsWith('/*')).map((id) => id.slice(0, -1))
+  return (id) => exact.has(id) || providers.some((prefix) => id.startsWith(prefix))
+}
+
+function clip(path: string): string {
+  return path.length > 100 ? `${path.slice(0, 100)}…` : path
+}

@@ -1,0 +1,86 @@
+import type { ProviderEntry, Registry } from '../core/registry.ts'
+import type { ErrorKind } from '../core/errors.ts'
+import type { RelayAuth } from './auth.ts'
+import type { CorsOptions } from './cors.ts'
+import type { RateLimiter } from './rate-limit.ts'
+
+/** Size and shape bounds of a chat request. */
+export type RelayLimits = {
+  /** Largest body, in bytes. @defaultValue 1048576 (1 MiB) */
+  bodyBytes?: number | undefined
+  /** Most turns in a conversation. @defaultValue 1000 */
+  turns?: number | undefined
+  /** Largest `maxTokens` (and `thinking.budgetTokens`) a client may ask for. @defaultValue 1000000 */
+  maxTokens?: number | undefined
+  /** Most tools in a request. @defaultValue 128 */
+  tools?: number | undefined
+  /** Deepest nesting of pass-through JSON (schemas, tool inputs and outputs, items). @defaultValue 64 */
+  depth?: number | undefined
+}
+
+/** One line for the relay's log. Holds no key, token, seal secret or request body. */
+export type RelayLogEntry = {
+  method: string
+  path: string
+  status: number
+  /** The client's id (a token digest prefix, never the token). */
+  clientId?: string | undefined
+  model?: string | undefined
+  /** How a stream ended; absent for answers that were not streams. */
+  outcome?: 'done' | 'error' | 'cancel' | undefined
+  error?: { kind: ErrorKind; message: string } | undefined
+  usage?: { inputTokens: number; outputTokens: number } | undefined
+  durationMs: number
+}
+
+/** Options of `createRelay`. Every one is optional. */
+export type RelayOptions = {
+  /**
+   * The models the relay serves: a registry, or the entries to build one. With no provider, the
+   * offline mock models are served (see `mockWhenEmpty`).
+   */
+  registry?: Registry | { readonly [provider: string]: ProviderEntry } | undefined
+  /** Serve the offline `mock/...` models when the registry has no provider. @defaultValue true */
+  mockWhenEmpty?: boolean | undefined
+  /** Only these `"provider/model"` ids (or `"provider/*"`) are served. @defaultValue all */
+  models?: readonly string[] | undefined
+  /** Bearer tokens, or a function naming the client. @defaultValue no auth: client `'anonymous'` */
+  auth?: RelayAuth | undefined
+  /** Browser origins allowed to call. @defaultValue none: cross-origin browser calls are refused */
+  cors?: CorsOptions | undefined
+  limits?: RelayLimits | undefined
+  /** Per-client budget, checked before each call and settled with the real usage after it. */
+  rateLimiter?: RateLimiter | undefined
+  /** HMAC secrets that seal the items of `done` turns: the first signs, all verify. */
+  sealKeys?: readonly string[] | undefined
+  /** A comment goes out after this much silence. @defaultValue 15000 */
+  heartbeatMs?: number | undefined
+  /** Passed upstream as `CallOptions.idleTimeoutMs`; 0 turns it off. @defaultValue 60000 */
+  idleTimeoutMs?: number | undefined
+  /** Receives one entry per request. */
+  log?: ((entry: RelayLogEntry) => void) | undefined
+}
+
+/** Extra hooks of one request, from the runtime (e.g. a Worker's `ctx`). */
+export type RelayContext = {
+  /** Keeps work alive after the response (usage settlement after a client leaves). */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+}
+
+/** The relay: a Web-standard fetch handler. */
+export type Relay = {
+  fetch(request: Request, context?: RelayContext): Promise<Response>
+}
+
+/** `limits` with every default filled in. */
+export type ResolvedLimits = Required<{ [K in keyof RelayLimits]: number }>
+
+export function resolveLimits(limits: RelayLimits = {}): ResolvedLimits {
+  return {
+    bodyBytes: limits.bodyBytes ?? 1024 * 1024,
+    turns: limits.turns ?? 1000,
+    maxTokens: limits.maxTokens ?? 1_000_000,
+    tools: limits.tools ?? 128,
+    depth: limits.depth ?? 64,
+  }
+}

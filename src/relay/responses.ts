@@ -1,0 +1,56 @@
+import type { ErrorKind } from '../core/errors.ts'
+
+/** Headers of every SSE response. `identity` keeps runtimes and proxies from buffering to compress. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'content-encoding': 'identity',
+  'x-accel-buffering': 'no',
+}
+
+/** Extra fields of an error body. */
+export type ErrorDetails = {
+  /** The request field at fault. */
+  field?: string | undefined
+  retryable?: boolean | undefined
+  retryAfterMs?: number | undefined
+}
+
+const described = new WeakMap<Response, { kind: ErrorKind; message: string }>()
+
+/** The kind and message of a response made by {@link errorResponse}, for the log. */
+export function errorOf(response: Response): { kind: ErrorKind; message: string } | undefined {
+  return described.get(response)
+}
+
+/** `{ "error": { "kind", "message", ... } }` with `status`, plus `retry-after` when known. */
+export function errorResponse(
+  status: number,
+  kind: ErrorKind,
+  message: string,
+  details: ErrorDetails = {},
+  headers: Record<string, string> = {},
+): Response {
+  const out = { ...headers }
+  const body: Record<string, unknown> = { kind, message }
+  if (details.field !== undefined) body['field'] = details.field
+  if (details.retryable !== undefined) body['retryable'] = details.retryable
+  if (details.retryAfterMs !== undefined) {
+    body['retryAfterMs'] = details.retryAfterMs
+    out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
+  }
+  const response = jsonResponse(status, { error: body }, out)
+  described.set(response, { kind, message })
+  return response
+}
+
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store' },
+  })
+}

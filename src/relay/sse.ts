@@ -1,0 +1,38 @@
+/** Writes Server-Sent Events as text, numbering them with `id:` from 1. */
+export type SseEncoder = {
+  /** One event. `data` may span lines: every line ending (CRLF, LF or CR) starts a `data:` line. */
+  event(name: string, data: string): string
+  /** A comment line, ignored by parsers; keeps an idle connection open. */
+  comment(text: string): string
+}
+
+const LINE_ENDING = /\r\n|\r|\n/
+
+/**
+ * Creates an SSE encoder. A pure state machine: it holds only the next id and does no I/O.
+ *
+ * @example
+ * ```ts
+ * const sse = createSseEncoder()
+ * sse.event('text', '{"text":"Hi"}') // 'id: 1\nevent: text\ndata: {"text":"Hi"}\n\n'
+ * ```
+ */
+export function createSseEncoder(): SseEncoder {
+  let id = 0
+  return {
+    event(name, data) {
+      // A line ending in the name would end the field early and let data forge other fields.
+      if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
+      id++
+      // JSON from JSON.stringify never holds a raw line ending, so the split is almost never needed.
+      const body =
+        data.indexOf('\n') === -1 && data.indexOf('\r') === -1
+          ? data
+          : data.split(LINE_ENDING).join('\ndata: ')
+      return `id: ${id}\nevent: ${name}\ndata: ${body}\n\n`
+    },
+    comment(text) {
+      return `: ${text.split(LINE_ENDING).join('\n: ')}\n\n`
+    },
+  }
+}

@@ -1,0 +1,247 @@
+import type {
+  AssistantTurn,
+  Conversation,
+  OpaqueItems,
+  StopReason,
+  ToolResult,
+  ToolTurn,
+  Turn,
+  Usage,
+  UserPart,
+  UserTurn,
+} from '../core/conversation.ts'
+import type { ToolCall } from '../core/events.ts'
+import {
+  array,
+  describe,
+  fail,
+  integer,
+  listOf,
+  oneOf,
+  own,
+  record,
+  shallowJson,
+  string,
+  type JsonRecord,
+} from './validate-json.ts'
+
+/** Bounds a conversation must keep. */
+export type ConversationLimits = { turns: number; depth: number }
+
+const ROLES = ['user', 'assistant', 'tool'] as const
+const STOP_REASONS: readonly StopReason[] = [
+  'stop',
+  'length',
+  'tool-calls',
+  'refusal',
+  'aborted',
+  'other',
+]
+const USAGE_FIELDS = [
+  'inputTokens',
+  'outputTokens',
+  'reasoningTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+] as const
+const MAX_COUNT = Number.MAX_SAFE_INTEGER
+const MEDIA_TYPE = /^image\/[a-z0-9.+-]{1,40}$/
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/**
+ * Checks a conversation from a client and rebuilds it from its known fields only (unknown members
+ * of a turn, such as an app's own ids, are left out). `items.data`, tool inputs and tool outputs
+ * pass through as the same values, never copied or re-serialized. Throws `Invalid`.
+ */
+export function parseConversation(value: unknown, limits: ConversationLimits): Conversation {
+  const input = record(value, 'conversation')
+  const turnsIn = array(own(input, 'turns'), 'conversation.turns')
+  if (turnsIn.length === 0) fail('conversation.turns', 'must not be empty')
+  if (turnsIn.length > limits.turns) {
+    fail('conversation.turns', `must hold at most ${limits.turns} turns, got ${turnsIn.length}`)
+  }
+  const turns: Turn[] = []
+  // Tool turns answer the calls of the assistant turn before them (possibly over several turns).
+  let calls: readonly ToolCall[] = []
+  for (let i = 0; i < turnsIn.length; i++) {
+    const field = `conversation.turns[${i}]`
+    const turn = record(turnsIn[i], field)
+    const role = own(turn, 'role')
+    if (role === 'user') {
+      turns.push(userTurn(turn, field))
+      calls = []
+    } else if (role === 'assistant') {
+      const assistant = assistantTurn(turn, field, limits.depth)
+      turns.push(assistant)
+      calls = assistant.toolCalls ?? []
+    } else if (role === 'tool') {
+      turns.push(toolTurn(turn, field, calls, limits.depth))
+    } else {
+      fail(`${field}.role`, `must be ${listOf(ROLES)}, got ${describe(role)}`)
+    }
+  }
+  const conversation: Conversation = { turns }
+  const system = own(input, 'system')
+  // An empty system prompt is the same as none (and some providers refuse an empty one).
+  if (system !== undefined) {
+    const text = string(system, 'conversation.system')
+    if (text !== '') conversation.system = text
+  }
+  return conversation
+}
+
+function userTurn(turn: JsonRecord, field: string): UserTurn {
+  const content = own(turn, 'content')
+  if (typeof content === 'string') {
+    if (content === '') fail(`${field}.content`, 'must not be empty')
+    return { role: 'user', content }
+  }
+  if (!Array.isArray(content)) {
+    fail(`${field}.content`, `must be a string or an array of parts, got ${describe(content)}`)
+  }
+  if (content.length === 0) fail(`${field}.content`, 'must not be empty')
+  return {
+    role: 'user',
+    content: content.map((part, j) => userPart(part, `${field}.content[${j}]`)),
+  }
+}
+
+function userPart(value: unknown, field: string): UserPart {
+  const part = record(value, field)
+  const type = oneOf(own(part, 'type'), `${field}.type`, ['text', 'image'])
+  if (type === 'text') {
+    return { type, text: string(own(part, 'text'), `${field}.text`, { nonEmpty: true }) }
+  }
+  const url = own(part, 'url')
+  if (url !== undefined) return { type, url: imageUrl(url, `${field}.url`) }
+  const mediaType = string(own(part, 'mediaType'), `${field}.mediaType`)
+  if (!MEDIA_TYPE.test(mediaType))
+    fail(`${field}.mediaType`, `must be an image type, got ${describe(mediaType)}`)
+  const data = string(own(part, 'data'), `${field}.data`, { nonEmpty: true })
+  if (!BASE64.test(data)) fail(`${field}.data`, 'must be base64')
+  return { type, mediaType, data }
+}
+
+function imageUrl(value: unknown, field: string): string {
+  const url = string(value, field)
+  let protocol = ''
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    fail(field, 'must be an absolute URL')
+  }
+  if (protocol !== 'https:' && protocol !== 'http:') fail(field, 'must be an http or https URL')
+  return url
+}
+
+function assistantTurn(turn: JsonRecord, field: string, depth: number): AssistantTurn {
+  const out: AssistantTurn = {
+    role: 'assistant',
+    text: string(own(turn, 'text'), `${field}.text`),
+    usage: usage(own(turn, 'usage'), `${field}.usage`),
+    stopReason:
+      own(turn, 'stopReason') === undefined
+        ? 'stop'
+        : oneOf(own(turn, 'stopReason'), `${field}.stopReason`, STOP_REASONS),
+  }
+  const thinking = own(turn, 'thinking')
+  if (thinking !== undefined) out.thinking = string(thinking, `${field}.thinking`)
+  const calls = own(turn, 'toolCalls')
+  if (calls !== undefined) {
+    out.toolCalls = array(calls, `${field}.toolCalls`).map((call, j) =>
+      toolCall(call, `${field}.toolCalls[${j}]`, depth),
+    )
+  }
+  const items = own(turn, 'items')
+  if (items !== undefined) out.items = opaqueItems(items, `${field}.items`, depth)
+  const warnings = own(turn, 'warnings')
+  if (warnings !== undefined) {
+    out.warnings = array(warnings, `${field}.warnings`).map((w, j) =>
+      string(w, `${field}.warnings[${j}]`),
+    )
+  }
+  if (out.text === '' && out.toolCalls === undefined && out.items === undefined) {
+    fail(`${field}.text`, 'must not be empty when the turn has no toolCalls or items')
+  }
+  return out
+}
+
+function usage(value: unknown, field: string): Usage {
+  // Hand-written turns (few-shot examples) carry no usage.
+  if (value === undefined) return { inputTokens: 0, outputTokens: 0 }
+  const input = record(value, field)
+  const out: Usage = {
+    inputTokens: integer(own(input, 'inputTokens'), `${field}.inputTokens`, 0, MAX_COUNT),
+    outputTokens: integer(own(input, 'outputTokens'), `${field}.outputTokens`, 0, MAX_COUNT),
+  }
+  for (const key of USAGE_FIELDS.slice(2)) {
+    const count = own(input, key)
+    if (count !== undefined) out[key] = integer(count, `${field}.${key}`, 0, MAX_COUNT)
+  }
+  return out
+}
+
+function toolCall(value: unknown, field: string, depth: number): ToolCall {
+  const call = record(value, field)
+  if (!Object.hasOwn(call, 'input')) fail(`${field}.input`, 'is required')
+  const input = call['input']
+  shallowJson(input, `${field}.input`, depth)
+  return {
+    id: string(own(call, 'id'), `${field}.id`, { nonEmpty: true }),
+    name: string(own(call, 'name'), `${field}.name`, { nonEmpty: true }),
+    input,
+  }
+}
+
+function opaqueItems(value: unknown, field: string, depth: number): OpaqueItems {
+  const items = record(value, field)
+  const data = array(own(items, 'data'), `${field}.data`)
+  shallowJson(data, `${field}.data`, depth)
+  const out: OpaqueItems = {
+    provider: string(own(items, 'provider'), `${field}.provider`, { nonEmpty: true }),
+    model: string(own(items, 'model'), `${field}.model`, { nonEmpty: true }),
+    thinkingMode: string(own(items, 'thinkingMode'), `${field}.thinkingMode`, { nonEmpty: true }),
+    // The very array the client sent: opaque, so never rebuilt.
+    data: data as unknown[],
+  }
+  const seal = own(items, 'seal')
+  if (seal !== undefined) out.seal = string(seal, `${field}.seal`)
+  return out
+}
+
+function toolTurn(
+  turn: JsonRecord,
+  field: string,
+  calls: readonly ToolCall[],
+  depth: number,
+): ToolTurn {
+  if (calls.length === 0) fail(field, 'must follow an assistant turn with toolCalls')
+  const results = array(own(turn, 'results'), `${field}.results`)
+  if (results.length === 0) fail(`${field}.results`, 'must not be empty')
+  return {
+    role: 'tool',
+    results: results.map((value, j) => {
+      const at = `${field}.results[${j}]`
+      const result = record(value, at)
+      const callId = string(own(result, 'callId'), `${at}.callId`, { nonEmpty: true })
+      if (!calls.some((call) => call.id === callId)) {
+        fail(`${at}.callId`, `${describe(callId)} matches no tool call of the turn before`)
+      }
+      if (!Object.hasOwn(result, 'output')) fail(`${at}.output`, 'is required')
+      const output = result['output']
+      shallowJson(output, `${at}.output`, depth)
+      const out: ToolResult = {
+        callId,
+        name: string(own(result, 'name'), `${at}.name`, { nonEmpty: true }),
+        output,
+      }
+      const isError = own(result, 'isError')
+      if (isError !== undefined) {
+        if (typeof isError !== 'boolean')
+          fail(`${at}.isError`, `must be a boolean, got ${describe(isError)}`)
+        out.isError = isError
+      }
+      return out
+    }),
+  }
+}
