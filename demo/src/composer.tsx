@@ -1,0 +1,75 @@
+import { useRef, useState, type KeyboardEvent } from 'react'
+
+type Props = {
+  busy: boolean
+  canRegenerate: boolean
+  onSend(text: string): void
+  onStop(): void
+  onRegenerate(): void
+}
+
+/** The prompt box: Enter sends, Shift+Enter starts a new line, Escape (anywhere) stops. */
+export function Composer({ busy, canRegenerate, onSend, onStop, onRegenerate }: Props) {
+  const [text, setText] = useState('')
+  const input = useRef<HTMLTextAreaElement>(null)
+
+  const send = () => {
+    const value = text.trim()
+    if (value === '' || busy) return
+    onSend(value)
+    setText('')
+    input.current?.focus()
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault()
+      send()
+    }
+  }
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault()
+        send()
+      }}
+    >
+      <textarea
+        ref={input}
+        data-testid="prompt"
+        aria-label="Message"
+        placeholder="Ask anything…"
+        rows={1}
+        autoFocus
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div className="composer-actions">
+        <span className="hint">
+          <kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stop
+        </span>
+        {canRegenerate && !busy && (
+          <button
+            type="button"
+            className="secondary"
+            data-testid="regenerate"
+            onClick={onRegenerate}
+          >
+            Regenerate
+          </button>
+        )}
+        {busy ? (
+          <button type="button" className="stop" data-testid="stop" onClick={onStop}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" data-testid="send" disabled={text.trim() === ''}>
+            Send
+          </button>
+        )}
+      </div>
+    </form>
+  )
+}

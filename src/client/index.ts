@@ -1,0 +1,1 @@
+export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest'
+import { measureBundleSize } from '../../bench/bundle-size.ts'
+
+describe('browser bundle', () => {
+  it('keeps thinkwire/client + thinkwire/react within 6 KiB gzipped, with no provider SDK', async () => {
+    const size = await measureBundleSize()
+    expect(size.gzipped).toBeLessThanOrEqual(6144)
+    // The only package inside is the SSE parser: no provider SDK, no React, no schema library;
+    // and none of the provider adapters or the relay.
+    const packages = size.inputs.filter((input) => input.startsWith('node_modules/'))
+    expect(packages.every((input) => input.startsWith('node_modules/eventsource-parser/'))).toBe(
+      true,
+    )
+    expect(size.inputs.filter((input) => /^src\/(providers|relay)\//.test(input))).toEqual([])
+    expect(size.inputs).toContain('src/client/relay.ts')
+    expect(size.inputs).toContain('src/react/use-chat.ts')
+  })
+})
