@@ -1,0 +1,65 @@
+// @vitest-environment happy-dom
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { build, type Metafile } from 'esbuild'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Conversation } from '../../../src/core/conversation.ts'
+import { replayFetch } from '../../helpers/replay-fetch.ts'
+import { collect, geminiWith } from './helpers.ts'
+
+type GeminiModule = typeof import('../../../src/providers/gemini/index.ts')
+
+const ask: Conversation = { turns: [{ role: 'user', content: 'Wetter in München?' }] }
+let bundled: GeminiModule
+let metafile: Metafile
+
+beforeAll(async () => {
+  // Bundled as a browser app bundles it: browser platform and conditions, no Node built-ins.
+  const result = await build({
+    entryPoints: [join(import.meta.dirname, '../../../src/providers/gemini/index.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    metafile: true,
+    logLevel: 'error',
+  })
+  metafile = result.metafile
+  const code = Buffer.from(result.outputFiles[0]!.text).toString('base64')
+  // The bundle of that very module, so it has its exports.
+  bundled = (await import(/* @vite-ignore */ `data:text/javascript;base64,${code}`)) as GeminiModule
+})
+
+// Read by path: happy-dom replaces the global URL that the folder's `fixture()` builds on.
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, '../../fixtures/gemini', name), 'utf8')
+
+describe('gemini in a browser page', () => {
+  it('bundles for the browser with the web build of the SDK and no Node module', () => {
+    const inputs = Object.keys(metafile.inputs)
+    expect(inputs).toContain('node_modules/@google/genai/dist/web/index.mjs')
+    const imports = Object.values(metafile.inputs).flatMap((input) => input.imports)
+    expect(imports.filter((entry) => entry.external || entry.path.startsWith('node:'))).toEqual([])
+  })
+
+  it.each([
+    ['thinking-then-text.sse', 'text'],
+    ['function-call-signed.sse', 'tool-call'],
+  ])('streams %s from the bundle as Node does, thinking then %s', async (name, kind) => {
+    expect(typeof window.document).toBe('object')
+    const replay = replayFetch([{ body: fixture(name) }])
+    const adapter = bundled.gemini({
+      apiKey: 'AIzaUserKeyThatIsNotReal000000000',
+      model: 'gemini-3-flash-preview',
+      fetch: replay.fetch,
+    })
+    const inBrowser = await collect(adapter.stream(ask))
+    const inNode = await collect(geminiWith([{ body: fixture(name) }]).adapter.stream(ask))
+    expect(inNode.map((event) => event.type)).toEqual(expect.arrayContaining(['thinking', kind]))
+    expect(inBrowser).toEqual(inNode)
+    const sent = replay.requests[0]!
+    expect(sent.headers['x-goog-api-key']).toBe('AIzaUserKeyThatIsNotReal000000000')
+    expect(sent.url).not.toContain('AIza')
+  })
+})
