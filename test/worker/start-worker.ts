@@ -18,17 +18,21 @@ export type TestWorker = {
 const root = resolve(import.meta.dirname, '../..')
 
 /**
- * Starts the test entry (`fixtures/test-worker.ts`: the deployed Worker plus scripted models) in
- * workerd, configured from wrangler.toml (compatibility date and flags, the Durable Object, the
- * assets routing), with these settings over the `[vars]` and a stand-in demo as its assets.
- * `.dev.vars` is never read, so a developer's real keys cannot reach the tests.
+ * Starts the test entry (`fixtures/test-worker.ts`: the deployed Worker plus scripted models, or
+ * `entry`, a path from the repository root) in workerd, configured from wrangler.toml
+ * (compatibility date and flags, the Durable Object, the assets routing), with these settings over
+ * the `[vars]` and a stand-in demo as its assets. `.dev.vars` is never read, so a developer's real
+ * keys cannot reach the tests.
  */
-export async function startTestWorker(vars: Record<string, string>): Promise<TestWorker> {
+export async function startTestWorker(
+  vars: Record<string, string>,
+  entry = 'test/worker/fixtures/test-worker.ts',
+): Promise<TestWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'thinkwire-worker-'))
   const assets = join(dir, 'assets')
   const bundle = join(dir, 'bundle')
   await build({
-    entryPoints: [join(root, 'test/worker/fixtures/test-worker.ts')],
+    entryPoints: [join(root, entry)],
     outfile: join(bundle, 'index.js'),
     bundle: true,
     format: 'esm',

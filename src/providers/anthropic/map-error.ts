@@ -86,6 +86,16 @@ export function mapAnthropicError(error: unknown): ThinkwireError {
       cause: error,
     })
   }
+  // The stream helper's own complaint about a body that ended before the message did (no chunk at
+  // all, or no `message_stop`): the connection ended early, as every other adapter says.
+  if (error instanceof AnthropicError && /^(request|stream) ended without/.test(error.message)) {
+    return new ThinkwireError({
+      kind: 'network',
+      message: `${PROVIDER}: the stream ended before the message was complete`,
+      provider: PROVIDER,
+      cause: error,
+    })
+  }
   // The stream helper wraps what the body threw (a reset connection is a TypeError) in a bare
   // AnthropicError: judge it by what it wraps.
   if (error instanceof AnthropicError && error.cause !== undefined && error.cause !== error) {

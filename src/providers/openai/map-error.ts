@@ -77,7 +77,10 @@ export function mapOpenaiError(error: unknown): ThinkwireError {
     const status = typeof error.status === 'number' ? error.status : undefined
     const code = typeof error.code === 'string' ? error.code : (error.type ?? undefined)
     if (status === undefined) return streamError(code, apiMessage(error), error)
-    let kind = kindFromCode(code, error.message) ?? kindFromStatus(status)
+    // With a status, the body's `type` is only a broad category (`server_error` on a 408 or 503,
+    // `invalid_request_error` on a 401): only a specific `code` says more than the status does.
+    const specific = typeof error.code === 'string' ? error.code : undefined
+    let kind = kindFromCode(specific, error.message) ?? kindFromStatus(status)
     if (
       kind === 'invalid-request' &&
       /context length|maximum context|too many tokens/i.test(error.message)
