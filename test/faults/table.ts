@@ -70,7 +70,7 @@ export function expected(kit: FaultKit, fault: FaultName): { expect: Expect; rel
 }
 
 /** The status of the relay's JSON error for this answer, or undefined when it streams or no one is left. */
-export function jsonStatus(answer: RelayAnswer, expected: Expect): number | undefined {
-  if (answer === 'json of its kind') return statusFromKind(expected.kind)
+export function jsonStatus(answer: RelayAnswer, outcome: Expect): number | undefined {
+  if (answer === 'json of its kind') return statusFromKind(outcome.kind)
   return answer.startsWith('json ') ? Number(answer.slice(5)) : undefined
 }
