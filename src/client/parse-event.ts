@@ -61,13 +61,24 @@ export function parseEvent(
       if (typeof text === 'string') return { type: name, text }
       break
     case 'tool-call':
-      if (isDict(call) && typeof call['id'] === 'string' && typeof call['name'] === 'string') {
+      if (
+        isDict(call) &&
+        typeof call['id'] === 'string' &&
+        typeof call['name'] === 'string' &&
+        'input' in call
+      ) {
         return { type: name, call: call as ToolCall }
       }
       break
     case 'done':
       // Passed on untouched: the items (and their seal) go back to the relay exactly as they came.
-      if (isDict(turn) && turn['role'] === 'assistant' && typeof turn['text'] === 'string') {
+      if (
+        isDict(turn) &&
+        turn['role'] === 'assistant' &&
+        typeof turn['text'] === 'string' &&
+        isDict(turn['usage']) &&
+        typeof turn['stopReason'] === 'string'
+      ) {
         return { type: name, turn: turn as AssistantTurn }
       }
       break

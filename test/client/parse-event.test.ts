@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { parseEvent } from '../../src/client/parse-event.ts'
+import { isThinkwireError } from '../../src/core/errors.ts'
+
+const message = (event: string, data: unknown) => ({
+  event,
+  data: JSON.stringify(data),
+  id: undefined,
+})
+const turn = {
+  role: 'assistant',
+  text: 'hi',
+  usage: { inputTokens: 1, outputTokens: 1 },
+  stopReason: 'stop',
+}
+
+describe('parseEvent', () => {
+  it('passes a complete done turn through as the very object parsed', () => {
+    expect(parseEvent(message('done', { turn }), 'mock')).toEqual({ type: 'done', turn })
+  })
+
+  it.each([
+    ['without usage', { ...turn, usage: undefined }],
+    ['without a stop reason', { ...turn, stopReason: undefined }],
+    ['whose text is not a string', { ...turn, text: ['hi'] }],
+  ])('refuses a done turn %s as a malformed event', (_, bad) => {
+    const result = parseEvent(message('done', { turn: bad }), 'mock')
+    expect(isThinkwireError(result) && result.kind).toBe('server')
+    expect(isThinkwireError(result) && result.message).toBe("relay: malformed 'done' event")
+  })
+
+  it('refuses a tool call without input, and keeps one whose input is null', () => {
+    const missing = parseEvent(message('tool-call', { call: { id: 'c', name: 'f' } }), 'mock')
+    expect(isThinkwireError(missing)).toBe(true)
+    const nullInput = parseEvent(
+      message('tool-call', { call: { id: 'c', name: 'f', input: null } }),
+      'mock',
+    )
+    expect(nullInput).toEqual({ type: 'tool-call', call: { id: 'c', name: 'f', input: null } })
+  })
+
+  it('ignores an event name it does not know', () => {
+    expect(parseEvent(message('progress', {}), 'mock')).toBeUndefined()
+  })
+})
