@@ -1,318 +1,285 @@
 /**
- * What the Anthropic and OpenAI adapters cost per event over their SDK's own stream helper.
- * Each side replays the same generated recording (20,000 thinking deltas and 20,000 text deltas)
- * through the real SDK with an injected fetch; runs alternate and the median is reported.
- * Numbers only: nothing here asserts a time. Run: `npx tsx bench/adapter-overhead.ts`.
+ * What each adapter costs per event, beside (a) the floor, parsing the SSE with eventsource-parser
+ * and `JSON.parse`, (b) the provider SDK's own stream helper, and (d) the AI SDK's `streamText`
+ * with its provider package. Every variant reads the same generated recording through the same
+ * injected fetch; runs alternate and the median is reported. Numbers only: nothing here asserts a
+ * time. Run alone: `npx tsx bench/adapter-overhead.ts`.
  */
 import Anthropic from '@anthropic-ai/sdk'
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
+import { createOpenAI } from '@ai-sdk/openai'
+import { GoogleGenAI } from '@google/genai'
+import { streamText, type LanguageModel } from 'ai'
+import { createParser } from 'eventsource-parser'
 import OpenAI from 'openai'
 import type { Adapter } from '../src/core/adapter.ts'
 import type { Conversation } from '../src/core/conversation.ts'
 import { anthropic } from '../src/providers/anthropic/index.ts'
+import { gemini } from '../src/providers/gemini/index.ts'
 import { openai } from '../src/providers/openai/index.ts'
-import { fmt, measure, printTable, type Row, type Variant } from './harness.ts'
+import { fmt, isMain, measure, printTable, ratio, type Row, type Variant } from './harness.ts'
+import {
+  anthropicRecording,
+  geminiRecording,
+  openaiRecording,
+  recordedFetch,
+  type Recording,
+} from './recordings.ts'
 
+/** Thinking deltas, then as many text deltas. */
 const DELTAS = 20_000
-const CHUNK = 16 * 1024
+const ROUNDS = 7
 const KEY = 'bench-key'
-const ask: Conversation = { turns: [{ role: 'user', content: 'Think, then answer at length.' }] }
+const PROMPT = 'Think, then answer at length.'
+const ask: Conversation = { turns: [{ role: 'user', content: PROMPT }] }
 
-function frame(type: string, data: unknown): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
-}
+// The AI SDK logs a line per warning (e.g. an unknown model id); the figures want none of it.
+Reflect.set(globalThis, 'AI_SDK_LOG_WARNINGS', false)
 
-/** An Anthropic stream: a thinking block of DELTAS deltas, then a text block of DELTAS deltas. */
-function anthropicRecording(): Uint8Array {
-  const parts: string[] = []
-  const usage = {
-    input_tokens: 12,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    output_tokens: 1,
-  }
-  parts.push(
-    frame('message_start', {
-      type: 'message_start',
-      message: {
-        id: 'msg_bench',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-5',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage,
-      },
-    }),
-    frame('content_block_start', {
-      type: 'content_block_start',
-      index: 0,
-      content_block: { type: 'thinking', thinking: '', signature: '' },
-    }),
-  )
-  for (let i = 0; i < DELTAS; i++)
-    parts.push(
-      frame('content_block_delta', {
-        type: 'content_block_delta',
-        index: 0,
-        delta: { type: 'thinking_delta', thinking: `step ${i} ` },
-      }),
-    )
-  parts.push(
-    frame('content_block_delta', {
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'signature_delta', signature: 'EqQBbench' },
-    }),
-    frame('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    frame('content_block_start', {
-      type: 'content_block_start',
-      index: 1,
-      content_block: { type: 'text', text: '' },
-    }),
-  )
-  for (let i = 0; i < DELTAS; i++)
-    parts.push(
-      frame('content_block_delta', {
-        type: 'content_block_delta',
-        index: 1,
-        delta: { type: 'text_delta', text: `word${i} ` },
-      }),
-    )
-  parts.push(
-    frame('content_block_stop', { type: 'content_block_stop', index: 1 }),
-    frame('message_delta', {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: 2 * DELTAS },
-    }),
-    frame('message_stop', { type: 'message_stop' }),
-  )
-  return new TextEncoder().encode(parts.join(''))
-}
+type Dict = { [key: string]: unknown }
+const isDict = (value: unknown): value is Dict => typeof value === 'object' && value !== null
 
-/** A Responses stream: a reasoning summary of DELTAS deltas, then a message of DELTAS deltas. */
-function openaiRecording(): Uint8Array {
-  const parts: string[] = []
-  let seq = 0
-  const event = (data: Record<string, unknown>) => {
-    const type = String(data['type'])
-    parts.push(frame(type, { ...data, sequence_number: seq++ }))
-  }
-  const response = (status: string, output: unknown[]) => ({
-    id: 'resp_bench',
-    object: 'response',
-    created_at: 1,
-    status,
-    model: 'gpt-5.4',
-    output,
-    usage:
-      status === 'completed'
-        ? {
-            input_tokens: 12,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: 2 * DELTAS,
-            output_tokens_details: { reasoning_tokens: DELTAS },
-            total_tokens: 12 + 2 * DELTAS,
-          }
-        : null,
-  })
-  let summary = ''
-  let text = ''
-  event({ type: 'response.created', response: response('in_progress', []) })
-  event({
-    type: 'response.output_item.added',
-    output_index: 0,
-    item: { type: 'reasoning', id: 'rs_bench', summary: [] },
-  })
-  event({
-    type: 'response.reasoning_summary_part.added',
-    item_id: 'rs_bench',
-    output_index: 0,
-    summary_index: 0,
-    part: { type: 'summary_text', text: '' },
-  })
-  for (let i = 0; i < DELTAS; i++) {
-    const delta = `step ${i} `
-    summary += delta
-    event({
-      type: 'response.reasoning_summary_text.delta',
-      item_id: 'rs_bench',
-      output_index: 0,
-      summary_index: 0,
-      delta,
-    })
-  }
-  const reasoning = {
-    type: 'reasoning',
-    id: 'rs_bench',
-    summary: [{ type: 'summary_text', text: summary }],
-    encrypted_content: 'gAAAAbench',
-  }
-  event({ type: 'response.output_item.done', output_index: 0, item: reasoning })
-  event({
-    type: 'response.output_item.added',
-    output_index: 1,
-    item: {
-      type: 'message',
-      id: 'msg_bench',
-      role: 'assistant',
-      status: 'in_progress',
-      content: [],
+/** (a) The floor: fetch, decode, eventsource-parser and `JSON.parse`, counting visible deltas. */
+async function parseFloor(
+  fetch: typeof globalThis.fetch,
+  isDelta: (data: Dict) => boolean,
+): Promise<number> {
+  const response = await fetch('http://bench.invalid/', { method: 'POST' })
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let n = 0
+  const parser = createParser({
+    onEvent(message) {
+      const data: unknown = JSON.parse(message.data)
+      if (isDict(data) && isDelta(data)) n++
     },
   })
-  event({
-    type: 'response.content_part.added',
-    item_id: 'msg_bench',
-    output_index: 1,
-    content_index: 0,
-    part: { type: 'output_text', text: '', annotations: [] },
-  })
-  for (let i = 0; i < DELTAS; i++) {
-    const delta = `word${i} `
-    text += delta
-    event({
-      type: 'response.output_text.delta',
-      item_id: 'msg_bench',
-      output_index: 1,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    })
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    parser.feed(decoder.decode(value, { stream: true }))
   }
-  const message = {
-    type: 'message',
-    id: 'msg_bench',
-    role: 'assistant',
-    status: 'completed',
-    content: [{ type: 'output_text', text, annotations: [] }],
-  }
-  event({ type: 'response.output_item.done', output_index: 1, item: message })
-  event({ type: 'response.completed', response: response('completed', [reasoning, message]) })
-  return new TextEncoder().encode(parts.join(''))
+  return n
 }
 
-/** A fetch that answers every request with `bytes`, in network-sized chunks. */
-function recordedFetch(bytes: Uint8Array): typeof globalThis.fetch {
-  return async () => {
-    let offset = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (offset >= bytes.length) return controller.close()
-        controller.enqueue(bytes.subarray(offset, offset + CHUNK))
-        offset += CHUNK
-      },
-    })
-    return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
-  }
-}
-
-async function drain(adapter: Adapter): Promise<number> {
+/** (c) The thinkwire adapter: every visible event until `done`. */
+async function drainAdapter(adapter: Adapter): Promise<number> {
   let n = 0
   for await (const event of adapter.stream(ask)) if (event.type !== 'done') n++
   return n
 }
 
-/** The adapter against its SDK's stream helper (and any other baselines), run alternately. */
-async function compare(
-  section: string,
-  sdk: () => Promise<number>,
-  adapter: () => Promise<number>,
-  others: Variant[] = [],
-): Promise<Row[]> {
-  const measured = await measure(
-    [{ name: 'SDK stream helper', run: sdk }, { name: 'adapter', run: adapter }, ...others],
-    9,
-    2,
-  )
-  const helper = measured[0]!
-  return measured.map((m) => ({
-    section,
-    name: m.name,
-    value: `${fmt(m.usPerEvent, 3)} µs/event`,
-    note:
-      m === helper
-        ? ''
-        : `${fmt(m.usPerEvent / helper.usPerEvent, 3)}x the SDK helper${m.name === 'adapter' ? ' (target ≤ 1.25x)' : ''}`,
-  }))
+/** (d) The AI SDK: `streamText`'s full stream, counting reasoning and text deltas. */
+async function drainAiSdk(model: LanguageModel): Promise<number> {
+  const result = streamText({ model, prompt: PROMPT, maxRetries: 0 })
+  let n = 0
+  for await (const part of result.fullStream) {
+    // A signature arrives as an empty reasoning delta that carries it as metadata: not visible.
+    if ((part.type === 'reasoning-delta' || part.type === 'text-delta') && part.text !== '') n++
+    else if (part.type === 'error') throw part.error
+  }
+  return n
 }
 
-/** Both comparisons, as table rows. */
-export async function benchAdapterOverhead(): Promise<Row[]> {
-  const anthropicFetch = recordedFetch(anthropicRecording())
-  const anthropicClient = new Anthropic({ apiKey: KEY, fetch: anthropicFetch, maxRetries: 0 })
-  const anthropicAdapter = anthropic({
-    apiKey: KEY,
-    model: 'claude-sonnet-5',
-    fetch: anthropicFetch,
-  })
-  const rows = await compare(
-    'anthropic (40k deltas)',
-    async () => {
-      const stream = anthropicClient.messages.stream({
-        model: 'claude-sonnet-5',
-        max_tokens: 32_000,
-        messages: [{ role: 'user', content: 'Think, then answer at length.' }],
-      })
-      let n = 0
-      for await (const event of stream)
-        if (event.type === 'content_block_delta' && event.delta.type !== 'signature_delta') n++
-      await stream.finalMessage()
-      return n
-    },
-    () => drain(anthropicAdapter),
-  )
+/** One provider's four variants: floor, SDK helper, adapter, AI SDK. */
+type Contenders = { floor: Variant; sdk: Variant; adapter: Variant; aiSdk: Variant }
 
-  const openaiFetch = recordedFetch(openaiRecording())
-  const openaiClient = new OpenAI({ apiKey: KEY, fetch: openaiFetch, maxRetries: 0 })
-  const openaiAdapter = openai({ apiKey: KEY, model: 'gpt-5.4', fetch: openaiFetch })
-  rows.push(
-    ...(await compare(
-      'openai responses (40k deltas)',
-      async () => {
-        const stream = openaiClient.responses.stream({
-          model: 'gpt-5.4',
-          input: 'Think, then answer at length.',
-          store: false,
+function anthropicContenders(recording: Recording): Contenders {
+  const fetch = recordedFetch(recording.bytes)
+  const client = new Anthropic({ apiKey: KEY, fetch, maxRetries: 0 })
+  const adapter = anthropic({ apiKey: KEY, model: 'claude-sonnet-5', fetch })
+  const aiModel = createAnthropic({ apiKey: KEY, fetch })('claude-sonnet-5')
+  return {
+    floor: {
+      name: '(a) floor: eventsource-parser + JSON.parse',
+      run: () =>
+        parseFloor(fetch, (data) => {
+          const delta = data['delta']
+          return (
+            data['type'] === 'content_block_delta' &&
+            isDict(delta) &&
+            (delta['type'] === 'text_delta' || delta['type'] === 'thinking_delta')
+          )
+        }),
+    },
+    sdk: {
+      name: '(b) SDK helper: messages.stream() + finalMessage()',
+      run: async () => {
+        const stream = client.messages.stream({
+          model: 'claude-sonnet-5',
+          max_tokens: 64_000,
+          messages: [{ role: 'user', content: PROMPT }],
         })
         let n = 0
         for await (const event of stream)
           if (
-            event.type === 'response.output_text.delta' ||
-            event.type === 'response.reasoning_summary_text.delta'
+            event.type === 'content_block_delta' &&
+            (event.delta.type === 'text_delta' || event.delta.type === 'thinking_delta')
           )
             n++
-        await stream.finalResponse()
+        await stream.finalMessage()
         return n
       },
-      () => drain(openaiAdapter),
-      [
-        {
-          // What the adapter itself reads: the raw event stream, without the helper's accumulator.
-          name: 'SDK raw stream (responses.create)',
-          run: async () => {
-            const stream = await openaiClient.responses.create({
-              model: 'gpt-5.4',
-              input: 'Think, then answer at length.',
-              store: false,
-              stream: true,
-            })
-            let n = 0
-            for await (const event of stream)
-              if (
-                event.type === 'response.output_text.delta' ||
-                event.type === 'response.reasoning_summary_text.delta'
-              )
-                n++
-            return n
-          },
-        },
-      ],
-    )),
-  )
+    },
+    adapter: { name: '(c) thinkwire anthropic()', run: () => drainAdapter(adapter) },
+    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/anthropic', run: () => drainAiSdk(aiModel) },
+  }
+}
+
+function openaiContenders(recording: Recording): Contenders {
+  const fetch = recordedFetch(recording.bytes)
+  const client = new OpenAI({ apiKey: KEY, fetch, maxRetries: 0 })
+  const adapter = openai({ apiKey: KEY, model: 'gpt-5.4', fetch })
+  const aiModel = createOpenAI({ apiKey: KEY, fetch }).responses('gpt-5.4')
+  const isDelta = (type: string) =>
+    type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta'
+  return {
+    floor: {
+      name: '(a) floor: eventsource-parser + JSON.parse',
+      run: () => parseFloor(fetch, (data) => isDelta(String(data['type']))),
+    },
+    sdk: {
+      // The raw event iterator is what the adapter reads (the `responses.stream()` helper's
+      // accumulator refuses unknown events); the helper is measured beside it below.
+      name: '(b) SDK: responses.create({ stream: true })',
+      run: async () => {
+        const stream = await client.responses.create({
+          model: 'gpt-5.4',
+          input: PROMPT,
+          store: false,
+          stream: true,
+        })
+        let n = 0
+        for await (const event of stream) if (isDelta(event.type)) n++
+        return n
+      },
+    },
+    adapter: { name: '(c) thinkwire openai()', run: () => drainAdapter(adapter) },
+    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/openai', run: () => drainAiSdk(aiModel) },
+  }
+}
+
+/** The OpenAI SDK's accumulating helper, measured beside the raw iterator. */
+function openaiHelper(recording: Recording): Variant {
+  const client = new OpenAI({ apiKey: KEY, fetch: recordedFetch(recording.bytes), maxRetries: 0 })
+  return {
+    name: '(b2) SDK helper: responses.stream() + finalResponse()',
+    run: async () => {
+      const stream = client.responses.stream({ model: 'gpt-5.4', input: PROMPT, store: false })
+      let n = 0
+      for await (const event of stream)
+        if (
+          event.type === 'response.output_text.delta' ||
+          event.type === 'response.reasoning_summary_text.delta'
+        )
+          n++
+      await stream.finalResponse()
+      return n
+    },
+  }
+}
+
+function geminiContenders(recording: Recording): Contenders {
+  const fetch = recordedFetch(recording.bytes)
+  const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { fetch } })
+  const adapter = gemini({ apiKey: KEY, model: 'gemini-3-flash-preview', fetch })
+  const aiModel = createGoogleGenerativeAI({ apiKey: KEY, fetch })('gemini-3-flash-preview')
+  const countParts = (data: unknown): number => {
+    if (!isDict(data) || !Array.isArray(data['candidates'])) return 0
+    const content: unknown = isDict(data['candidates'][0]) ? data['candidates'][0]['content'] : {}
+    const parts: unknown = isDict(content) ? content['parts'] : []
+    if (!Array.isArray(parts)) return 0
+    let n = 0
+    for (const part of parts) if (isDict(part) && part['text'] !== '') n++
+    return n
+  }
+  return {
+    floor: {
+      name: '(a) floor: eventsource-parser + JSON.parse',
+      run: () => parseFloor(fetch, (data) => countParts(data) > 0),
+    },
+    sdk: {
+      name: '(b) SDK: models.generateContentStream()',
+      run: async () => {
+        const stream = await client.models.generateContentStream({
+          model: 'gemini-3-flash-preview',
+          contents: PROMPT,
+        })
+        let n = 0
+        for await (const chunk of stream) n += countParts(chunk)
+        return n
+      },
+    },
+    adapter: { name: '(c) thinkwire gemini()', run: () => drainAdapter(adapter) },
+    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/google', run: () => drainAiSdk(aiModel) },
+  }
+}
+
+/** Runs one provider's variants alternately and words the ratios the targets speak of. */
+async function compare(section: string, c: Contenders, extra: Variant[] = []): Promise<Row[]> {
+  const variants = [c.floor, c.sdk, c.adapter, c.aiSdk, ...extra]
+  const measured = await measure(variants, ROUNDS, 1)
+  const counts = new Set(measured.map((m) => m.events))
+  if (counts.size !== 1) {
+    // Every variant must have read every delta, or the figures compare different work.
+    const seen = measured.map((m) => `${m.name}: ${m.events}`).join(', ')
+    throw new Error(`${section}: variants counted different events (${seen})`)
+  }
+  const [floor, sdk, adapter, aiSdk] = measured as [
+    (typeof measured)[0],
+    (typeof measured)[0],
+    (typeof measured)[0],
+    (typeof measured)[0],
+  ]
+  const us = (m: { usPerEvent: number }) => `${fmt(m.usPerEvent, 3)} µs/event`
+  const rows: Row[] = [
+    { section, name: floor.name, value: us(floor) },
+    {
+      section,
+      name: sdk.name,
+      value: us(sdk),
+      note: `${fmt(ratio(sdk, floor))}x a`,
+    },
+    {
+      section,
+      name: adapter.name,
+      value: us(adapter),
+      note:
+        `c/b ${fmt(ratio(adapter, sdk))}x (target ≤ 1.25x), ` +
+        `c/a ${fmt(ratio(adapter, floor))}x`,
+    },
+    {
+      section,
+      name: aiSdk.name,
+      value: us(aiSdk),
+      note: `d/c ${fmt(ratio(aiSdk, adapter))}x (target ≥ 5x)`,
+    },
+  ]
+  for (const m of measured.slice(4)) {
+    rows.push({
+      section,
+      name: m.name,
+      value: us(m),
+      note: `${fmt(ratio(m, sdk))}x b; c/b2 ${fmt(ratio(adapter, m))}x`,
+    })
+  }
   return rows
 }
 
-if (import.meta.url === new URL(process.argv[1] ?? '', 'file://').href) {
-  printTable(await benchAdapterOverhead())
+/** Row 1: the three adapters against their floors, their SDKs and the AI SDK. */
+export async function benchAdapterOverhead(): Promise<Row[]> {
+  const label = (name: string) => `1. adapter overhead, ${name} (${DELTAS * 2} deltas)`
+  const anthropicStream = anthropicRecording(DELTAS, DELTAS)
+  const openaiStream = openaiRecording(DELTAS, DELTAS)
+  const geminiStream = geminiRecording(DELTAS, DELTAS)
+  return [
+    ...(await compare(label('anthropic'), anthropicContenders(anthropicStream))),
+    ...(await compare(label('openai responses'), openaiContenders(openaiStream), [
+      openaiHelper(openaiStream),
+    ])),
+    ...(await compare(label('gemini'), geminiContenders(geminiStream))),
+  ]
 }
+
+if (isMain(import.meta.url)) printTable(await benchAdapterOverhead())

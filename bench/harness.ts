@@ -2,12 +2,14 @@
  * Side-by-side measurement: variants run alternately, round after round, so that a noisy machine
  * slows them alike; each variant's figure is its median. No assertion depends on a time.
  */
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /** One way of doing the work. `run` returns how many events (or items) it processed. */
 export type Variant = { name: string; run: () => Promise<number> | number }
 
-/** One measured variant: median microseconds per event over the rounds. */
-export type Measured = { name: string; usPerEvent: number; events: number }
+/** One measured variant: median microseconds per event over the rounds, and every round's figure. */
+export type Measured = { name: string; usPerEvent: number; events: number; samples: number[] }
 
 export async function measure(variants: Variant[], rounds = 7, warmup = 2): Promise<Measured[]> {
   const samples = variants.map(() => [] as number[])
@@ -29,7 +31,16 @@ export async function measure(variants: Variant[], rounds = 7, warmup = 2): Prom
     name: v.name,
     usPerEvent: median(samples[i]!),
     events: counts[i]!,
+    samples: samples[i]!,
   }))
+}
+
+/**
+ * `a` over `b`: the median of the ratios of the same round, in which both ran back to back, so a
+ * burst of load from elsewhere that slows one round slows both sides of its ratio.
+ */
+export function ratio(a: Measured, b: Measured): number {
+  return median(a.samples.map((value, round) => value / b.samples[round]!))
 }
 
 export function median(values: number[]): number {
@@ -59,3 +70,9 @@ export function printTable(rows: Row[]): void {
 }
 
 export const fmt = (n: number, digits = 2): string => n.toFixed(digits)
+
+/** True when the module at `url` is the script node was started with (`npx tsx bench/x.ts`). */
+export function isMain(url: string): boolean {
+  const script = process.argv[1]
+  return script !== undefined && fileURLToPath(url) === resolve(script)
+}

@@ -18,7 +18,9 @@ type KeyedProvider = {
   key: keyof Env
   /** The setting listing its served models. */
   models: keyof Env
-  create(apiKey: string, model: string): Adapter
+  /** The setting that moves its API elsewhere (a gateway or proxy); the SDK's default when unset. */
+  baseURL: string
+  create(apiKey: string, model: string, baseURL: string | undefined): Adapter
 }
 
 /**
@@ -30,19 +32,22 @@ const PROVIDERS: readonly KeyedProvider[] = [
     name: 'anthropic',
     key: 'ANTHROPIC_API_KEY',
     models: 'ANTHROPIC_MODELS',
-    create: (apiKey, model) => anthropic({ apiKey, model }),
+    baseURL: 'ANTHROPIC_BASE_URL',
+    create: (apiKey, model, baseURL) => anthropic({ apiKey, model, baseURL }),
   },
   {
     name: 'openai',
     key: 'OPENAI_API_KEY',
     models: 'OPENAI_MODELS',
-    create: (apiKey, model) => openai({ apiKey, model }),
+    baseURL: 'OPENAI_BASE_URL',
+    create: (apiKey, model, baseURL) => openai({ apiKey, model, baseURL }),
   },
   {
     name: 'gemini',
     key: 'GEMINI_API_KEY',
     models: 'GEMINI_MODELS',
-    create: (apiKey, model) => gemini({ apiKey, model }),
+    baseURL: 'GEMINI_BASE_URL',
+    create: (apiKey, model, baseURL) => gemini({ apiKey, model, baseURL }),
   },
 ]
 
@@ -59,8 +64,12 @@ export function registryFromEnv(
   for (const provider of PROVIDERS) {
     const apiKey = setting(env, provider.key)
     if (apiKey === undefined || apiKey === '') continue
+    const baseURL = setting(env, provider.baseURL) || undefined
+    if (baseURL !== undefined && !/^https?:\/\/\S+$/.test(baseURL)) {
+      throw new TypeError(`${provider.baseURL} must be an http(s) URL`)
+    }
     entries[provider.name] = served(
-      (model) => provider.create(apiKey, model),
+      (model) => provider.create(apiKey, model, baseURL),
       setting(env, provider.models),
     )
   }

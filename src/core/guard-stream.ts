@@ -36,50 +36,69 @@ export async function* guardStream(
   const onAbort = () => controller.abort(outer?.reason)
   outer?.addEventListener('abort', onAbort, { once: true })
 
-  const idleMs = options?.idleTimeoutMs
+  const idleMs = options?.idleTimeoutMs ?? 0
+  const idleOn = idleMs > 0
+  // The timer measures upstream silence only: it runs while we wait for the producer, not while
+  // the consumer holds the event. One timer per quiet period, not one per event: when it fires it
+  // checks how long the current wait has lasted and either times out or waits for the rest.
+  let waitingSince = -1
   let timer: ReturnType<typeof setTimeout> | undefined
   let timedOut = false
+  const check = () => {
+    timer = undefined
+    if (waitingSince < 0) return
+    const idle = Date.now() - waitingSince
+    if (idle < idleMs) {
+      timer = setTimeout(check, idleMs - idle)
+      return
+    }
+    timedOut = true
+    controller.abort(new Error('idle timeout'))
+  }
+  const startWait = () => {
+    if (!idleOn) return
+    waitingSince = Date.now()
+    timer ??= setTimeout(check, idleMs)
+  }
   const disarm = () => {
+    waitingSince = -1
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
-  }
-  const arm = () => {
-    disarm()
-    if (idleMs === undefined || idleMs <= 0) return
-    timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error('idle timeout'))
-    }, idleMs)
   }
   const context: StreamContext = {
     signal: controller.signal,
     touch: () => {
-      if (timer !== undefined) arm()
+      if (waitingSince >= 0) waitingSince = Date.now()
     },
   }
 
   // A producer that ignores its signal must not hang the caller: when there is anything that can
-  // abort (the caller's signal or the idle timer), every wait also races the abort.
-  const aborted =
-    outer !== undefined || (idleMs !== undefined && idleMs > 0)
-      ? new Promise<never>((_, reject) => {
-          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
-            once: true,
-          })
-        })
-      : undefined
-  aborted?.catch(() => {})
+  // abort (the caller's signal or the idle timer), every wait also ends on the abort. One listener
+  // rejects the wait in progress; racing each wait against a shared abort promise instead would
+  // leave a reaction on that promise per event, holding every event until the stream ends.
+  const abortable = outer !== undefined || idleOn
+  let rejectWait: ((reason: unknown) => void) | undefined
+  if (abortable) {
+    controller.signal.addEventListener('abort', () => rejectWait?.(controller.signal.reason), {
+      once: true,
+    })
+  }
+  const untilAbort = (next: Promise<IteratorResult<Event>>) =>
+    new Promise<IteratorResult<Event>>((resolve, reject) => {
+      next.then(resolve, reject)
+      if (controller.signal.aborted) reject(controller.signal.reason)
+      else rejectWait = reject
+    })
 
   let finished = false
   const iterator = produce(context)[Symbol.asyncIterator]()
   try {
     for (;;) {
-      // The timer measures upstream silence only: it runs while we wait for the producer, not
-      // while the consumer holds the event.
-      arm()
+      startWait()
       const next = iterator.next()
-      const step = await (aborted === undefined ? next : Promise.race([next, aborted]))
-      disarm()
+      const step = await (abortable ? untilAbort(next) : next)
+      waitingSince = -1
+      rejectWait = undefined
       if (step.done === true) break
       const event = step.value
       if (finished)

@@ -26,9 +26,21 @@ export type EventStreamOptions = {
 
 const utf8 = new TextEncoder()
 
+/** A chunk holds events up to about this many characters. */
+const BATCH_CHARS = 16 * 1024
+
 /**
- * Turns an adapter's events into SSE bytes. Each `pull` takes one event from the iterator, so a
- * slow client slows the upstream read instead of filling memory. `cancel` (the client left) aborts
+ * Runs `fn` once the work already queued (microtasks, and in Node the I/O callbacks of this turn)
+ * is done: the moment the stream starts waiting on the network.
+ */
+const afterCurrentWork: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (fn) => void setTimeout(fn, 0)
+
+/**
+ * Turns an adapter's events into SSE bytes. Each `pull` takes the next event from the iterator,
+ * with those that are already there behind it (up to a chunk's worth): what is held goes out as
+ * soon as the stream has to wait for the network, so batching adds no latency. A slow client slows
+ * the upstream read instead of filling memory. `cancel` (the client left) aborts
  * the upstream and returns the iterator. Every stream ends with `done` or `error`, never silently;
  * while the model is silent, a comment goes out every `heartbeatMs`.
  */
@@ -40,6 +52,29 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
   let lastWrite = Date.now()
   let timer: ReturnType<typeof setTimeout> | undefined
   let output: ReadableStreamDefaultController<Uint8Array>
+  // Encoded events not yet written. A runtime pays for every chunk it writes (in workerd, more
+  // than for encoding the event), so events that arrive together leave as one chunk.
+  let held = ''
+  let waiting = false
+  let flushArmed = false
+  let sentWhileWaiting = false
+  const send = () => {
+    lastWrite = Date.now()
+    output.enqueue(utf8.encode(held))
+    held = ''
+  }
+  // Armed once per batch, not per event: fires when `pull` waits on the upstream with events held.
+  const flushHeld = () => {
+    flushArmed = false
+    if (!waiting || closed || held === '') return
+    send()
+    sentWhileWaiting = true
+  }
+  const takeHeld = () => {
+    const before = held
+    held = ''
+    return before
+  }
 
   const stopHeartbeat = () => {
     if (timer !== undefined) clearTimeout(timer)
@@ -66,7 +101,8 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
     output.close()
     onEnd(how)
   }
-  const fail = (error: unknown) => {
+  /** Ends with an `error` event, after `sent`: the events of the batch that came before it. */
+  const fail = (error: unknown, sent = '') => {
     const failure = toThinkwireError(error, provider, upstream.signal)
     const data: Record<string, unknown> = {
       kind: failure.kind,
@@ -74,11 +110,11 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
       retryable: failure.retryable,
     }
     if (failure.retryAfterMs !== undefined) data['retryAfterMs'] = failure.retryAfterMs
-    end(sse.event('error', JSON.stringify(data)), { type: 'error', error: failure })
+    end(sent + sse.event('error', JSON.stringify(data)), { type: 'error', error: failure })
   }
-  const finishWith = async (turn: AssistantTurn) => {
+  const finishWith = async (turn: AssistantTurn, before: string) => {
     const sent = finish === undefined ? turn : await finish(turn)
-    end(sse.event('done', JSON.stringify({ turn: sent })), { type: 'done', turn: sent })
+    end(before + sse.event('done', JSON.stringify({ turn: sent })), { type: 'done', turn: sent })
     // Let the adapter run its cleanup; it has nothing more to send.
     void iterator.return?.()?.catch(() => {})
   }
@@ -90,45 +126,56 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
         if (heartbeatMs > 0) timer = setTimeout(beat, heartbeatMs)
       },
 
-      // The hot path: one await, one JSON.stringify and one encode per event, no allocation of
-      // closures.
+      // The hot path: one JSON.stringify per event, one encode and one enqueue per chunk, and no
+      // allocation of closures or timers per event.
       async pull() {
         try {
-          const next = pending ?? iterator.next()
+          let next = pending ?? iterator.next()
           pending = undefined
-          const step = await next
-          if (closed) return
-          if (step.done === true) {
-            fail(
-              new ThinkwireError({
-                kind: 'server',
-                message: `${provider}: the stream ended without a done event`,
-                provider,
-              }),
-            )
-            return
+          for (;;) {
+            if (held !== '' && !flushArmed) {
+              flushArmed = true
+              afterCurrentWork(flushHeld)
+            }
+            waiting = true
+            const step = await next
+            waiting = false
+            if (closed) return
+            if (step.done === true) {
+              fail(
+                new ThinkwireError({
+                  kind: 'server',
+                  message: `${provider}: the stream ended without a done event`,
+                  provider,
+                }),
+                takeHeld(),
+              )
+              return
+            }
+            const event = step.value
+            switch (event.type) {
+              case 'text':
+                held += sse.event('text', JSON.stringify({ text: event.text }))
+                break
+              case 'thinking':
+                held += sse.event('thinking', JSON.stringify({ text: event.text }))
+                break
+              case 'tool-call':
+                held += sse.event('tool-call', JSON.stringify({ call: event.call }))
+                break
+              case 'done':
+                return await finishWith(event.turn, takeHeld())
+              default:
+                return assertNever(event)
+            }
+            // Something went out while we waited, or a chunk is full: this pull has done its part.
+            if (sentWhileWaiting || held.length >= BATCH_CHARS) break
+            next = iterator.next()
           }
-          const event = step.value
-          let chunk: string
-          switch (event.type) {
-            case 'text':
-              chunk = sse.event('text', JSON.stringify({ text: event.text }))
-              break
-            case 'thinking':
-              chunk = sse.event('thinking', JSON.stringify({ text: event.text }))
-              break
-            case 'tool-call':
-              chunk = sse.event('tool-call', JSON.stringify({ call: event.call }))
-              break
-            case 'done':
-              return await finishWith(event.turn)
-            default:
-              return assertNever(event)
-          }
-          lastWrite = Date.now()
-          output.enqueue(utf8.encode(chunk))
+          sentWhileWaiting = false
+          send()
         } catch (error) {
-          fail(error)
+          fail(error, takeHeld())
         }
       },
 
@@ -141,7 +188,7 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
         onEnd({ type: 'cancel' })
       },
     },
-    // Reads one event ahead of the client: enough to keep the pipe full, never a backlog.
+    // Reads one chunk ahead of the client: enough to keep the pipe full, never a backlog.
     { highWaterMark: 1 },
   )
 }

@@ -11,6 +11,7 @@ import { isKnownOpenaiModel, openaiModelInfo } from './capabilities.ts'
 import { finishTurn } from './finish-turn.ts'
 import { mapOpenaiError } from './map-error.ts'
 import { createStreamMapper } from './map-stream.ts'
+import { readEventBatches } from './read-events.ts'
 
 /** Options of {@link openai}. */
 export type OpenAIOptions = {
@@ -104,22 +105,27 @@ async function* produce(
   // `responses.create({ stream: true })` rather than the `responses.stream()` helper: the helper's
   // accumulator throws on any event type it does not know (new hosted-tool events arrive all the
   // time) and on gaps in `output_index`, and the adapter needs none of its accumulation: items come
-  // whole from the stream's own `output_item.done` and terminal events.
-  const stream = await client.responses.create({ ...request.body, stream: true }, { signal })
+  // whole from the stream's own `output_item.done` and terminal events. The SDK sends the request
+  // and maps HTTP errors; the body is read by `readEventBatches`, at a fraction of the SDK's cost.
+  const response = await client.responses
+    .create({ ...request.body, stream: true }, { signal })
+    .asResponse()
   const mapper = createStreamMapper()
   const map = mapper.map
-  for await (const raw of stream) {
-    const event = map(raw)
-    if (event !== undefined) yield event
-    else touch()
+  for await (const batch of readEventBatches(response)) {
+    touch()
+    for (const raw of batch) {
+      const event = map(raw)
+      if (event !== undefined) yield event
+    }
   }
-  const response = mapper.totals.terminal
-  if (response === undefined) {
+  const terminal = mapper.totals.terminal
+  if (terminal === undefined) {
     throw new ThinkwireError({
       kind: 'network',
       message: 'openai: the stream ended before the response completed',
       provider: PROVIDER,
     })
   }
-  yield { type: 'done', turn: finishTurn(response, mapper.totals, tag, request.warnings) }
+  yield { type: 'done', turn: finishTurn(terminal, mapper.totals, tag, request.warnings) }
 }

@@ -1,0 +1,289 @@
+/**
+ * End to end on loopback: a Node HTTP server replays an Anthropic stream at full speed; the
+ * Worker runs under `wrangler dev` with `ANTHROPIC_BASE_URL` pointing at that server; `relay()`
+ * in this process reads from the Worker. Beside it, the Anthropic adapter calls the same server
+ * directly. Reported: the time to the first event that the relay adds, and events per second.
+ * Everything listens on 127.0.0.1, starts on free ports and is stopped here, within set times.
+ * Run alone: `npx tsx bench/end-to-end.ts`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { relay } from '../src/client/index.ts'
+import type { Adapter } from '../src/core/adapter.ts'
+import type { Conversation } from '../src/core/conversation.ts'
+import { anthropic } from '../src/providers/anthropic/index.ts'
+import { fmt, isMain, median, printTable, type Row } from './harness.ts'
+import { anthropicRecording } from './recordings.ts'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const KEY = 'bench-key'
+/** The short answer whose first event is timed, and the long one whose rate is. */
+const SHORT_MODEL = 'claude-haiku-4-5'
+const LONG_MODEL = 'claude-sonnet-5'
+const LONG_DELTAS = 10_000
+const FIRST_EVENT_ROUNDS = 25
+const RATE_ROUNDS = 3
+const STARTUP_MS = 90_000
+const ask: Conversation = { turns: [{ role: 'user', content: 'Think, then answer.' }] }
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createNetServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** The stand-in provider: answers `POST /v1/messages` with a recording, chosen by the model. */
+async function startUpstream(): Promise<{ url: string; server: Server }> {
+  const short = anthropicRecording(5, 20).bytes
+  const long = anthropicRecording(LONG_DELTAS, LONG_DELTAS).bytes
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      let model = ''
+      try {
+        const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        if (typeof body === 'object' && body !== null && 'model' in body) model = String(body.model)
+      } catch {
+        // answered below as an unknown model
+      }
+      if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
+        response.writeHead(404).end()
+        return
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      response.end(model === LONG_MODEL ? long : short)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, server }
+}
+
+type Worker = { url: string; stop(): Promise<void> }
+
+/** `wrangler dev` on free ports, its Anthropic provider pointed at `upstream`; stopped by `stop`. */
+async function startWorker(upstream: string): Promise<Worker> {
+  const dir = await mkdtemp(join(tmpdir(), 'thinkwire-bench-e2e-'))
+  const assets = join(dir, 'assets')
+  await mkdir(assets)
+  await writeFile(join(assets, 'index.html'), '<!doctype html><title>bench</title>')
+  // An empty env file: a developer's .dev.vars (real keys) never reaches the bench.
+  const envFile = join(dir, 'empty.env')
+  await writeFile(envFile, '')
+  const port = await freePort()
+  const inspector = await freePort()
+  const vars: Record<string, string> = {
+    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_BASE_URL: upstream,
+    ANTHROPIC_MODELS: `${SHORT_MODEL},${LONG_MODEL}`,
+    // The offline mock, without its demo pause: a chat request that makes no subrequest.
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: '0',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+  }
+  const args = [
+    join(root, 'node_modules/wrangler/bin/wrangler.js'),
+    'dev',
+    '--config',
+    join(root, 'wrangler.toml'),
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspector),
+    '--assets',
+    assets,
+    '--persist-to',
+    join(dir, 'state'),
+    '--env-file',
+    envFile,
+    '--show-interactive-dev-session=false',
+    '--log-level',
+    'error',
+    ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+  ]
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      CI: 'true',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so stopping it also stops the workerd it starts.
+    detached: true,
+  })
+  const output: string[] = []
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  const stop = async () => {
+    await stopGroup(child)
+    await rm(dir, { recursive: true, force: true })
+  }
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + STARTUP_MS
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break
+    try {
+      const response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(2_000) })
+      if (response.ok) return { url, stop }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  await stop()
+  throw new Error(
+    `wrangler dev did not start within ${STARTUP_MS} ms:\n${output.join('').slice(-2000)}`,
+  )
+}
+
+/** SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name)
+    } catch {
+      // already gone
+    }
+  }
+  signal('SIGTERM')
+  const timer = setTimeout(() => signal('SIGKILL'), 5_000)
+  await exited
+  clearTimeout(timer)
+}
+
+const signedMs = (ms: number) => `${ms < 0 ? '-' : '+'}${fmt(Math.abs(ms))} ms`
+
+/** Milliseconds for `GET /v1/models` and its body: the cost of the hop itself. */
+async function modelsRoundTripMs(url: string): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(`${url}/v1/models`)
+  await response.arrayBuffer()
+  return performance.now() - started
+}
+
+/** Milliseconds from the call to the first event; the rest of the stream is drained. */
+async function firstEventMs(adapter: Adapter): Promise<number> {
+  const started = performance.now()
+  let first = -1
+  for await (const event of adapter.stream(ask)) {
+    if (first < 0) first = performance.now() - started
+    if (event.type === 'done') break
+  }
+  return first
+}
+
+/** Events per second over a whole long stream. */
+async function eventsPerSecond(adapter: Adapter): Promise<number> {
+  const started = performance.now()
+  let events = 0
+  for await (const event of adapter.stream(ask)) if (event.type !== 'done') events++
+  if (events !== 2 * LONG_DELTAS) throw new Error(`${adapter.provider}: ${events} events`)
+  return events / ((performance.now() - started) / 1000)
+}
+
+/** Row 3: the relay under `wrangler dev` against calling the upstream directly. */
+export async function benchEndToEnd(): Promise<Row[]> {
+  const section = '3. end to end on loopback (Anthropic wire → wrangler dev → relay())'
+  const upstream = await startUpstream()
+  let worker: Worker | undefined
+  try {
+    worker = await startWorker(upstream.url)
+    const direct = (model: string) => anthropic({ apiKey: KEY, model, baseURL: upstream.url })
+    const viaRelay = (model: string) => relay({ url: worker!.url, model: `anthropic/${model}` })
+    // Warm both paths (JIT, connections, the Worker's first request) before timing.
+    for (let i = 0; i < 3; i++) {
+      await firstEventMs(direct(SHORT_MODEL))
+      await firstEventMs(viaRelay(SHORT_MODEL))
+    }
+    const paths = {
+      direct: () => direct(SHORT_MODEL),
+      relay: () => viaRelay(SHORT_MODEL),
+      mock: () => relay({ url: worker!.url, model: 'mock/echo' }),
+    }
+    const names = Object.keys(paths) as (keyof typeof paths)[]
+    const first = { direct: [] as number[], relay: [] as number[], mock: [] as number[] }
+    const roundTrip: number[] = []
+    for (let round = 0; round < FIRST_EVENT_ROUNDS; round++) {
+      roundTrip.push(await modelsRoundTripMs(worker.url))
+      for (let k = 0; k < names.length; k++) {
+        const path = names[(k + round) % names.length]!
+        first[path].push(await firstEventMs(paths[path]()))
+      }
+    }
+    const rate = { direct: [] as number[], relay: [] as number[] }
+    for (let round = 0; round < RATE_ROUNDS; round++) {
+      const order =
+        round % 2 === 0 ? (['direct', 'relay'] as const) : (['relay', 'direct'] as const)
+      for (const path of order) {
+        const adapter = path === 'direct' ? direct(LONG_MODEL) : viaRelay(LONG_MODEL)
+        rate[path].push(await eventsPerSecond(adapter))
+      }
+    }
+    const hop = median(roundTrip)
+    const firstDirect = median(first.direct)
+    const firstRelay = median(first.relay)
+    const firstMock = median(first.mock)
+    const rateDirect = median(rate.direct)
+    const rateRelay = median(rate.relay)
+    const perSecond = (n: number) => `${Math.round(n).toLocaleString('en')} events/s`
+    return [
+      {
+        section,
+        name: 'first event, adapter → upstream directly',
+        value: `${fmt(firstDirect)} ms`,
+        note: `median of ${FIRST_EVENT_ROUNDS}`,
+      },
+      {
+        section,
+        name: 'first event, relay() → wrangler dev → upstream',
+        value: `${fmt(firstRelay)} ms`,
+        note: `${signedMs(firstRelay - firstDirect)} added by the relay hop`,
+      },
+      {
+        section,
+        name: 'for comparison: GET /v1/models through wrangler dev',
+        value: `${fmt(hop)} ms`,
+        note: 'the round trip any request through wrangler dev pays',
+      },
+      {
+        section,
+        name: 'for comparison: first event from the mock model (no subrequest)',
+        value: `${fmt(firstMock)} ms`,
+        note: `${signedMs(firstMock - hop)} over that: the chat route itself`,
+      },
+      {
+        section,
+        name: `rate, adapter → upstream directly (${2 * LONG_DELTAS} events)`,
+        value: perSecond(rateDirect),
+        note: `median of ${RATE_ROUNDS}`,
+      },
+      {
+        section,
+        name: `rate, relay() → wrangler dev → upstream`,
+        value: perSecond(rateRelay),
+        note: `${fmt(rateRelay / rateDirect)}x the direct rate (three processes share 2 cores)`,
+      },
+    ]
+  } finally {
+    await worker?.stop()
+    await new Promise((resolve) => upstream.server.close(resolve))
+  }
+}
+
+if (isMain(import.meta.url)) printTable(await benchEndToEnd())

@@ -1,0 +1,284 @@
+/**
+ * Generated provider streams in each provider's real wire format (SSE as the API sends it), and a
+ * fetch that replays them. Written here for the benchmarks: a long thinking phase, then a long
+ * answer, with every delta its own event as the providers send them.
+ */
+
+/** A generated stream and how many visible deltas (thinking + text) it holds. */
+export type Recording = { bytes: Uint8Array; deltas: number }
+
+const utf8 = new TextEncoder()
+
+function frame(type: string, data: unknown): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/** The thinking delta number `i`, and the text delta number `i`: a few tokens each. */
+export const thinkingDelta = (i: number): string => `step ${i} `
+export const textDelta = (i: number): string => `word${i} `
+
+/** An Anthropic Messages stream: a thinking block of `thinking` deltas, then a text block. */
+export function anthropicRecording(thinking: number, text: number): Recording {
+  const parts: string[] = []
+  const usage = {
+    input_tokens: 12,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 1,
+  }
+  parts.push(
+    frame('message_start', {
+      type: 'message_start',
+      message: {
+        id: 'msg_bench',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
+  )
+  let index = 0
+  if (thinking > 0) {
+    parts.push(
+      frame('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+    )
+    for (let i = 0; i < thinking; i++)
+      parts.push(
+        frame('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking: thinkingDelta(i) },
+        }),
+      )
+    parts.push(
+      frame('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: 'EqQBbench' },
+      }),
+      frame('content_block_stop', { type: 'content_block_stop', index }),
+    )
+    index++
+  }
+  parts.push(
+    frame('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'text', text: '' },
+    }),
+  )
+  for (let i = 0; i < text; i++)
+    parts.push(
+      frame('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'text_delta', text: textDelta(i) },
+      }),
+    )
+  parts.push(
+    frame('content_block_stop', { type: 'content_block_stop', index }),
+    frame('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: thinking + text },
+    }),
+    frame('message_stop', { type: 'message_stop' }),
+  )
+  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+}
+
+/** A Responses stream: a reasoning summary of `thinking` deltas, then a message of `text` deltas. */
+export function openaiRecording(thinking: number, text: number): Recording {
+  const parts: string[] = []
+  let seq = 0
+  const event = (data: Record<string, unknown>) => {
+    parts.push(frame(String(data['type']), { ...data, sequence_number: seq++ }))
+  }
+  const response = (status: string, output: unknown[]) => ({
+    id: 'resp_bench',
+    object: 'response',
+    created_at: 1,
+    status,
+    model: 'gpt-5.4',
+    output,
+    usage:
+      status === 'completed'
+        ? {
+            input_tokens: 12,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: thinking + text,
+            output_tokens_details: { reasoning_tokens: thinking },
+            total_tokens: 12 + thinking + text,
+          }
+        : null,
+  })
+  let summary = ''
+  let answer = ''
+  event({ type: 'response.created', response: response('in_progress', []) })
+  event({
+    type: 'response.output_item.added',
+    output_index: 0,
+    item: { type: 'reasoning', id: 'rs_bench', summary: [] },
+  })
+  event({
+    type: 'response.reasoning_summary_part.added',
+    item_id: 'rs_bench',
+    output_index: 0,
+    summary_index: 0,
+    part: { type: 'summary_text', text: '' },
+  })
+  for (let i = 0; i < thinking; i++) {
+    const delta = thinkingDelta(i)
+    summary += delta
+    event({
+      type: 'response.reasoning_summary_text.delta',
+      item_id: 'rs_bench',
+      output_index: 0,
+      summary_index: 0,
+      delta,
+    })
+  }
+  event({
+    type: 'response.reasoning_summary_text.done',
+    item_id: 'rs_bench',
+    output_index: 0,
+    summary_index: 0,
+    text: summary,
+  })
+  event({
+    type: 'response.reasoning_summary_part.done',
+    item_id: 'rs_bench',
+    output_index: 0,
+    summary_index: 0,
+    part: { type: 'summary_text', text: summary },
+  })
+  const reasoning = {
+    type: 'reasoning',
+    id: 'rs_bench',
+    summary: [{ type: 'summary_text', text: summary }],
+    encrypted_content: 'gAAAAbench',
+  }
+  event({ type: 'response.output_item.done', output_index: 0, item: reasoning })
+  event({
+    type: 'response.output_item.added',
+    output_index: 1,
+    item: {
+      type: 'message',
+      id: 'msg_bench',
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
+    },
+  })
+  event({
+    type: 'response.content_part.added',
+    item_id: 'msg_bench',
+    output_index: 1,
+    content_index: 0,
+    part: { type: 'output_text', text: '', annotations: [] },
+  })
+  for (let i = 0; i < text; i++) {
+    const delta = textDelta(i)
+    answer += delta
+    event({
+      type: 'response.output_text.delta',
+      item_id: 'msg_bench',
+      output_index: 1,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    })
+  }
+  const part = { type: 'output_text', text: answer, annotations: [] }
+  event({
+    type: 'response.output_text.done',
+    item_id: 'msg_bench',
+    output_index: 1,
+    content_index: 0,
+    text: answer,
+    logprobs: [],
+  })
+  event({
+    type: 'response.content_part.done',
+    item_id: 'msg_bench',
+    output_index: 1,
+    content_index: 0,
+    part,
+  })
+  const message = {
+    type: 'message',
+    id: 'msg_bench',
+    role: 'assistant',
+    status: 'completed',
+    content: [part],
+  }
+  event({ type: 'response.output_item.done', output_index: 1, item: message })
+  event({ type: 'response.completed', response: response('completed', [reasoning, message]) })
+  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+}
+
+/**
+ * A Gemini `streamGenerateContent?alt=sse` stream: one chunk per delta (thought parts, then text
+ * parts), each with the running usage as Gemini sends it, CRLF-delimited, the signature and the
+ * finish reason on the last chunk.
+ */
+export function geminiRecording(thinking: number, text: number): Recording {
+  const parts: string[] = []
+  const chunk = (part: Record<string, unknown>, output: number, last = false) => {
+    const candidate: Record<string, unknown> = {
+      content: { parts: [part], role: 'model' },
+      index: 0,
+    }
+    if (last) candidate['finishReason'] = 'STOP'
+    const data = {
+      candidates: [candidate],
+      usageMetadata: {
+        promptTokenCount: 12,
+        candidatesTokenCount: output,
+        totalTokenCount: 12 + output + Math.min(output, thinking),
+        thoughtsTokenCount: Math.min(output, thinking),
+      },
+      modelVersion: 'gemini-3-flash-preview',
+      responseId: 'resp_bench',
+    }
+    parts.push(`data: ${JSON.stringify(data)}\r\n\r\n`)
+  }
+  for (let i = 0; i < thinking; i++) chunk({ text: thinkingDelta(i), thought: true }, i + 1)
+  for (let i = 0; i < text; i++) chunk({ text: textDelta(i) }, thinking + i + 1)
+  chunk({ text: '', thoughtSignature: 'U0lHLWJlbmNo' }, thinking + text, true)
+  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+}
+
+/** Network-sized chunks, as a socket delivers a fast stream. */
+export const CHUNK_BYTES = 16 * 1024
+
+/** A fetch that answers every request with `bytes`, in `CHUNK_BYTES` chunks. Nothing leaves the process. */
+export function recordedFetch(bytes: Uint8Array): typeof globalThis.fetch {
+  return async (_input, init) => {
+    let offset = 0
+    const signal = init?.signal ?? undefined
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (signal?.aborted === true) return controller.error(signal.reason)
+        if (offset >= bytes.length) return controller.close()
+        controller.enqueue(bytes.subarray(offset, offset + CHUNK_BYTES))
+        offset += CHUNK_BYTES
+      },
+    })
+    return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+  }
+}
+
+/** The chunks `recordedFetch` would deliver, for benchmarks that read the bytes directly. */
+export function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
+  for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES)
+    yield bytes.subarray(offset, offset + CHUNK_BYTES)
+}
