@@ -9,6 +9,7 @@ import type { ReplayTag } from '../../core/replay.ts'
 import type { ModelInfo } from '../../models.ts'
 import { encodeConversation } from './encode-conversation.ts'
 import { planThinking } from './thinking.ts'
+import { mergeProviderOptions } from '../../core/provider-options.ts'
 
 /** A request body ready for `messages.stream()`, and what the adapter noted while building it. */
 export type BuiltRequest = {
@@ -102,7 +103,7 @@ export function buildRequest(
     else Object.assign(body, { temperature: options.temperature })
   }
 
-  mergeProviderOptions(body, options.providerOptions?.['anthropic'], rejects, warnings)
+  mergeProviderOptions(body, options, 'anthropic', warnings, rejects)
   return { body, warnings, replayedThinking: encoded.replayedThinking }
 }
 
@@ -125,25 +126,4 @@ function toolChoice(
   }
   if (choice === 'required') return { type: 'any' }
   return { type: 'tool', name: choice.name }
-}
-
-/** `providerOptions.anthropic`, merged over the body, minus what the model rejects. */
-function mergeProviderOptions(
-  body: MessageCreateParamsBase,
-  extra: unknown,
-  rejects: readonly string[],
-  warnings: string[],
-): void {
-  if (extra === undefined) return
-  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
-    warnings.push('providerOptions.anthropic ignored: it must be an object')
-    return
-  }
-  const kept: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(extra)) {
-    if (rejects.includes(key))
-      warnings.push(`providerOptions.anthropic.${key} dropped: the model rejects it`)
-    else kept[key] = value
-  }
-  Object.assign(body, kept)
 }

@@ -15,8 +15,8 @@ import { mapFinishReason, mapUsage } from './map-finish.ts'
 import { mapCompatibleError } from './map-error.ts'
 import { createChunkReader } from './read-chunks.ts'
 import { reasoningFor, type CompatibleModel, type CompatibleReasoning } from './reasoning.ts'
-import { isRecord } from './record.ts'
 import { thinkingParams } from './thinking-params.ts'
+import { mergeProviderOptions } from '../../core/provider-options.ts'
 
 /** Options of {@link openaiCompatible}. Spread a preset in for a known server. */
 export type OpenAICompatibleOptions = {
@@ -88,8 +88,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): Adapter {
     }
     applyOptions(params, callOptions)
     Object.assign(params, thinkingParams(reasoning.control, callOptions.thinking, warnings))
-    const extra = callOptions.providerOptions?.[provider]
-    if (isRecord(extra)) Object.assign(params, extra)
+    mergeProviderOptions(params, callOptions, provider, warnings)
 
     const turnPosition = conversation.turns.length
     const pending: Event[] = []

@@ -10,6 +10,7 @@ import type { ReplayTag } from '../../core/replay.ts'
 import type { ModelInfo } from '../../models.ts'
 import { encodeInput } from './encode-input.ts'
 import { planReasoning } from './reasoning.ts'
+import { mergeProviderOptions } from '../../core/provider-options.ts'
 
 /** A Responses request body, without `stream` (the adapter sets it). */
 export type ResponsesBody = Omit<ResponseCreateParamsBase, 'stream'>
@@ -95,7 +96,7 @@ export function buildRequest(
     else body.temperature = options.temperature
   }
 
-  mergeProviderOptions(body, options.providerOptions?.['openai'], rejects, warnings)
+  mergeProviderOptions(body, options, 'openai', warnings, rejects)
   return { body, warnings }
 }
 
@@ -104,25 +105,4 @@ function toolChoice(
 ): ToolChoiceOptions | ToolChoiceFunction | undefined {
   if (choice === undefined || typeof choice === 'string') return choice
   return { type: 'function', name: choice.name }
-}
-
-/** `providerOptions.openai`, merged over the body, minus what the model rejects. */
-function mergeProviderOptions(
-  body: ResponsesBody,
-  extra: unknown,
-  rejects: readonly string[],
-  warnings: string[],
-): void {
-  if (extra === undefined) return
-  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
-    warnings.push('providerOptions.openai ignored: it must be an object')
-    return
-  }
-  const kept: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(extra)) {
-    if (rejects.includes(key))
-      warnings.push(`providerOptions.openai.${key} dropped: the model rejects it`)
-    else kept[key] = value
-  }
-  Object.assign(body, kept)
 }
