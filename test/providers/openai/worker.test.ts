@@ -1,45 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build } from 'esbuild'
-import { Miniflare } from 'miniflare'
+import { startBundledWorker, type BundledWorker } from '../../helpers/workerd.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixture, replayOnce } from './support.ts'
 
-let mf: Miniflare | undefined
-let dir = ''
+let worker: BundledWorker | undefined
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'thinkwire-openai-worker-'))
-  // Bundled the way wrangler bundles for workerd: browser platform and its conditions, no Node.
-  await build({
-    entryPoints: [join(import.meta.dirname, 'worker-entry.ts')],
-    outfile: join(dir, 'index.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    logLevel: 'error',
-  })
-  mf = new Miniflare({
-    modules: true,
-    modulesRoot: dir,
-    scriptPath: join(dir, 'index.js'),
-    compatibilityDate: '2025-09-01',
-  })
-  await mf.ready
+  worker = await startBundledWorker(join(import.meta.dirname, 'worker-entry.ts'))
 })
 
 afterAll(async () => {
-  await mf?.dispose()
-  await rm(dir, { recursive: true, force: true })
+  await worker?.dispose()
 })
 
 describe('openai in a Worker', () => {
   it('streams the same events in workerd as in Node', async () => {
     const body = fixture('reasoning-then-function-calls.sse')
-    const response = await mf!.dispatchFetch('http://worker/', { method: 'POST', body })
+    const response = await worker!.mf.dispatchFetch('http://worker/', { method: 'POST', body })
     expect(response.status).toBe(200)
     const inWorker: unknown = await response.json()
     const inNode = await replayOnce(body)

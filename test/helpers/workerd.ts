@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { build } from 'esbuild'
+import { Miniflare } from 'miniflare'
+
+/** A test Worker running in workerd, and how to stop it. */
+export type BundledWorker = { mf: Miniflare; dispose(): Promise<void> }
+
+/**
+ * Bundles `entry` the way wrangler bundles for workerd (browser platform and its conditions, no
+ * Node built-ins) and runs it in workerd through Miniflare.
+ */
+export async function startBundledWorker(entry: string): Promise<BundledWorker> {
+  const dir = await mkdtemp(join(tmpdir(), 'thinkwire-worker-'))
+  await build({
+    entryPoints: [entry],
+    outfile: join(dir, 'index.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    logLevel: 'error',
+  })
+  const mf = new Miniflare({
+    modules: true,
+    modulesRoot: dir,
+    scriptPath: join(dir, 'index.js'),
+    compatibilityDate: '2025-09-01',
+  })
+  await mf.ready
+  return {
+    mf,
+    async dispose() {
+      await mf.dispose()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
