@@ -2,34 +2,9 @@ import type { Adapter } from '../../src/core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../../src/core/conversation.ts'
 import { abortedError, ThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
+export { collect, failure, doneTurn } from '../helpers/stream.ts'
 
 export const ask: Conversation = { turns: [{ role: 'user', content: 'What is 2 + 2?' }] }
-
-export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
-
-/** Drains a stream that must fail; returns what it yielded and what it threw. */
-export async function failure(
-  stream: AsyncIterable<Event>,
-): Promise<{ events: Event[]; error: unknown }> {
-  const events: Event[] = []
-  try {
-    for await (const event of stream) events.push(event)
-  } catch (error) {
-    return { events, error }
-  }
-  throw new Error(`expected the stream to fail, it yielded ${events.length} events and ended`)
-}
-
-/** The turn of the last event, which must be `done`. */
-export function doneTurn(events: Event[]): AssistantTurn {
-  const last = events.at(-1)
-  if (last?.type !== 'done') throw new Error(`expected a done event last, got ${last?.type}`)
-  return last.turn
-}
 
 /** An adapter that yields `events` and then throws `error` (the very object). */
 export function throwing(events: Event[], error: unknown): Adapter {

@@ -6,6 +6,8 @@ import type { Conversation } from '../../../src/core/conversation.ts'
 import type { Event } from '../../../src/core/events.ts'
 import { anthropic, type AnthropicOptions } from '../../../src/providers/anthropic/index.ts'
 import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+import { run } from '../../helpers/stream.ts'
+export { run, doneTurn } from '../../helpers/stream.ts'
 
 /** A recorded stream from `test/fixtures/anthropic/`. */
 export function fixture(name: string): string {
@@ -38,26 +40,6 @@ export function setup(
     ...options,
   })
   return { adapter, replay }
-}
-
-/** Every event of a stream, and the error it ended with, if any. */
-export async function run(
-  stream: AsyncIterable<Event>,
-): Promise<{ events: Event[]; error: unknown }> {
-  const events: Event[] = []
-  try {
-    for await (const event of stream) events.push(event)
-  } catch (error) {
-    return { events, error }
-  }
-  return { events, error: undefined }
-}
-
-/** The `done` turn of a list of events. */
-export function doneTurn(events: readonly Event[]) {
-  const last = events.at(-1)
-  if (last?.type !== 'done') throw new Error(`expected done last, got ${last?.type ?? 'nothing'}`)
-  return last.turn
 }
 
 /** The body of the n-th request the upstream received. */

@@ -3,6 +3,7 @@ import { AIMessageChunk } from '@langchain/core/messages'
 import { ChatGenerationChunk } from '@langchain/core/outputs'
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
 import type { Event } from '../../../src/core/events.ts'
+export { collect, failure, doneTurn } from '../../helpers/stream.ts'
 
 /** One call the recording model received. */
 export type RecordedCall = {
@@ -84,28 +85,4 @@ export function chunk(fields: ConstructorParameters<typeof AIMessageChunk>[0]): 
 /** A chunk that carries LangChain's `usage_metadata` (set after construction: its field type is too narrow to build it with). */
 export function usageChunk(usage: Record<string, unknown>): AIMessageChunk {
   return Object.assign(new AIMessageChunk({ content: '' }), { usage_metadata: usage })
-}
-
-export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
-
-export async function failure(
-  stream: AsyncIterable<Event>,
-): Promise<{ events: Event[]; error: unknown }> {
-  const events: Event[] = []
-  try {
-    for await (const event of stream) events.push(event)
-  } catch (error) {
-    return { events, error }
-  }
-  throw new Error(`expected the stream to fail, it yielded ${events.length} events and ended`)
-}
-
-export function doneTurn(events: Event[]) {
-  const last = events.at(-1)
-  if (last?.type !== 'done') throw new Error(`expected done last, got ${last?.type}`)
-  return last.turn
 }

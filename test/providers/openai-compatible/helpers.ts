@@ -5,6 +5,7 @@ import {
   type OpenAICompatibleOptions,
 } from '../../../src/providers/openai-compatible/index.ts'
 import { replayFetch, type ReplayFetch } from '../../helpers/replay-fetch.ts'
+export { collect, failure, doneTurn } from '../../helpers/stream.ts'
 
 /** A fixture in the Chat Completions wire format, as text. */
 export function fixture(name: string): string {
@@ -19,28 +20,4 @@ export function compatibleWith(
   const replay: ReplayFetch = replayFetch(specs)
   const adapter = openaiCompatible({ ...options, fetch: replay.fetch })
   return { adapter, replay }
-}
-
-export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
-
-export async function failure(
-  stream: AsyncIterable<Event>,
-): Promise<{ events: Event[]; error: unknown }> {
-  const events: Event[] = []
-  try {
-    for await (const event of stream) events.push(event)
-  } catch (error) {
-    return { events, error }
-  }
-  throw new Error(`expected the stream to fail, it yielded ${events.length} events and ended`)
-}
-
-export function doneTurn(events: Event[]) {
-  const last = events.at(-1)
-  if (last?.type !== 'done') throw new Error(`expected done last, got ${last?.type}`)
-  return last.turn
 }
