@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 // snapshots of both), driven in headless Chromium. The mock model pauses before each delta, so
 // there is time to watch it think and to stop it.
 const root = resolve(import.meta.dirname, '../..')
+const CHROMIUM = '/usr/bin/chromium'
 const MOCK_DELAY_MS = 120
 /** Per test: a machine busy with other test files can slow the browser down a lot. */
 const TIMEOUT = 45_000
@@ -54,6 +55,12 @@ async function waitForRelay(url: string, ms: number): Promise<void> {
 }
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
+        '`apt-get install -y chromium` (.ci/run does this when it is missing).',
+    )
+  }
   const env = {
     ...process.env,
     WRANGLER_SEND_METRICS: 'false',
@@ -116,7 +123,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`
   await waitForRelay(base, 45_000)
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   })
 })
