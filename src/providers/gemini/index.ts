@@ -10,6 +10,7 @@ import { buildConfig } from './build-config.ts'
 import { encodeContents } from './encode-conversation.ts'
 import { mapFinishReason, mapUsage } from './map-finish.ts'
 import { mapGeminiError } from './map-error.ts'
+import { readChunkBatches } from './read-body.ts'
 import { createChunkReader } from './read-chunks.ts'
 
 /** Options of {@link gemini}. */
@@ -86,10 +87,22 @@ export function gemini(options: GeminiOptions): Adapter {
       makeCallId: (index) => `gemini_${turnPosition}_${index}`,
     })
 
+    // The SDK converts the request, sends it and maps HTTP errors; its generator, which has not
+    // read the body yet, is closed unread, and the raw body is parsed by `readChunkBatches` at a
+    // fraction of the SDK's cost per chunk. The fetch is passed per request, so concurrent streams
+    // on one client each get their own response.
+    let response: Response | undefined
+    const send = config.httpOptions?.fetch ?? options.fetch ?? globalThis.fetch
+    config.httpOptions = {
+      ...config.httpOptions,
+      fetch: async (input, init) => (response = await send(input, init)),
+    }
     const stream = await client.models.generateContentStream({ model, contents, config })
-    for await (const chunk of stream) {
+    await stream.return(undefined)
+    if (response === undefined) throw new Error(`${PROVIDER}: the SDK sent no request`)
+    for await (const batch of readChunkBatches(response, PROVIDER)) {
       touch()
-      reader.feed(chunk)
+      for (const chunk of batch) reader.feed(chunk)
       yield* pending.splice(0)
     }
     // The SDK ends quietly when its request is aborted: that is no finished turn.

@@ -141,7 +141,9 @@ describe('gemini streaming', () => {
     const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse')))
     expect(turn.stopReason).toBe('refusal')
     expect(turn.text).toBe('Ich kann dabei nicht helfen — ')
-    expect(turn.warnings).toEqual(['finishReason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT)'])
+    expect(turn.warnings).toEqual([
+      'finishReason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT): Blocked by safety filters.',
+    ])
   })
 
   it('maps MAX_TOKENS to length and keeps a signature that sits on a text part', async () => {
