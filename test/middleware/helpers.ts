@@ -1,5 +1,5 @@
 import type { Adapter } from '../../src/core/adapter.ts'
-import type { AssistantTurn, Conversation } from '../../src/core/conversation.ts'
+import type { Conversation } from '../../src/core/conversation.ts'
 import { abortedError, ThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
 export { collect, failure, doneTurn } from '../helpers/stream.ts'

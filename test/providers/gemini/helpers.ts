@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import type { Event } from '../../../src/core/events.ts'
 import { gemini } from '../../../src/providers/gemini/index.ts'
 import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
 export { collect, failure, doneTurn } from '../../helpers/stream.ts'

@@ -2,7 +2,6 @@ import type { BaseMessage } from '@langchain/core/messages'
 import { AIMessageChunk } from '@langchain/core/messages'
 import { ChatGenerationChunk } from '@langchain/core/outputs'
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing'
-import type { Event } from '../../../src/core/events.ts'
 export { collect, failure, doneTurn } from '../../helpers/stream.ts'
 
 /** One call the recording model received. */

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import type { Event } from '../../../src/core/events.ts'
 import {
   openaiCompatible,
   type OpenAICompatibleOptions,
