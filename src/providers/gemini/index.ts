@@ -10,6 +10,7 @@ import { buildConfig } from './build-config.ts'
 import { encodeContents } from './encode-conversation.ts'
 import { mapFinishReason, mapUsage } from './map-finish.ts'
 import { mapGeminiError } from './map-error.ts'
+import { withoutNodeTimeouts } from './no-timeout.ts'
 import { readChunkBatches } from './read-body.ts'
 import { createChunkReader } from './read-chunks.ts'
 
@@ -92,7 +93,9 @@ export function gemini(options: GeminiOptions): Adapter {
     // fraction of the SDK's cost per chunk. The fetch is passed per request, so concurrent streams
     // on one client each get their own response.
     let response: Response | undefined
-    const send = config.httpOptions?.fetch ?? options.fetch ?? globalThis.fetch
+    const given = config.httpOptions?.fetch ?? options.fetch
+    const send: typeof fetch =
+      given ?? ((input, init) => globalThis.fetch(input, withoutNodeTimeouts(init)))
     config.httpOptions = {
       ...config.httpOptions,
       fetch: async (input, init) => (response = await send(input, init)),
