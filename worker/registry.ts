@@ -2,7 +2,7 @@ import type { Adapter } from '../src/core/adapter.ts'
 import { createRegistry, type ProviderEntry, type Registry } from '../src/core/registry.ts'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { gemini } from '../src/providers/gemini/index.ts'
-import { mock } from '../src/providers/mock/index.ts'
+import { mock, mockModelIds } from '../src/providers/mock/index.ts'
 import { openai } from '../src/providers/openai/index.ts'
 import {
   openaiCompatible,
@@ -82,7 +82,7 @@ export function registryFromEnv(
   const configured = Object.keys(entries).length > 0
   if (mockSetting === 'on' || (mockSetting === 'auto' && !configured)) {
     const delayMs = count(env, 'MOCK_DELAY_MS', 0)
-    entries['mock'] ??= { create: (model) => mock({ model, delayMs }), models: ['echo'] }
+    entries['mock'] ??= { create: (model) => mock({ model, delayMs }), models: mockModelIds }
   }
   return createRegistry(entries)
 }

@@ -1,6 +1,5 @@
 import { createRegistry, isRegistry, type Registry } from '../core/registry.ts'
-import { models as knownModels } from '../models.ts'
-import { mock } from '../providers/mock/index.ts'
+import { mock, mockModelIds } from '../providers/mock/index.ts'
 import { createAuthenticate } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { createCors } from './cors.ts'
@@ -113,8 +112,7 @@ function buildRegistry(options: RelayOptions): Registry {
   const registry =
     given === undefined ? createRegistry({}) : isRegistry(given) ? given : createRegistry(given)
   if (registry.providers.length > 0 || options.mockWhenEmpty === false) return registry
-  const ids = knownModels.filter((row) => row.provider === 'mock').map((row) => row.id)
-  return createRegistry({ mock: { create: (model) => mock({ model }), models: ids } })
+  return createRegistry({ mock: { create: (model) => mock({ model }), models: mockModelIds } })
 }
 
 /** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"`. */

@@ -65,6 +65,9 @@ export type MockRequestTurn =
   | { role: 'assistant'; replayed: unknown[] }
   | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
 
+/** The models a relay serves as `mock/<id>` when it has no provider: `mock/echo`. */
+export const mockModelIds: readonly string[] = ['echo']
+
 /** A mock adapter, with the log of its calls. */
 export type MockAdapter = Adapter & { readonly calls: readonly MockCall[] }
 
