@@ -1,5 +1,7 @@
 import type { AssistantTurn } from '../../src/core/conversation.ts'
+import { isThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
+import { everySplit } from './replay-fetch.ts'
 
 /** Every event of a stream that must succeed. */
 export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
@@ -39,4 +41,31 @@ export function doneTurn(events: readonly Event[]): AssistantTurn {
   const last = events.at(-1)
   if (last?.type !== 'done') throw new Error(`expected done last, got ${last?.type ?? 'nothing'}`)
   return last.turn
+}
+
+/**
+ * Replays `body` whole, then cut in two at every byte offset (mid-line, mid UTF-8 character), and
+ * returns the offsets whose events or error differ from the whole replay. Replays run a few at a
+ * time: each is independent, and the SDKs spend much of a replay waiting.
+ */
+export async function splitsThatDiffer(
+  body: string,
+  replay: (splitAt?: number[]) => Promise<{ events: Event[]; error: unknown }>,
+): Promise<{ splits: number; differs: number[] }> {
+  const summary = ({ events, error }: { events: Event[]; error: unknown }) =>
+    JSON.stringify({
+      events,
+      error: isThinkwireError(error) ? { kind: error.kind, message: error.message } : error,
+    })
+  const expected = summary(await replay())
+  const splits = everySplit(body)
+  const differs: number[] = []
+  for (let i = 0; i < splits.length; i += 8) {
+    const batch = splits.slice(i, i + 8)
+    const results = await Promise.all(batch.map((splitAt) => replay(splitAt)))
+    results.forEach((result, j) => {
+      if (summary(result) !== expected) differs.push(batch[j]![0]!)
+    })
+  }
+  return { splits: splits.length, differs }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
-import type { Event } from '../../../src/core/events.ts'
-import { everySplit, sse } from '../../helpers/replay-fetch.ts'
+import { sse } from '../../helpers/replay-fetch.ts'
+import { splitsThatDiffer } from '../../helpers/stream.ts'
 import { doneTurn, fixture, replayOnce } from './support.ts'
 
 const FIXTURES = [
@@ -225,28 +225,12 @@ describe('openai stream', () => {
       { timeout: 180_000 },
       async () => {
         const body = fixture(name)
-        const reference = await replayOnce(body)
-        const expected = JSON.stringify(summary(reference))
-        const splits = everySplit(body)
-        const differs: number[] = []
-        // A few replays at a time: each is independent, and the SDKs spend much of a replay waiting.
-        for (let i = 0; i < splits.length; i += 8) {
-          const batch = splits.slice(i, i + 8)
-          const results = await Promise.all(batch.map((splitAt) => replayOnce(body, splitAt)))
-          results.forEach((result, j) => {
-            if (JSON.stringify(summary(result)) !== expected) differs.push(batch[j]![0]!)
-          })
-        }
-        expect(splits.length).toBe(new TextEncoder().encode(body).length - 1)
+        const { splits, differs } = await splitsThatDiffer(body, (splitAt) =>
+          replayOnce(body, splitAt),
+        )
+        expect(splits).toBe(new TextEncoder().encode(body).length - 1)
         expect(differs).toEqual([])
       },
     )
   }
 })
-
-function summary({ events, error }: { events: Event[]; error: unknown }) {
-  return {
-    events,
-    error: isThinkwireError(error) ? { kind: error.kind, message: error.message } : error,
-  }
-}
