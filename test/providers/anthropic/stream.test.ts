@@ -166,50 +166,7 @@ describe('anthropic stream', () => {
   })
 
   it('ends a turn cut off inside a tool call with stop reason length and no broken tool call', async () => {
-    const body = sse([
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: {
-            id: 'msg_cut',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-sonnet-5',
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 5, output_tokens: 1 },
-          },
-        },
-      ],
-      [
-        'content_block_start',
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'tool_use', id: 'toolu_cut', name: 'save', input: {} },
-        },
-      ],
-      [
-        'content_block_delta',
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'input_json_delta', partial_json: '{"text": "unfinish' },
-        },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      [
-        'message_delta',
-        {
-          type: 'message_delta',
-          delta: { stop_reason: 'max_tokens', stop_sequence: null },
-          usage: { output_tokens: 16 },
-        },
-      ],
-      ['message_stop', { type: 'message_stop' }],
-    ])
+    const body = oneToolCall('{"text": "unfinish', 'max_tokens')
     const { events, error } = await replayOnce(body)
     expect(error).toBeUndefined()
     expect(events.map((e) => e.type)).toEqual(['done'])
@@ -218,50 +175,7 @@ describe('anthropic stream', () => {
   })
 
   it('fails when a tool call that was not cut off has input that is not JSON', async () => {
-    const body = sse([
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: {
-            id: 'msg_bad',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-sonnet-5',
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 5, output_tokens: 1 },
-          },
-        },
-      ],
-      [
-        'content_block_start',
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'tool_use', id: 'toolu_bad', name: 'save', input: {} },
-        },
-      ],
-      [
-        'content_block_delta',
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'input_json_delta', partial_json: '{"text": ' },
-        },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      [
-        'message_delta',
-        {
-          type: 'message_delta',
-          delta: { stop_reason: 'tool_use', stop_sequence: null },
-          usage: { output_tokens: 16 },
-        },
-      ],
-      ['message_stop', { type: 'message_stop' }],
-    ])
+    const body = oneToolCall('{"text": ', 'tool_use')
     const { events, error } = await replayOnce(body)
     expect(events.some((e) => e.type === 'done' || e.type === 'tool-call')).toBe(false)
     expect(error).toMatchObject({ kind: 'server', message: expect.stringContaining("'save'") })
@@ -293,4 +207,52 @@ function isPlainJson(value: unknown): boolean {
       (Array.isArray(value) && key === 'length') ||
       (d.enumerable === true && 'value' in d && d.get === undefined && isPlainJson(d.value)),
   )
+}
+
+/** A stream whose only block is a `save` tool call with `partialJson` as its input. */
+function oneToolCall(partialJson: string, stopReason: string): string {
+  return sse([
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_tool',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 5, output_tokens: 1 },
+        },
+      },
+    ],
+    [
+      'content_block_start',
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'save', input: {} },
+      },
+    ],
+    [
+      'content_block_delta',
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: partialJson },
+      },
+    ],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 16 },
+      },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  ])
 }
