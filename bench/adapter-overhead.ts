@@ -1,9 +1,14 @@
 /**
- * What each adapter costs per event, beside (a) the floor, parsing the SSE with eventsource-parser
- * and `JSON.parse`, (b) the provider SDK's own stream helper, and (d) the AI SDK's `streamText`
- * with its provider package. Every variant reads the same generated recording through the same
- * injected fetch; runs alternate and the median is reported. Numbers only: nothing here asserts a
- * time. Run alone: `npx tsx bench/adapter-overhead.ts`.
+ * What each adapter costs per event, at two read sizes (16 KiB reads, and one SSE event per read as
+ * a model streaming tokens delivers them), beside:
+ * (a) the floor, parsing the same bytes with eventsource-parser and `JSON.parse` (target: the
+ *     adapter at most 1.5x this), measured in its own long run of floor and adapter alone;
+ * (b) the provider SDK's own stream, and (d) the AI SDK's `streamText` with its provider package,
+ *     measured on a shorter stream (they cost up to 60 µs an event) with the adapter run beside
+ *     them for their ratios.
+ * Every variant reads the same generated recording through the same injected fetch; runs alternate
+ * and the median is reported. Numbers only: nothing here asserts a time.
+ * Run alone: `node --expose-gc --import tsx bench/adapter-overhead.ts`.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { createAnthropic } from '@ai-sdk/anthropic'
@@ -17,19 +22,43 @@ import type { Adapter } from '../src/core/adapter.ts'
 import type { Conversation } from '../src/core/conversation.ts'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { gemini } from '../src/providers/gemini/index.ts'
+import { deepseek } from '../src/providers/openai-compatible/index.ts'
 import { openai } from '../src/providers/openai/index.ts'
-import { fmt, isMain, measure, printTable, ratio, type Row, type Variant } from './harness.ts'
+import {
+  fmt,
+  isMain,
+  measure,
+  printTable,
+  ratio,
+  targetNote,
+  type Measured,
+  type Row,
+  type Variant,
+} from './harness.ts'
 import {
   anthropicRecording,
+  chatCompletionsRecording,
   geminiRecording,
   openaiRecording,
+  READ_SIZES,
+  readLabel,
   recordedFetch,
+  type ReadSize,
   type Recording,
 } from './recordings.ts'
 
-/** Thinking deltas, then as many text deltas. */
-const DELTAS = 20_000
-const ROUNDS = 7
+/** Thinking deltas, then as many text deltas: for the floor and the adapter (the target). */
+const DELTAS = 10_000
+const ROUNDS = 15
+/** The same, for the provider SDKs and the AI SDK beside the adapter. */
+const COMPARE_DELTAS = 3_000
+const COMPARE_ROUNDS = 5
+/** The adapter over the parse floor. */
+const FLOOR_TARGET = 1.5
+/** The adapter over the provider SDK's stream, and the AI SDK over the adapter. */
+const SDK_TARGET = 1.25
+const AI_SDK_TARGET = 5
+
 const KEY = 'bench-key'
 const PROMPT = 'Think, then answer at length.'
 const ask: Conversation = { turns: [{ role: 'user', content: PROMPT }] }
@@ -43,7 +72,7 @@ const isDict = (value: unknown): value is Dict => typeof value === 'object' && v
 /** (a) The floor: fetch, decode, eventsource-parser and `JSON.parse`, counting visible deltas. */
 async function parseFloor(
   fetch: typeof globalThis.fetch,
-  isDelta: (data: Dict) => boolean,
+  countDeltas: (data: Dict) => number,
 ): Promise<number> {
   const response = await fetch('http://bench.invalid/', { method: 'POST' })
   const reader = response.body!.getReader()
@@ -51,8 +80,9 @@ async function parseFloor(
   let n = 0
   const parser = createParser({
     onEvent(message) {
+      if (message.data === '[DONE]') return
       const data: unknown = JSON.parse(message.data)
-      if (isDict(data) && isDelta(data)) n++
+      if (isDict(data)) n += countDeltas(data)
     },
   })
   for (;;) {
@@ -82,204 +112,336 @@ async function drainAiSdk(model: LanguageModel): Promise<number> {
   return n
 }
 
-/** One provider's four variants: floor, SDK helper, adapter, AI SDK. */
-type Contenders = { floor: Variant; sdk: Variant; adapter: Variant; aiSdk: Variant }
+/** One provider: its recording, how the floor counts its deltas, and its contenders. */
+type Contender = {
+  name: string
+  record(thinking: number, text: number): Recording
+  /** Visible deltas in one parsed SSE event, for the floor. */
+  countDeltas(data: Dict): number
+  adapter: { name: string; create(fetch: typeof globalThis.fetch): Adapter }
+  /** (b) the provider SDK's own stream, and any helper measured beside it. */
+  sdks(fetch: typeof globalThis.fetch): Variant[]
+  /** (d) the AI SDK's model for this provider, when it has one that reads this stream. */
+  aiSdk?: { name: string; create(fetch: typeof globalThis.fetch): LanguageModel } | undefined
+  /** Why there is no (d) row. */
+  noAiSdk?: string | undefined
+}
 
-function anthropicContenders(recording: Recording): Contenders {
-  const fetch = recordedFetch(recording.bytes)
-  const client = new Anthropic({ apiKey: KEY, fetch, maxRetries: 0 })
-  const adapter = anthropic({ apiKey: KEY, model: 'claude-sonnet-5', fetch })
-  const aiModel = createAnthropic({ apiKey: KEY, fetch })('claude-sonnet-5')
-  return {
-    floor: {
-      name: '(a) floor: eventsource-parser + JSON.parse',
-      run: () =>
-        parseFloor(fetch, (data) => {
-          const delta = data['delta']
-          return (
-            data['type'] === 'content_block_delta' &&
-            isDict(delta) &&
-            (delta['type'] === 'text_delta' || delta['type'] === 'thinking_delta')
-          )
-        }),
-    },
-    sdk: {
-      name: '(b) SDK helper: messages.stream() + finalMessage()',
-      run: async () => {
-        const stream = client.messages.stream({
-          model: 'claude-sonnet-5',
-          max_tokens: 64_000,
-          messages: [{ role: 'user', content: PROMPT }],
-        })
-        let n = 0
-        for await (const event of stream)
-          if (
-            event.type === 'content_block_delta' &&
-            (event.delta.type === 'text_delta' || event.delta.type === 'thinking_delta')
-          )
-            n++
-        await stream.finalMessage()
-        return n
+const isNonEmpty = (value: unknown) => typeof value === 'string' && value !== ''
+
+const anthropicContender: Contender = {
+  name: 'anthropic',
+  record: anthropicRecording,
+  countDeltas(data) {
+    const delta = data['delta']
+    return data['type'] === 'content_block_delta' &&
+      isDict(delta) &&
+      (delta['type'] === 'text_delta' || delta['type'] === 'thinking_delta')
+      ? 1
+      : 0
+  },
+  adapter: {
+    name: '(c) thinkwire anthropic()',
+    create: (fetch) => anthropic({ apiKey: KEY, model: 'claude-sonnet-5', fetch }),
+  },
+  sdks(fetch) {
+    const client = new Anthropic({ apiKey: KEY, fetch, maxRetries: 0 })
+    return [
+      {
+        name: '(b) SDK helper: messages.stream() + finalMessage()',
+        run: async () => {
+          const stream = client.messages.stream({
+            model: 'claude-sonnet-5',
+            max_tokens: 64_000,
+            messages: [{ role: 'user', content: PROMPT }],
+          })
+          let n = 0
+          for await (const event of stream)
+            if (
+              event.type === 'content_block_delta' &&
+              (event.delta.type === 'text_delta' || event.delta.type === 'thinking_delta')
+            )
+              n++
+          await stream.finalMessage()
+          return n
+        },
       },
-    },
-    adapter: { name: '(c) thinkwire anthropic()', run: () => drainAdapter(adapter) },
-    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/anthropic', run: () => drainAiSdk(aiModel) },
-  }
+    ]
+  },
+  aiSdk: {
+    name: '(d) AI SDK streamText + @ai-sdk/anthropic',
+    create: (fetch) => createAnthropic({ apiKey: KEY, fetch })('claude-sonnet-5'),
+  },
 }
 
-function openaiContenders(recording: Recording): Contenders {
-  const fetch = recordedFetch(recording.bytes)
-  const client = new OpenAI({ apiKey: KEY, fetch, maxRetries: 0 })
-  const adapter = openai({ apiKey: KEY, model: 'gpt-5.4', fetch })
-  const aiModel = createOpenAI({ apiKey: KEY, fetch }).responses('gpt-5.4')
-  const isDelta = (type: string) =>
-    type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta'
-  return {
-    floor: {
-      name: '(a) floor: eventsource-parser + JSON.parse',
-      run: () => parseFloor(fetch, (data) => isDelta(String(data['type']))),
-    },
-    sdk: {
-      // The raw event iterator is what the adapter reads (the `responses.stream()` helper's
-      // accumulator refuses unknown events); the helper is measured beside it below.
-      name: '(b) SDK: responses.create({ stream: true })',
-      run: async () => {
-        const stream = await client.responses.create({
-          model: 'gpt-5.4',
-          input: PROMPT,
-          store: false,
-          stream: true,
-        })
-        let n = 0
-        for await (const event of stream) if (isDelta(event.type)) n++
-        return n
+const isResponsesDelta = (type: unknown) =>
+  type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta'
+
+const openaiContender: Contender = {
+  name: 'openai responses',
+  record: openaiRecording,
+  countDeltas: (data) => (isResponsesDelta(data['type']) ? 1 : 0),
+  adapter: {
+    name: '(c) thinkwire openai()',
+    create: (fetch) => openai({ apiKey: KEY, model: 'gpt-5.4', fetch }),
+  },
+  sdks(fetch) {
+    const client = new OpenAI({ apiKey: KEY, fetch, maxRetries: 0 })
+    return [
+      {
+        // The raw event iterator is what the adapter reads (the `responses.stream()` helper's
+        // accumulator refuses unknown events); the helper is measured beside it.
+        name: '(b) SDK: responses.create({ stream: true })',
+        run: async () => {
+          const stream = await client.responses.create({
+            model: 'gpt-5.4',
+            input: PROMPT,
+            store: false,
+            stream: true,
+          })
+          let n = 0
+          for await (const event of stream) if (isResponsesDelta(event.type)) n++
+          return n
+        },
       },
-    },
-    adapter: { name: '(c) thinkwire openai()', run: () => drainAdapter(adapter) },
-    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/openai', run: () => drainAiSdk(aiModel) },
-  }
-}
-
-/** The OpenAI SDK's accumulating helper, measured beside the raw iterator. */
-function openaiHelper(recording: Recording): Variant {
-  const client = new OpenAI({ apiKey: KEY, fetch: recordedFetch(recording.bytes), maxRetries: 0 })
-  return {
-    name: '(b2) SDK helper: responses.stream() + finalResponse()',
-    run: async () => {
-      const stream = client.responses.stream({ model: 'gpt-5.4', input: PROMPT, store: false })
-      let n = 0
-      for await (const event of stream)
-        if (
-          event.type === 'response.output_text.delta' ||
-          event.type === 'response.reasoning_summary_text.delta'
-        )
-          n++
-      await stream.finalResponse()
-      return n
-    },
-  }
-}
-
-function geminiContenders(recording: Recording): Contenders {
-  const fetch = recordedFetch(recording.bytes)
-  const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { fetch } })
-  const adapter = gemini({ apiKey: KEY, model: 'gemini-3-flash-preview', fetch })
-  const aiModel = createGoogleGenerativeAI({ apiKey: KEY, fetch })('gemini-3-flash-preview')
-  const countParts = (data: unknown): number => {
-    if (!isDict(data) || !Array.isArray(data['candidates'])) return 0
-    const content: unknown = isDict(data['candidates'][0]) ? data['candidates'][0]['content'] : {}
-    const parts: unknown = isDict(content) ? content['parts'] : []
-    if (!Array.isArray(parts)) return 0
-    let n = 0
-    for (const part of parts) if (isDict(part) && part['text'] !== '') n++
-    return n
-  }
-  return {
-    floor: {
-      name: '(a) floor: eventsource-parser + JSON.parse',
-      run: () => parseFloor(fetch, (data) => countParts(data) > 0),
-    },
-    sdk: {
-      name: '(b) SDK: models.generateContentStream()',
-      run: async () => {
-        const stream = await client.models.generateContentStream({
-          model: 'gemini-3-flash-preview',
-          contents: PROMPT,
-        })
-        let n = 0
-        for await (const chunk of stream) n += countParts(chunk)
-        return n
+      {
+        name: '(b2) SDK helper: responses.stream() + finalResponse()',
+        run: async () => {
+          const stream = client.responses.stream({ model: 'gpt-5.4', input: PROMPT, store: false })
+          let n = 0
+          for await (const event of stream) if (isResponsesDelta(event.type)) n++
+          await stream.finalResponse()
+          return n
+        },
       },
-    },
-    adapter: { name: '(c) thinkwire gemini()', run: () => drainAdapter(adapter) },
-    aiSdk: { name: '(d) AI SDK streamText + @ai-sdk/google', run: () => drainAiSdk(aiModel) },
-  }
+    ]
+  },
+  aiSdk: {
+    name: '(d) AI SDK streamText + @ai-sdk/openai',
+    create: (fetch) => createOpenAI({ apiKey: KEY, fetch }).responses('gpt-5.4'),
+  },
 }
 
-/** Runs one provider's variants alternately and words the ratios the targets speak of. */
-async function compare(section: string, c: Contenders, extra: Variant[] = []): Promise<Row[]> {
-  const variants = [c.floor, c.sdk, c.adapter, c.aiSdk, ...extra]
-  const measured = await measure(variants, ROUNDS, 1)
-  const counts = new Set(measured.map((m) => m.events))
-  if (counts.size !== 1) {
-    // Every variant must have read every delta, or the figures compare different work.
-    const seen = measured.map((m) => `${m.name}: ${m.events}`).join(', ')
-    throw new Error(`${section}: variants counted different events (${seen})`)
-  }
-  const [floor, sdk, adapter, aiSdk] = measured as [
-    (typeof measured)[0],
-    (typeof measured)[0],
-    (typeof measured)[0],
-    (typeof measured)[0],
-  ]
-  const us = (m: { usPerEvent: number }) => `${fmt(m.usPerEvent, 3)} µs/event`
-  const rows: Row[] = [
-    { section, name: floor.name, value: us(floor) },
-    {
-      section,
-      name: sdk.name,
-      value: us(sdk),
-      note: `${fmt(ratio(sdk, floor))}x a`,
-    },
-    {
-      section,
-      name: adapter.name,
-      value: us(adapter),
-      note:
-        `c/b ${fmt(ratio(adapter, sdk))}x (target ≤ 1.25x), ` +
-        `c/a ${fmt(ratio(adapter, floor))}x`,
-    },
-    {
-      section,
-      name: aiSdk.name,
-      value: us(aiSdk),
-      note: `d/c ${fmt(ratio(aiSdk, adapter))}x (target ≥ 5x)`,
-    },
-  ]
-  for (const m of measured.slice(4)) {
-    rows.push({
-      section,
-      name: m.name,
-      value: us(m),
-      note: `${fmt(ratio(m, sdk))}x b; c/b2 ${fmt(ratio(adapter, m))}x`,
+/** Visible parts of a Gemini chunk (an SDK chunk has the same shape). */
+function geminiParts(data: unknown): number {
+  if (!isDict(data) || !Array.isArray(data['candidates'])) return 0
+  const content: unknown = isDict(data['candidates'][0]) ? data['candidates'][0]['content'] : {}
+  const parts: unknown = isDict(content) ? content['parts'] : []
+  if (!Array.isArray(parts)) return 0
+  let n = 0
+  for (const part of parts) if (isDict(part) && isNonEmpty(part['text'])) n++
+  return n
+}
+
+const geminiContender: Contender = {
+  name: 'gemini',
+  record: geminiRecording,
+  countDeltas: geminiParts,
+  adapter: {
+    name: '(c) thinkwire gemini()',
+    create: (fetch) => gemini({ apiKey: KEY, model: 'gemini-3-flash-preview', fetch }),
+  },
+  sdks(fetch) {
+    const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { fetch } })
+    return [
+      {
+        name: '(b) SDK: models.generateContentStream()',
+        run: async () => {
+          const stream = await client.models.generateContentStream({
+            model: 'gemini-3-flash-preview',
+            contents: PROMPT,
+          })
+          let n = 0
+          for await (const chunk of stream) n += geminiParts(chunk)
+          return n
+        },
+      },
+    ]
+  },
+  aiSdk: {
+    name: '(d) AI SDK streamText + @ai-sdk/google',
+    create: (fetch) => createGoogleGenerativeAI({ apiKey: KEY, fetch })('gemini-3-flash-preview'),
+  },
+}
+
+/** Visible deltas of a Chat Completions chunk: DeepSeek's `reasoning_content`, then `content`. */
+function chatDeltas(data: unknown): number {
+  if (!isDict(data) || !Array.isArray(data['choices']) || !isDict(data['choices'][0])) return 0
+  const delta = data['choices'][0]['delta']
+  if (!isDict(delta)) return 0
+  return (isNonEmpty(delta['reasoning_content']) ? 1 : 0) + (isNonEmpty(delta['content']) ? 1 : 0)
+}
+
+const compatibleContender: Contender = {
+  name: 'openai-compatible (deepseek preset, Chat Completions)',
+  record: chatCompletionsRecording,
+  countDeltas: chatDeltas,
+  adapter: {
+    name: '(c) thinkwire deepseek() (openaiCompatible)',
+    create: (fetch) => deepseek({ apiKey: KEY, model: 'deepseek-reasoner', fetch }),
+  },
+  sdks(fetch) {
+    const client = new OpenAI({
+      apiKey: KEY,
+      baseURL: 'https://api.deepseek.com',
+      fetch,
+      maxRetries: 0,
     })
+    return [
+      {
+        name: '(b) SDK: chat.completions.create({ stream: true })',
+        run: async () => {
+          const stream = await client.chat.completions.create({
+            model: 'deepseek-reasoner',
+            messages: [{ role: 'user', content: PROMPT }],
+            stream: true,
+            stream_options: { include_usage: true },
+          })
+          let n = 0
+          for await (const chunk of stream) n += chatDeltas(chunk)
+          return n
+        },
+      },
+    ]
+  },
+  // @ai-sdk/openai's Chat Completions model drops `reasoning_content`, so it would do less work;
+  // the package that reads it (@ai-sdk/deepseek, @ai-sdk/openai-compatible) is not installed.
+  noAiSdk: 'not measured: @ai-sdk/openai .chat() drops reasoning_content; no @ai-sdk/deepseek',
+}
+
+const CONTENDERS = [anthropicContender, openaiContender, geminiContender, compatibleContender]
+
+/** Measures `variants` alternately and checks that each one read every delta. */
+async function measureAll(
+  what: string,
+  variants: Variant[],
+  rounds: number,
+  expected: number,
+): Promise<Measured[]> {
+  const measured = await measure(variants, rounds, 2)
+  const wrong = measured.filter((m) => m.events !== expected)
+  if (wrong.length > 0) {
+    // Every variant must have read every delta, or the figures compare different work.
+    const seen = wrong.map((m) => `${m.name}: ${m.events}`).join(', ')
+    throw new Error(`${what}: variants counted other than ${expected} events (${seen})`)
   }
+  return measured
+}
+
+const us = (m: Measured) => `${fmt(m.usPerEvent, 3)} µs`
+
+/** One provider at both read sizes: the target pair, then the comparisons. */
+async function benchContender(c: Contender): Promise<Row[]> {
+  const section = `1. adapter vs parse floor: ${c.name}`
+  const recording = c.record(DELTAS, DELTAS)
+  const short = c.record(COMPARE_DELTAS, COMPARE_DELTAS)
+  const target = new Map<ReadSize, { floor: Measured; adapter: Measured }>()
+  const compare = new Map<ReadSize, { adapter: Measured; others: Measured[] }>()
+  for (const reads of READ_SIZES) {
+    const fetch = recordedFetch(recording, reads)
+    const adapter = c.adapter.create(fetch)
+    const [floor, alone] = await measureAll(
+      `${c.name}, ${readLabel(reads)}`,
+      [
+        { name: 'floor', run: () => parseFloor(fetch, c.countDeltas) },
+        { name: 'adapter', run: () => drainAdapter(adapter) },
+      ],
+      ROUNDS,
+      recording.deltas,
+    )
+    target.set(reads, { floor: floor!, adapter: alone! })
+
+    const shortFetch = recordedFetch(short, reads)
+    const shortAdapter = c.adapter.create(shortFetch)
+    const variants: Variant[] = [
+      { name: 'adapter', run: () => drainAdapter(shortAdapter) },
+      ...c.sdks(shortFetch),
+    ]
+    if (c.aiSdk !== undefined) {
+      const model = c.aiSdk.create(shortFetch)
+      variants.push({ name: c.aiSdk.name, run: () => drainAiSdk(model) })
+    }
+    const [adapterBeside, ...others] = await measureAll(
+      `${c.name} comparisons, ${readLabel(reads)}`,
+      variants,
+      COMPARE_ROUNDS,
+      short.deltas,
+    )
+    compare.set(reads, { adapter: adapterBeside!, others })
+  }
+  const both = <T>(f: (reads: ReadSize) => T): T[] => READ_SIZES.map(f)
+  const t = (reads: ReadSize) => target.get(reads)!
+  const k = (reads: ReadSize) => compare.get(reads)!
+  const rows: Row[] = [
+    {
+      section,
+      name: `per event (a, c: ${2 * DELTAS} deltas; b, d: ${2 * COMPARE_DELTAS}), at`,
+      value: both(readLabel),
+    },
+    {
+      section,
+      name: '(a) floor: eventsource-parser + JSON.parse',
+      value: both((reads) => us(t(reads).floor)),
+    },
+    {
+      section,
+      name: c.adapter.name,
+      value: both((reads) => us(t(reads).adapter)),
+      note: targetNote(
+        'c/a',
+        both((reads) => ratio(t(reads).adapter, t(reads).floor)),
+        FLOOR_TARGET,
+      ),
+    },
+  ]
+  k('16k').others.forEach(({ name }, i) => {
+    // `(b) SDK: ...` → `b`: the ratio is named by the letters of the rows it compares.
+    const letter = name.slice(1, name.indexOf(')'))
+    const other = (reads: ReadSize) => k(reads).others[i]!
+    const note =
+      name === c.aiSdk?.name
+        ? targetNote(
+            `${letter}/c`,
+            both((reads) => ratio(other(reads), k(reads).adapter)),
+            AI_SDK_TARGET,
+            'least',
+          )
+        : targetNote(
+            `c/${letter}`,
+            both((reads) => ratio(k(reads).adapter, other(reads))),
+            SDK_TARGET,
+          )
+    rows.push({ section, name, value: both((reads) => us(other(reads))), note })
+  })
+  if (c.noAiSdk !== undefined)
+    rows.push({ section, name: '(d) AI SDK', value: both(() => '-'), note: c.noAiSdk })
   return rows
 }
 
-/** Row 1: the three adapters against their floors, their SDKs and the AI SDK. */
+/**
+ * Runs every floor and adapter a few times before anything is timed, so that the provider measured
+ * first does not pay for compiling the shared code (the kit's reader and guard) while it is timed.
+ */
+async function warmUp(): Promise<void> {
+  for (const c of CONTENDERS) {
+    const recording = c.record(DELTAS / 5, DELTAS / 5)
+    for (const reads of READ_SIZES) {
+      const fetch = recordedFetch(recording, reads)
+      const adapter = c.adapter.create(fetch)
+      for (let i = 0; i < 5; i++) {
+        await parseFloor(fetch, c.countDeltas)
+        await drainAdapter(adapter)
+      }
+    }
+  }
+}
+
+/** Row 1: the four adapters against their parse floors, their SDKs and the AI SDK. */
 export async function benchAdapterOverhead(): Promise<Row[]> {
-  const label = (name: string) => `1. adapter overhead, ${name} (${DELTAS * 2} deltas)`
-  const anthropicStream = anthropicRecording(DELTAS, DELTAS)
-  const openaiStream = openaiRecording(DELTAS, DELTAS)
-  const geminiStream = geminiRecording(DELTAS, DELTAS)
-  return [
-    ...(await compare(label('anthropic'), anthropicContenders(anthropicStream))),
-    ...(await compare(label('openai responses'), openaiContenders(openaiStream), [
-      openaiHelper(openaiStream),
-    ])),
-    ...(await compare(label('gemini'), geminiContenders(geminiStream))),
-  ]
+  await warmUp()
+  const rows: Row[] = []
+  for (const contender of CONTENDERS) rows.push(...(await benchContender(contender)))
+  return rows
 }
 
 if (isMain(import.meta.url)) printTable(await benchAdapterOverhead())

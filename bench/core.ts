@@ -1,23 +1,34 @@
 import { applyEvent, initialTurnState } from '../src/core/reducer.ts'
-import type { AssistantTurn } from '../src/core/conversation.ts'
 import type { Event } from '../src/core/events.ts'
-import { guardStream } from '../src/core/guard-stream.ts'
+import { guardStream, type Delta, type Finish } from '../src/kit/guard-stream.ts'
 import { fmt, measure, type Row } from './harness.ts'
 
 const EVENTS = 40_000
-const turn: AssistantTurn = {
-  role: 'assistant',
-  text: '',
-  usage: { inputTokens: 0, outputTokens: 0 },
-  stopReason: 'stop',
-}
+const finish: Finish = { usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'stop' }
+const deltas: Delta[] = Array.from({ length: EVENTS }, (_, i) => ({
+  type: i % 2 === 0 ? 'thinking' : 'text',
+  text: 'tok ',
+}))
 
+/** One delta per step, as a generator that yields each event would give them. */
 async function* source(): AsyncGenerator<Event> {
-  for (let i = 0; i < EVENTS; i++) yield { type: i % 2 === 0 ? 'thinking' : 'text', text: 'tok ' }
-  yield { type: 'done', turn }
+  for (const delta of deltas) yield delta
+  yield {
+    type: 'done',
+    turn: { role: 'assistant', text: '', usage: finish.usage, stopReason: 'stop' },
+  }
 }
 
-/** The cost the shared stream guard and the reducer add per event, over a bare async generator. */
+/** A producer as an adapter writes one: a batch of deltas per network read (here, 64 per read). */
+async function* producer(): AsyncGenerator<readonly Delta[], Finish> {
+  for (let i = 0; i < deltas.length; i += 64) yield deltas.slice(i, i + 64)
+  return finish
+}
+
+/**
+ * What the shared stream guard (which folds every delta with the reducer into the `done` turn)
+ * costs per event, beside a bare async generator that yields each event.
+ */
 export async function benchCore(): Promise<Row[]> {
   const [bare, guarded, reduced] = await measure([
     {
@@ -29,19 +40,19 @@ export async function benchCore(): Promise<Row[]> {
       },
     },
     {
-      name: 'guardStream',
+      name: 'guardStream (folds the done turn)',
       run: async () => {
         let n = 0
-        for await (const _ of guardStream({ provider: 'bench' }, source)) n++
+        for await (const _ of guardStream({ provider: 'bench', model: 'm' }, producer)) n++
         return n
       },
     },
     {
-      name: 'guardStream + applyEvent',
+      name: 'guardStream + a consumer folding again',
       run: async () => {
         let n = 0
         let state = initialTurnState
-        for await (const event of guardStream({ provider: 'bench' }, source)) {
+        for await (const event of guardStream({ provider: 'bench', model: 'm' }, producer)) {
           state = applyEvent(state, event)
           n++
         }

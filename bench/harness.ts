@@ -11,7 +11,16 @@ export type Variant = { name: string; run: () => Promise<number> | number }
 /** One measured variant: median microseconds per event over the rounds, and every round's figure. */
 export type Measured = { name: string; usPerEvent: number; events: number; samples: number[] }
 
+const gc: (() => void) | undefined =
+  typeof globalThis.gc === 'function' ? (globalThis.gc as () => void) : undefined
+
+/**
+ * Runs every variant once a round, `warmup` rounds untimed then `rounds` timed. A full GC first
+ * (when node runs with `--expose-gc`, as `npm run bench` does) clears what earlier measurements
+ * left; not between runs, which would shrink the young generation and slow every run alike.
+ */
 export async function measure(variants: Variant[], rounds = 7, warmup = 2): Promise<Measured[]> {
+  gc?.()
   const samples = variants.map(() => [] as number[])
   const counts = variants.map(() => 0)
   for (let round = 0; round < warmup + rounds; round++) {
@@ -49,24 +58,53 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-/** A row of the printed table. */
-export type Row = { section: string; name: string; value: string; note?: string | undefined }
+/**
+ * A row of the printed table: one value, or one per column (e.g. per read size), with a note.
+ * Rows with several values line their columns up with the rows around them.
+ */
+export type Row = {
+  section: string
+  name: string
+  value: string | readonly string[]
+  note?: string | undefined
+}
 
 export function printTable(rows: Row[]): void {
-  const widths = [0, 0, 0]
+  const valuesOf = (row: Row) => (typeof row.value === 'string' ? [row.value] : row.value)
+  let name = 0
+  const widths: number[] = []
   for (const row of rows) {
-    widths[0] = Math.max(widths[0]!, row.section.length)
-    widths[1] = Math.max(widths[1]!, row.name.length)
-    widths[2] = Math.max(widths[2]!, row.value.length)
+    name = Math.max(name, row.name.length)
+    valuesOf(row).forEach((value, i) => (widths[i] = Math.max(widths[i] ?? 0, value.length)))
   }
-  let section = ''
+  // Each section on a line of its own, its rows indented below it.
+  let section: string | undefined
   for (const row of rows) {
-    const head = row.section === section ? '' : row.section
+    if (row.section !== section) console.log(`${section === undefined ? '' : '\n'}${row.section}`)
     section = row.section
-    console.log(
-      `${head.padEnd(widths[0]!)}  ${row.name.padEnd(widths[1]!)}  ${row.value.padStart(widths[2]!)}  ${row.note ?? ''}`.trimEnd(),
-    )
+    const values = valuesOf(row).map((value, i) => value.padStart(widths[i]!))
+    console.log(['', row.name.padEnd(name), ...values, row.note ?? ''].join('  ').trimEnd())
   }
+}
+
+/**
+ * A measured ratio beside its target, e.g. `1.32x ok` or `1.71x MISSED`: `limit` is the most the
+ * ratio may be (`at: 'most'`) or the least (`at: 'least'`).
+ */
+export function verdict(value: number, limit: number, at: 'most' | 'least' = 'most'): string {
+  const met = at === 'most' ? value <= limit : value >= limit
+  return `${fmt(value)}x ${met ? 'ok' : 'MISSED'}`
+}
+
+/** `target ≤ 1.5x: 1.32x ok, 1.71x MISSED`, one verdict per read size. */
+export function targetNote(
+  label: string,
+  values: readonly number[],
+  limit: number,
+  at: 'most' | 'least' = 'most',
+): string {
+  const sign = at === 'most' ? '≤' : '≥'
+  return `${label} ${values.map((v) => verdict(v, limit, at)).join(', ')} (target ${sign} ${limit}x)`
 }
 
 export const fmt = (n: number, digits = 2): string => n.toFixed(digits)

@@ -4,10 +4,27 @@
  * answer, with every delta its own event as the providers send them.
  */
 
-/** A generated stream and how many visible deltas (thinking + text) it holds. */
-export type Recording = { bytes: Uint8Array; deltas: number }
+/**
+ * A generated stream: its bytes, where each SSE event ends in them, and how many visible deltas
+ * (thinking + text) it holds.
+ */
+export type Recording = { bytes: Uint8Array; ends: readonly number[]; deltas: number }
 
 const utf8 = new TextEncoder()
+
+/** The recording of `events`, each one whole SSE event as the wire carries it. */
+function record(events: readonly string[], deltas: number): Recording {
+  const encoded = events.map((event) => utf8.encode(event))
+  const bytes = new Uint8Array(encoded.reduce((sum, event) => sum + event.byteLength, 0))
+  const ends: number[] = []
+  let offset = 0
+  for (const event of encoded) {
+    bytes.set(event, offset)
+    offset += event.byteLength
+    ends.push(offset)
+  }
+  return { bytes, ends, deltas }
+}
 
 function frame(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
@@ -92,7 +109,7 @@ export function anthropicRecording(thinking: number, text: number): Recording {
     }),
     frame('message_stop', { type: 'message_stop' }),
   )
-  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+  return record(parts, thinking + text)
 }
 
 /** A Responses stream: a reasoning summary of `thinking` deltas, then a message of `text` deltas. */
@@ -222,7 +239,7 @@ export function openaiRecording(thinking: number, text: number): Recording {
   }
   event({ type: 'response.output_item.done', output_index: 1, item: message })
   event({ type: 'response.completed', response: response('completed', [reasoning, message]) })
-  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+  return record(parts, thinking + text)
 }
 
 /**
@@ -254,31 +271,100 @@ export function geminiRecording(thinking: number, text: number): Recording {
   for (let i = 0; i < thinking; i++) chunk({ text: thinkingDelta(i), thought: true }, i + 1)
   for (let i = 0; i < text; i++) chunk({ text: textDelta(i) }, thinking + i + 1)
   chunk({ text: '', thoughtSignature: 'U0lHLWJlbmNo' }, thinking + text, true)
-  return { bytes: utf8.encode(parts.join('')), deltas: thinking + text }
+  return record(parts, thinking + text)
 }
 
-/** Network-sized chunks, as a socket delivers a fast stream. */
+/**
+ * A Chat Completions stream as DeepSeek sends it (`deepseek-reasoner`): a role chunk, then one
+ * chunk per delta (`reasoning_content` while it thinks, then `content`), the finish reason with the
+ * usage on the last chunk, then `data: [DONE]`.
+ */
+export function chatCompletionsRecording(thinking: number, text: number): Recording {
+  const parts: string[] = []
+  const chunk = (
+    delta: Record<string, unknown>,
+    finish: string | null = null,
+    usage = null as unknown,
+  ) => {
+    const data = {
+      id: 'chatcmpl-bench',
+      object: 'chat.completion.chunk',
+      created: 1767225600,
+      model: 'deepseek-reasoner',
+      system_fingerprint: 'fp_bench',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      usage,
+    }
+    parts.push(`data: ${JSON.stringify(data)}\n\n`)
+  }
+  chunk({ role: 'assistant', content: null, reasoning_content: '' })
+  for (let i = 0; i < thinking; i++) chunk({ content: null, reasoning_content: thinkingDelta(i) })
+  for (let i = 0; i < text; i++) chunk({ content: textDelta(i), reasoning_content: null })
+  chunk({ content: '', reasoning_content: null }, 'stop', {
+    prompt_tokens: 12,
+    completion_tokens: thinking + text,
+    total_tokens: 12 + thinking + text,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: thinking },
+    prompt_cache_hit_tokens: 0,
+    prompt_cache_miss_tokens: 12,
+  })
+  parts.push('data: [DONE]\n\n')
+  return record(parts, thinking + text)
+}
+
+/**
+ * How the body is cut into reads: `'16k'`, network-sized chunks as a socket delivers a burst (a
+ * fast stream, or one that was buffered); `'event'`, every SSE event its own read, as a model
+ * streaming tokens delivers them.
+ */
+export type ReadSize = '16k' | 'event'
+
+export const READ_SIZES: readonly ReadSize[] = ['16k', 'event']
+
+/** How a read size is named in the table. */
+export const readLabel = (reads: ReadSize): string =>
+  reads === '16k' ? '16 KiB reads' : 'one event per read'
+
+/** Bytes per read in `'16k'` mode. */
 export const CHUNK_BYTES = 16 * 1024
 
-/** A fetch that answers every request with `bytes`, in `CHUNK_BYTES` chunks. Nothing leaves the process. */
-export function recordedFetch(bytes: Uint8Array): typeof globalThis.fetch {
+/** The reads of `recording`, cut as `reads` says. */
+export function chunksOf(recording: Recording, reads: ReadSize): Uint8Array[] {
+  const { bytes, ends } = recording
+  const chunks: Uint8Array[] = []
+  if (reads === '16k') {
+    for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES)
+      chunks.push(bytes.subarray(offset, offset + CHUNK_BYTES))
+  } else {
+    let start = 0
+    for (const end of ends) {
+      chunks.push(bytes.subarray(start, end))
+      start = end
+    }
+  }
+  return chunks
+}
+
+/**
+ * A fetch that answers every request with the recording, one chunk of `chunksOf` per read (a pull
+ * of the body, as a socket read would be). Nothing leaves the process.
+ */
+export function recordedFetch(
+  recording: Recording,
+  reads: ReadSize = '16k',
+): typeof globalThis.fetch {
+  const chunks = chunksOf(recording, reads)
   return async (_input, init) => {
-    let offset = 0
+    let index = 0
     const signal = init?.signal ?? undefined
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
         if (signal?.aborted === true) return controller.error(signal.reason)
-        if (offset >= bytes.length) return controller.close()
-        controller.enqueue(bytes.subarray(offset, offset + CHUNK_BYTES))
-        offset += CHUNK_BYTES
+        if (index >= chunks.length) return controller.close()
+        controller.enqueue(chunks[index++]!)
       },
     })
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
   }
-}
-
-/** The chunks `recordedFetch` would deliver, for benchmarks that read the bytes directly. */
-export function* chunksOf(bytes: Uint8Array): Generator<Uint8Array> {
-  for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES)
-    yield bytes.subarray(offset, offset + CHUNK_BYTES)
 }

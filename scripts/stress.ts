@@ -5,7 +5,9 @@
  *    content-length, body), 10,000+ cases, each answered with its predicted status.
  * 2. SSE under random chunk boundaries: random events through the relay's encoder and `relay()`,
  *    and every provider fixture cut at many points at once.
- * 3. Load: 200 concurrent streams through the Worker in workerd, a tenth of the clients leaving
+ * 3. Memory: the stream guard keeps no event alive, and the relay in Node keeps nothing of its
+ *    streams (requests, responses, heap) once they end.
+ * 4. Load: 200 concurrent streams through the Worker in workerd, a tenth of the clients leaving
  *    mid-way, on the mock model and on a real adapter calling a loopback provider, in several
  *    bursts, with the workerd process's resident memory after each.
  *
@@ -19,6 +21,7 @@ import {
   providerFixtures,
   relayChunkingProperty,
 } from '../test/fuzz/sse-chunking.ts'
+import { guardRetention } from '../test/load/guard-retention.ts'
 import { runInProcess } from '../test/load/in-process.ts'
 import {
   rssOf,
@@ -74,6 +77,15 @@ await step(`SSE: provider fixtures under random multi-point chunkings, seed ${se
   const runs = 300
   for (const fixture of fixtures) await fixtureChunkingProperty(fixture, runs, seed)
   process.stdout.write(`   ${fixtures.length} fixtures × ${runs} chunkings, all identical\n`)
+})
+
+await step('memory: guardStream keeps no event alive once the consumer dropped it', async () => {
+  const results = await guardRetention()
+  for (const { name, retained } of results) {
+    process.stdout.write(`   ${name}: ${retained} of 10 dropped events still reachable\n`)
+  }
+  const held = results.filter((result) => result.retained !== 0)
+  if (held.length > 0) throw new Error(`events held with ${held.map((r) => r.name).join('; ')}`)
 })
 
 await step(

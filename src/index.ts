@@ -1,5 +1,6 @@
 export type {
   Adapter,
+  CacheOptions,
   CallOptions,
   JSONSchema,
   ResponseFormat,
@@ -7,6 +8,7 @@ export type {
   ToolChoice,
   ToolSpec,
 } from './core/adapter.ts'
+export type { Capabilities, ThinkingSupport } from './core/capabilities.ts'
 export type {
   AssistantTurn,
   Conversation,
@@ -23,20 +25,9 @@ export type { Event, EventType, ToolCall } from './core/events.ts'
 export {
   ThinkwireError,
   isThinkwireError,
-  isRetryableKind,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
   type ErrorKind,
   type ThinkwireErrorOptions,
 } from './core/errors.ts'
-export { applyEvent, initialTurnState, partialTurn, type TurnState } from './core/reducer.ts'
-export {
-  encodeTurns,
-  matchesTag,
-  thinkingModeOf,
-  type ReplayTag,
-  type TurnEncoder,
-} from './core/replay.ts'
 export { complete, type CompleteOptions } from './core/complete.ts'
 export { completeJson, type CompleteJsonOptions, type JsonResult } from './core/complete-json.ts'
 export type { StandardSchemaV1, StandardIssue, StandardResult } from './core/standard-schema.ts'
@@ -48,24 +39,20 @@ export {
   type ChatStatus,
   type Scheduler,
 } from './core/chat.ts'
-export { toMessages, type ChatMessage, type ToolCallView } from './core/messages.ts'
+export type { ChatMessage, ToolCallView } from './core/messages.ts'
 export { trimConversation, type TrimOptions } from './core/trim.ts'
 export {
-  executeToolCalls,
   runTools,
   type RunToolsOptions,
   type RunToolsResult,
   type Tool,
   type ToolContext,
 } from './core/tools.ts'
-export { guardStream, sleep, type GuardOptions, type StreamContext } from './core/guard-stream.ts'
-export { models, findModel, type ModelInfo, type ThinkingSupport } from './models.ts'
 export { withRetry, type RetryInfo, type RetryPolicy } from './middleware/retry.ts'
 export { withFallback, type FallbackInfo, type FallbackOptions } from './middleware/fallback.ts'
 export { withRateLimit, type RateLimitOptions } from './middleware/rate-limit.ts'
 export {
   createRegistry,
-  isRegistry,
   type AdapterFactory,
   type ProviderEntry,
   type Registry,

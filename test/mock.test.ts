@@ -1,42 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { describeAdapterContract, type ContractHarness } from './adapter-contract.ts'
-import { mock, type MockOptions } from '../src/providers/mock/index.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { createRegistry } from '../src/core/registry.ts'
+import { createMock, mock, mockModelIds } from '../src/providers/mock/index.ts'
 import type { Event } from '../src/core/events.ts'
-
-function harness(options: MockOptions): ContractHarness {
-  const adapter = mock(options)
-  return {
-    adapter,
-    upstreamAborted: () => adapter.calls.at(-1)?.signal.aborted === true,
-    lastRequest: () => adapter.calls.at(-1)?.request,
-    requestCount: () => adapter.calls.length,
-  }
-}
-
-describeAdapterContract('mock', {
-  answer: (model) =>
-    harness({
-      model,
-      script: [
-        {
-          thinking: 'Two and two.',
-          text: 'It is 4.',
-          toolCalls: [{ name: 'log', input: { n: 4 } }],
-        },
-      ],
-    }),
-  failAfterFirstEvent: () =>
-    harness({ script: [{ text: 'partial answer', fail: { kind: 'server', afterEvents: 1 } }] }),
-  stallAfterFirstEvent: () =>
-    harness({ script: [{ text: 'partial answer', stallAfterEvents: 1 }] }),
-  replayMarkers: (turn) => (turn.items?.data ?? []).map((item) => JSON.stringify(item)),
-})
-
-async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
+import { collect } from './helpers/stream.ts'
 
 describe('mock', () => {
   it('answers any question with thinking and a quote of the question when it has no script', async () => {
@@ -106,5 +72,52 @@ describe('mock', () => {
     ).rejects.toMatchObject({ kind: 'timeout', retryable: true })
     expect(events).toHaveLength(1)
     expect(adapter.calls[0]?.signal.aborted).toBe(true)
+  })
+
+  it('reports the echo row as the capabilities of every mock model', () => {
+    const echo = {
+      thinking: { mode: 'effort', levels: ['low', 'medium', 'high'], canDisable: true },
+      tools: true,
+      json: true,
+      contextTokens: 200_000,
+      maxOutputTokens: 64_000,
+    }
+    expect(mock().capabilities).toEqual(echo)
+    expect(mock({ model: 'anything-else' }).capabilities).toEqual(echo)
+  })
+
+  it('makes adapters of any model from one set of options, and lists the mock models', async () => {
+    const factory = createMock({ chunkSize: 2, script: [{ text: 'abcd' }] })
+    expect(factory.models).toEqual(mockModelIds)
+    const adapter = factory('parrot')
+    expect(adapter).toMatchObject({ provider: 'mock', model: 'parrot' })
+    const events = await collect(adapter.stream({ turns: [{ role: 'user', content: 'x' }] }))
+    expect(events.filter((e) => e.type === 'text')).toEqual([
+      { type: 'text', text: 'ab' },
+      { type: 'text', text: 'cd' },
+    ])
+    expect(adapter.calls).toHaveLength(1)
+    expect(adapter.calls[0]?.request).toEqual([{ role: 'user', content: 'x' }])
+    const registry = createRegistry({ mock: factory })
+    expect(registry.models()).toEqual([
+      { id: 'mock/echo', provider: 'mock', model: 'echo', ...mock().capabilities },
+    ])
+  })
+
+  it('waits delayMs before each delta', async () => {
+    vi.useFakeTimers()
+    try {
+      const adapter = mock({ delayMs: 50, chunkSize: 2, script: [{ text: 'abcd' }] })
+      const iterator = adapter.stream({ turns: [] })[Symbol.asyncIterator]()
+      let settled = false
+      const first = iterator.next().finally(() => (settled = true))
+      await vi.advanceTimersByTimeAsync(49)
+      expect(settled).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(await first).toEqual({ done: false, value: { type: 'text', text: 'ab' } })
+      await iterator.return?.()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../src/core/errors.ts'
-import { createRegistry, isRegistry } from '../src/core/registry.ts'
+import type { Adapter } from '../src/core/adapter.ts'
+import { createRegistry } from '../src/core/registry.ts'
 import { mock } from '../src/providers/mock/index.ts'
 
 function thrown(run: () => unknown): unknown {
@@ -66,11 +67,15 @@ describe('createRegistry', () => {
     expect(registry.models().map((m) => m.id)).toEqual(['groq/llama', 'local/a', 'local/b'])
   })
 
-  it('lists served models with their capabilities from the model table', () => {
+  it('lists served models with the capabilities their adapters report', () => {
+    const plain: Adapter = { provider: 'mock', model: 'plain', stream: mock().stream }
     const registry = createRegistry({
-      mock: { create: (model) => mock({ model }), models: ['echo', 'unlisted'] },
+      mock: {
+        create: (model) => (model === 'plain' ? plain : mock({ model })),
+        models: ['echo', 'plain'],
+      },
     })
-    const [echo, unlisted] = registry.models()
+    const [echo, bare] = registry.models()
     expect(echo).toMatchObject({
       id: 'mock/echo',
       provider: 'mock',
@@ -80,21 +85,53 @@ describe('createRegistry', () => {
       contextTokens: 200_000,
     })
     expect(echo?.thinking).toMatchObject({ mode: 'effort' })
-    expect(unlisted).toEqual({ id: 'mock/unlisted', provider: 'mock', model: 'unlisted' })
+    expect(bare).toEqual({ id: 'mock/plain', provider: 'mock', model: 'plain' })
   })
 
-  it('advertises the table models of a provider served by a bare factory', () => {
-    const registry = createRegistry({ mock: (model) => mock({ model }) })
-    expect(registry.models().map((m) => m.id)).toContain('mock/echo')
+  it("advertises a factory's own models and still resolves any other model", () => {
+    const factory = Object.assign((model: string) => mock({ model }), { models: ['echo', 'b'] })
+    const registry = createRegistry({ mock: factory })
+    expect(registry.models().map((m) => m.id)).toEqual(['mock/echo', 'mock/b'])
+    expect(registry.resolve('mock/unlisted').model).toBe('unlisted')
     expect(registry.providers).toEqual(['mock'])
+  })
+
+  it('advertises nothing for a bare factory without models', () => {
+    const registry = createRegistry({ mock: (model) => mock({ model }) })
+    expect(registry.models()).toEqual([])
+    expect(registry.resolve('mock/echo').model).toBe('echo')
+  })
+
+  it('builds each model once, so adapters (and their SDK clients) are not made per request', () => {
+    let built = 0
+    const registry = createRegistry({
+      mock: (model) => {
+        built++
+        return mock({ model })
+      },
+    })
+    const first = registry.resolve('mock/a')
+    expect(registry.resolve('mock/a')).toBe(first)
+    registry.resolve('mock/b')
+    expect(built).toBe(2)
+  })
+
+  it('keeps a bounded number of adapters, so client-chosen model ids cannot grow memory', () => {
+    let built = 0
+    const registry = createRegistry({
+      mock: (model) => {
+        built++
+        return mock({ model })
+      },
+    })
+    const first = registry.resolve('mock/m0')
+    for (let i = 1; i <= 64; i++) registry.resolve(`mock/m${i}`)
+    expect(built).toBe(65)
+    expect(registry.resolve('mock/m0')).not.toBe(first)
+    expect(built).toBe(66)
   })
 
   it('refuses a provider name with a slash', () => {
     expect(() => createRegistry({ 'a/b': () => mock() })).toThrow(/must be non-empty without '\/'/)
-  })
-
-  it('is recognised as a registry, and plain entries are not', () => {
-    expect(isRegistry(createRegistry({}))).toBe(true)
-    expect(isRegistry({ resolve: () => mock(), models: () => [] })).toBe(false)
   })
 })

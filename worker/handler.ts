@@ -1,7 +1,5 @@
-import type { ProviderEntry } from '../src/core/registry.ts'
-import { createRelay } from '../src/relay/create-relay.ts'
-import type { Relay, RelayLogEntry } from '../src/relay/options.ts'
-import type { RateLimits } from '../src/relay/rate-limit.ts'
+import type { ProviderEntry } from '../src/index.ts'
+import { createRelay, type RateLimits, type Relay, type RelayLogEntry } from '../src/relay/index.ts'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import { count, list, setting } from './settings.ts'
@@ -45,7 +43,6 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   if (tpm > 0) limits.tokensPerMinute = tpm
   return createRelay({
     registry: registryFromEnv(env, options.providers),
-    mockWhenEmpty: false,
     models: models.length === 0 ? undefined : models,
     // Without tokens, clients are told apart by address (set by Cloudflare's edge).
     auth:

@@ -6,7 +6,7 @@ import {
   type RateLimiter,
   type RateLimits,
   type WindowState,
-} from '../src/relay/rate-limit.ts'
+} from '../src/relay/index.ts'
 
 const KEY = 'window'
 

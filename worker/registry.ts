@@ -1,77 +1,52 @@
-import type { Adapter } from '../src/core/adapter.ts'
-import { createRegistry, type ProviderEntry, type Registry } from '../src/core/registry.ts'
-import { anthropic } from '../src/providers/anthropic/index.ts'
-import { gemini } from '../src/providers/gemini/index.ts'
-import { mock, mockModelIds } from '../src/providers/mock/index.ts'
-import { openai } from '../src/providers/openai/index.ts'
 import {
-  openaiCompatible,
+  createRegistry,
+  type AdapterFactory,
+  type ProviderEntry,
+  type Registry,
+} from '../src/index.ts'
+import { createAnthropic } from '../src/providers/anthropic/index.ts'
+import { createGemini } from '../src/providers/gemini/index.ts'
+import { createMock, mockModelIds } from '../src/providers/mock/index.ts'
+import { createOpenAI } from '../src/providers/openai/index.ts'
+import {
+  createOpenAICompatible,
   presets,
   type CompatiblePreset,
 } from '../src/providers/openai-compatible/index.ts'
 import { count, list, setting } from './settings.ts'
 
-/** A provider served when its key is set. */
-type KeyedProvider = {
-  name: string
-  /** The secret holding its API key. */
-  key: keyof Env
-  /** The setting listing its served models. */
-  models: keyof Env
-  /** The setting that moves its API elsewhere (a gateway or proxy); the SDK's default when unset. */
-  baseURL: string
-  create(apiKey: string, model: string, baseURL: string | undefined): Adapter
+/** What a provider's factory is built from: the key, and a base URL when one is set. */
+type Settings = { apiKey: string; baseURL?: string | undefined }
+
+/**
+ * The providers this Worker serves, each when its key is set: `<NAME>_API_KEY`, with the models of
+ * `<NAME>_MODELS` (else the provider's current models are listed and any model id is served) and
+ * the API at `<NAME>_BASE_URL` (a gateway or a proxy; else the provider's own). Adding a provider
+ * is one line here.
+ */
+const PROVIDERS: { readonly [name: string]: (settings: Settings) => AdapterFactory } = {
+  anthropic: (settings) => createAnthropic(settings),
+  openai: (settings) => createOpenAI(settings),
+  gemini: (settings) => createGemini(settings),
 }
 
 /**
- * The providers this Worker can serve. Adding a provider is one entry here; it is then served
- * whenever its key is set.
- */
-const PROVIDERS: readonly KeyedProvider[] = [
-  {
-    name: 'anthropic',
-    key: 'ANTHROPIC_API_KEY',
-    models: 'ANTHROPIC_MODELS',
-    baseURL: 'ANTHROPIC_BASE_URL',
-    create: (apiKey, model, baseURL) => anthropic({ apiKey, model, baseURL }),
-  },
-  {
-    name: 'openai',
-    key: 'OPENAI_API_KEY',
-    models: 'OPENAI_MODELS',
-    baseURL: 'OPENAI_BASE_URL',
-    create: (apiKey, model, baseURL) => openai({ apiKey, model, baseURL }),
-  },
-  {
-    name: 'gemini',
-    key: 'GEMINI_API_KEY',
-    models: 'GEMINI_MODELS',
-    baseURL: 'GEMINI_BASE_URL',
-    create: (apiKey, model, baseURL) => gemini({ apiKey, model, baseURL }),
-  },
-]
-
-/**
- * Builds the registry from the Worker's settings: each provider whose key is set, each
- * OpenAI-compatible endpoint, and the offline mock (`MOCK_MODELS`: `auto` serves it only when no
- * provider is configured, `on` always, `off` never).
+ * Builds the registry from the Worker's settings, once per isolate (so each provider's SDK client
+ * is made once, not per request): each provider whose key is set, each OpenAI-compatible
+ * endpoint, and the offline mock (`MOCK_MODELS`: `auto` serves it only when no provider is
+ * configured, `on` always, `off` never).
  */
 export function registryFromEnv(
   env: Env,
   extra: { readonly [provider: string]: ProviderEntry } = {},
 ): Registry {
   const entries: Record<string, ProviderEntry> = {}
-  for (const provider of PROVIDERS) {
-    const apiKey = setting(env, provider.key)
+  for (const [name, create] of Object.entries(PROVIDERS)) {
+    const prefix = name.toUpperCase()
+    const apiKey = setting(env, `${prefix}_API_KEY`)
     if (apiKey === undefined || apiKey === '') continue
-    const baseURL = setting(env, provider.baseURL) || undefined
-    if (baseURL !== undefined && !/^https?:\/\/\S+$/.test(baseURL)) {
-      throw new TypeError(`${provider.baseURL} must be an http(s) URL`)
-    }
-    entries[provider.name] = served(
-      (model) => provider.create(apiKey, model, baseURL),
-      setting(env, provider.models),
-    )
+    const baseURL = urlSetting(env, `${prefix}_BASE_URL`)
+    entries[name] = served(create({ apiKey, baseURL }), setting(env, `${prefix}_MODELS`))
   }
   Object.assign(entries, compatibleEndpoints(env), extra)
 
@@ -81,8 +56,11 @@ export function registryFromEnv(
   }
   const configured = Object.keys(entries).length > 0
   if (mockSetting === 'on' || (mockSetting === 'auto' && !configured)) {
-    const delayMs = count(env, 'MOCK_DELAY_MS', 0)
-    entries['mock'] ??= { create: (model) => mock({ model, delayMs }), models: mockModelIds }
+    // Only its own models: the offline mock answers any question, not any model id.
+    entries['mock'] ??= {
+      create: createMock({ delayMs: count(env, 'MOCK_DELAY_MS', 0) }),
+      models: mockModelIds,
+    }
   }
   return createRegistry(entries)
 }
@@ -113,15 +91,22 @@ function compatibleEndpoints(env: Env): Record<string, ProviderEntry> {
     }
     const prefix = name.toUpperCase().replace(/-/g, '_')
     const apiKey = setting(env, `${prefix}_API_KEY`) || undefined
-    entries[name] = served(
-      (model) => openaiCompatible({ ...preset, provider: name, baseURL, model, apiKey }),
-      setting(env, `${prefix}_MODELS`),
-    )
+    const factory = createOpenAICompatible({ ...preset, provider: name, baseURL, apiKey })
+    entries[name] = served(factory, setting(env, `${prefix}_MODELS`))
   }
   return entries
 }
 
-function served(create: (model: string) => Adapter, models: string | undefined): ProviderEntry {
+/** A factory as it is (its current models listed, any model served), or only the listed models. */
+function served(factory: AdapterFactory, models: string | undefined): ProviderEntry {
   const ids = list(models)
-  return ids.length === 0 ? create : { create, models: ids }
+  return ids.length === 0 ? factory : { create: factory, models: ids }
+}
+
+/** An http(s) URL setting, or undefined when it is empty. */
+function urlSetting(env: Env, name: string): string | undefined {
+  const value = setting(env, name)
+  if (value === undefined || value === '') return undefined
+  if (!/^https?:\/\/\S+$/.test(value)) throw new TypeError(`${name} must be an http(s) URL`)
+  return value
 }

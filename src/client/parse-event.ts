@@ -1,14 +1,52 @@
 import type { EventSourceMessage } from 'eventsource-parser'
-import type { AssistantTurn } from '../core/conversation.ts'
+import type { AssistantTurn, Usage } from '../core/conversation.ts'
 import { isRetryableKind, ThinkwireError, type ErrorKind } from '../core/errors.ts'
 import type { Event, ToolCall } from '../core/events.ts'
+import type { FieldTable, WireEvents } from '../core/wire.ts'
+import { isRecord, type JsonRecord } from '../kit/json.ts'
 
-type Dict = { [key: string]: unknown }
+type Check = (value: unknown) => boolean
 
-/** True for a non-null object that is not an array. */
-export function isDict(value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+const isString: Check = (value) => typeof value === 'string'
+const isCount: Check = (value) => typeof value === 'number' && value >= 0
+const optional =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || check(value)
+const listOf =
+  (check: Check): Check =>
+  (value) =>
+    Array.isArray(value) && value.every(check)
+/** A check of an object with one check per field of `T` (the table fails to compile when `T` grows). */
+function shape<T>(table: FieldTable<T, Check>): Check {
+  const checks: [string, Check][] = Object.entries(table)
+  return (value) => isRecord(value) && checks.every(([key, check]) => check(value[key]))
 }
+
+const isToolCall = shape<ToolCall>({
+  id: isString,
+  name: isString,
+  // Any JSON value (null included), but present.
+  input: (value) => value !== undefined,
+})
+const isUsage = shape<Usage>({
+  inputTokens: isCount,
+  outputTokens: isCount,
+  reasoningTokens: optional(isCount),
+  cacheReadTokens: optional(isCount),
+  cacheWriteTokens: optional(isCount),
+})
+const isTurn = shape<AssistantTurn>({
+  role: (value) => value === 'assistant',
+  text: isString,
+  thinking: optional(isString),
+  toolCalls: optional(listOf(isToolCall)),
+  usage: isUsage,
+  stopReason: isString,
+  // Passed on untouched: the items (and their seal) go back to the relay exactly as they came.
+  items: optional(isRecord),
+  warnings: optional(listOf(isString)),
+})
 
 /** True for an error kind this client knows (a newer relay's unknown kind is not one). */
 function isErrorKind(value: unknown): value is ErrorKind {
@@ -18,78 +56,60 @@ function isErrorKind(value: unknown): value is ErrorKind {
 
 /**
  * A `ThinkwireError` from a relay's error payload `{ kind, message, retryable?, retryAfterMs? }`:
- * the payload's fields where they are valid, else the fallback's.
+ * the payload's fields where they are valid, else the given `kind`, `'relay: ' + message` and
+ * `retryAfterMs`.
  */
 export function relayError(
-  data: Dict,
+  data: JsonRecord,
   provider: string,
-  fallback: { kind: ErrorKind; message: string; status?: number | undefined },
+  kind: ErrorKind,
+  message: string,
+  status?: number | undefined,
   retryAfterMs?: number | undefined,
 ): ThinkwireError {
-  const { kind, message, retryable, retryAfterMs: after } = data
+  const { kind: given, message: text, retryable, retryAfterMs: after } = data
   return new ThinkwireError({
-    kind: isErrorKind(kind) ? kind : fallback.kind,
-    message: typeof message === 'string' ? message : fallback.message,
+    kind: isErrorKind(given) ? given : kind,
+    message: typeof text === 'string' ? text : `relay: ${message}`,
     retryable: typeof retryable === 'boolean' ? retryable : undefined,
     retryAfterMs: typeof after === 'number' && after >= 0 ? after : retryAfterMs,
-    status: fallback.status,
+    status,
     provider,
   })
 }
 
+type DeltaEvents = Omit<WireEvents, 'error'>
+
 /**
- * Turns one SSE message of the relay into an event, a `ThinkwireError` (an `error` event or a
- * malformed payload), or undefined for an event name this client does not know (ignored, so a
- * newer relay can add events).
+ * Where each event of the wire format carries its payload, and the check of it. `error` is read
+ * apart: it throws.
  */
-export function parseEvent(
-  message: EventSourceMessage,
-  provider: string,
-): Event | ThinkwireError | undefined {
-  const name = message.event
-  let data: Dict = {}
+const PAYLOADS: { readonly [K in keyof DeltaEvents]: readonly [keyof DeltaEvents[K], Check] } = {
+  thinking: ['text', isString],
+  text: ['text', isString],
+  'tool-call': ['call', isToolCall],
+  done: ['turn', isTurn],
+}
+
+/**
+ * Turns one SSE message of the relay into an event, or undefined for an event name this client
+ * does not know (ignored, so a newer relay can add events). An `error` event, and a payload that
+ * is malformed, throw a `ThinkwireError`.
+ */
+export function parseEvent(message: EventSourceMessage, provider: string): Event | undefined {
+  const name = message.event ?? 'message'
+  let data: JsonRecord = {}
   try {
     const parsed: unknown = JSON.parse(message.data)
-    if (isDict(parsed)) data = parsed
+    if (isRecord(parsed)) data = parsed
   } catch {
     // left empty: reported below as malformed
   }
-  const { text, call, turn } = data
-  switch (name) {
-    case 'thinking':
-    case 'text':
-      if (typeof text === 'string') return { type: name, text }
-      break
-    case 'tool-call':
-      if (
-        isDict(call) &&
-        typeof call['id'] === 'string' &&
-        typeof call['name'] === 'string' &&
-        'input' in call
-      ) {
-        return { type: name, call: call as ToolCall }
-      }
-      break
-    case 'done':
-      // Passed on untouched: the items (and their seal) go back to the relay exactly as they came.
-      if (
-        isDict(turn) &&
-        turn['role'] === 'assistant' &&
-        typeof turn['text'] === 'string' &&
-        isDict(turn['usage']) &&
-        typeof turn['stopReason'] === 'string'
-      ) {
-        return { type: name, turn: turn as AssistantTurn }
-      }
-      break
-    case 'error':
-      return relayError(data, provider, { kind: 'server', message: 'relay: the stream failed' })
-    default:
-      return undefined
-  }
-  return new ThinkwireError({
-    kind: 'server',
-    message: `relay: malformed '${name}' event`,
-    provider,
-  })
+  if (name === 'error') throw relayError(data, provider, 'server', 'the stream failed')
+  if (!Object.hasOwn(PAYLOADS, name)) return undefined
+  const [field, check] = PAYLOADS[name as keyof DeltaEvents]
+  const payload = data[field]
+  // The check proves the payload's type, so the event is well formed.
+  if (check(payload)) return { type: name, [field]: payload } as Event
+  throw relayError({}, provider, 'server', `malformed '${name}' event`)
 }

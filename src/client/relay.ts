@@ -1,15 +1,12 @@
-import { createParser } from 'eventsource-parser'
 import type { Adapter, CallOptions } from '../core/adapter.ts'
-import type { Conversation } from '../core/conversation.ts'
-import {
-  isThinkwireError,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
-  ThinkwireError,
-} from '../core/errors.ts'
-import type { Event } from '../core/events.ts'
-import { guardStream, type StreamContext } from '../core/guard-stream.ts'
-import { isDict, parseEvent, relayError } from './parse-event.ts'
+import type { AssistantTurn, Conversation } from '../core/conversation.ts'
+import { ThinkwireError } from '../core/errors.ts'
+import type { WireChatRequest } from '../core/wire.ts'
+import { guardStream, type Delta, type Finish, type StreamContext } from '../kit/guard-stream.ts'
+import { kindFromStatus, retryAfterMsFromHeaders } from '../kit/http-error.ts'
+import { isRecord } from '../kit/json.ts'
+import { END, readEventStream } from '../kit/read-event-stream.ts'
+import { parseEvent, relayError } from './parse-event.ts'
 
 /** Request headers, or a function that makes them for each call (e.g. a fresh token). */
 export type RelayHeaders = HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
@@ -55,13 +52,13 @@ export function relay(options: RelayOptions): Adapter {
     conversation: Conversation,
     callOptions: CallOptions,
     context: StreamContext,
-  ): AsyncGenerator<Event> {
+  ): AsyncGenerator<readonly Delta[], Finish | undefined> {
     // The signal, the idle timeout and provider options stay here: the relay owns its upstream.
     const {
       signal: _signal,
       idleTimeoutMs: _idle,
       providerOptions: _provider,
-      ...rest
+      ...wire
     } = callOptions
     const given = options.headers
     const headers = new Headers(typeof given === 'function' ? await given() : given)
@@ -69,48 +66,29 @@ export function relay(options: RelayOptions): Adapter {
     const response = await (options.fetch ?? globalThis.fetch)(endpoint, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ model: id, conversation, ...rest }),
+      body: JSON.stringify({ model: id, conversation, ...wire } satisfies WireChatRequest),
       signal: context.signal,
     })
-    const body = response.body
-    if (
-      !response.ok ||
-      body === null ||
-      !response.headers.get('content-type')?.includes('event-stream')
-    ) {
+    if (!response.ok || !response.headers.get('content-type')?.includes('event-stream')) {
       throw await responseError(response, provider)
     }
-
-    const reader = body.getReader()
-    // A fetch made in-process (or by a polyfill) may not end its body on abort: cancel it here.
-    const cancel = () => void reader.cancel().catch(() => {})
-    context.signal.addEventListener('abort', cancel, { once: true })
-    const queue: (Event | ThinkwireError)[] = []
-    const parser = createParser({
-      onEvent: (message) => {
-        const parsed = parseEvent(message, provider)
-        if (parsed !== undefined) queue.push(parsed)
-      },
+    let turn: AssistantTurn | undefined
+    const batches = readEventStream<Delta>(response.body, {
+      provider,
+      // A fetch made in-process (or by a polyfill) may not end its body on abort.
+      signal: context.signal,
       // Heartbeats carry no event, but prove the relay is alive.
-      onComment: () => context.touch(),
+      onComment: context.touch,
+      decode(message) {
+        const event = parseEvent(message, provider)
+        if (event?.type !== 'done') return event
+        turn = event.turn
+        return END
+      },
     })
-    const decoder = new TextDecoder()
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        // A body that ends without `done` or `error` is a dropped connection: guardStream fails it.
-        if (done) return
-        parser.feed(decoder.decode(value, { stream: true }))
-        for (const item of queue.splice(0)) {
-          if (isThinkwireError(item)) throw item
-          yield item
-          if (item.type === 'done') return
-        }
-      }
-    } finally {
-      context.signal.removeEventListener('abort', cancel)
-      cancel()
-    }
+    yield* batches
+    // A body that ends without `done` or `error` is a dropped connection: the guard fails it.
+    return turn === undefined ? undefined : finishOf(turn)
   }
 
   return {
@@ -118,7 +96,7 @@ export function relay(options: RelayOptions): Adapter {
     model,
     stream(conversation, callOptions = {}) {
       // A failed fetch or a body cut mid-way is a TypeError, which guardStream maps to `network`.
-      return guardStream({ provider, options: callOptions }, (context) =>
+      return guardStream({ provider, model, options: callOptions }, (context) =>
         produce(conversation, callOptions, context),
       )
     },
@@ -131,21 +109,23 @@ export function relay(options: RelayOptions): Adapter {
  */
 async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
   const { ok, status } = response
-  let data: unknown
-  try {
-    data = await response.json()
-  } catch {
-    data = undefined
-  }
-  const error = isDict(data) && isDict(data['error']) ? data['error'] : {}
+  const data: unknown = await response.json().catch(() => undefined)
+  const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
   return relayError(
     error,
     provider,
-    {
-      kind: ok ? 'server' : kindFromStatus(status),
-      message: `relay: HTTP ${status}${ok ? ', not an event stream' : ''}`,
-      status,
-    },
+    ok ? 'server' : kindFromStatus(status),
+    `HTTP ${status}${ok ? ', not an event stream' : ''}`,
+    status,
     retryAfterMsFromHeaders(response.headers),
   )
+}
+
+/**
+ * What the relay's `done` turn says beyond its deltas: everything but the text, thinking and tool
+ * calls, which the guard folds from the events. Its items go on whole, tag and seal included.
+ */
+function finishOf(turn: AssistantTurn): Finish {
+  const { role: _role, text: _text, thinking: _thinking, toolCalls: _calls, ...finish } = turn
+  return finish
 }

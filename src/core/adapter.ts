@@ -1,3 +1,4 @@
+import type { Capabilities } from './capabilities.ts'
 import type { Conversation } from './conversation.ts'
 import type { Event } from './events.ts'
 
@@ -25,6 +26,16 @@ export type ResponseFormat = {
   name?: string | undefined
 }
 
+/**
+ * Prompt caching: `true` keeps the stable prefix of the request (system prompt, tools, the
+ * conversation so far) in the provider's cache, marking it where the provider needs marks
+ * (Anthropic `cache_control`); providers that cache on their own do so anyway. An object also
+ * gives a cache `key` (requests with the same key share a cache, OpenAI `prompt_cache_key`) and a
+ * `ttl` where the provider takes one. What was read from or written to the cache is in the turn's
+ * `usage`.
+ */
+export type CacheOptions = boolean | { key?: string | undefined; ttl?: '5m' | '1h' | undefined }
+
 /** Options of one call. Every field is optional; adapters drop what a model does not take and warn. */
 export type CallOptions = {
   /** Aborting it cancels the upstream request; the stream then throws an `aborted` error. */
@@ -36,7 +47,11 @@ export type CallOptions = {
   /** Maximum output tokens. */
   maxTokens?: number | undefined
   temperature?: number | undefined
+  /** Stop sequences: the answer ends before any of them (a provider that takes fewer gets the first ones, with a warning). */
+  stop?: string[] | undefined
   responseFormat?: ResponseFormat | undefined
+  /** Prompt caching (see {@link CacheOptions}). @defaultValue the provider's own behaviour */
+  cache?: CacheOptions | undefined
   /**
    * Give up with a `timeout` error when the upstream sends nothing for this long.
    * @defaultValue no idle timeout
@@ -56,5 +71,7 @@ export interface Adapter {
   readonly provider: string
   /** Model id as the provider knows it. */
   readonly model: string
+  /** What the model supports. Every built-in adapter sets it; the registry lists it in `/v1/models`. */
+  readonly capabilities?: Capabilities | undefined
   stream(conversation: Conversation, options?: CallOptions): AsyncIterable<Event>
 }

@@ -1,17 +1,10 @@
 import type { Adapter, CallOptions } from './adapter.ts'
-import type {
-  AssistantTurn,
-  Conversation,
-  ToolTurn,
-  Turn,
-  UserPart,
-  UserTurn,
-} from './conversation.ts'
-import { isThinkwireError, ThinkwireError, toThinkwireError } from './errors.ts'
+import type { AssistantTurn, Conversation, Turn, UserPart, UserTurn } from './conversation.ts'
+import { ThinkwireError, toThinkwireError } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
-import { adoptId, idOf, toMessages, type ChatMessage } from './messages.ts'
+import { adoptId, idOf, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
-import { executeToolCalls, type ToolContext } from './tools.ts'
+import { toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
 
 /** Where a chat is: idle, waiting for the first event, receiving, or failed. */
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error'
@@ -56,6 +49,28 @@ export type ChatSnapshot = {
 /** What `send()` takes: text, parts, or a whole user turn. */
 export type ChatInput = string | UserPart[] | UserTurn
 
+/** A send in flight. The object lives as long as the send; its fields follow the answer. */
+type Run = {
+  /** Aborted by `stop()`: the abort ends the send quietly. */
+  readonly controller: AbortController
+  /**
+   * The turns shown: those the answer builds on (for a regenerate, fewer than the conversation's),
+   * then the user turn, which is committed with the first complete answer. So until then they are
+   * not the conversation's turns, and after that they are the very same array.
+   */
+  turns: Turn[]
+  /** The answer arriving, from its first event to its `done`. */
+  pending?: { state: TurnState; id: string } | undefined
+  /** The last complete assistant turn of this send. */
+  last?: AssistantTurn | undefined
+}
+
+/** Where a chat is; its `type` is the chat's status. Only `#setState` assigns it. */
+type ChatState =
+  | { type: 'ready' }
+  | { type: 'submitted' | 'streaming'; run: Run }
+  | { type: 'error'; error: ThinkwireError; run: Run }
+
 const immediate: Scheduler = (flush) => flush()
 
 /**
@@ -74,14 +89,7 @@ const immediate: Scheduler = (flush) => flush()
 export class Chat {
   #settings: ChatOptions
   #conversation: Conversation
-  #status: ChatStatus = 'ready'
-  #error: ThinkwireError | undefined
-  /** Turns shown while a send runs (or after it failed): the base, then the draft. */
-  #base: readonly Turn[] | undefined
-  #draft: Turn[] = []
-  #pending: { state: TurnState; id: string } | undefined
-  #controller: AbortController | undefined
-  #stopped = false
+  #state: ChatState = { type: 'ready' }
   #listeners = new Set<() => void>()
   #snapshot: ChatSnapshot
   #dirty = false
@@ -98,16 +106,16 @@ export class Chat {
   }
 
   get status(): ChatStatus {
-    return this.#status
+    return this.#state.type
   }
 
   get error(): ThinkwireError | undefined {
-    return this.#error
+    return this.#state.type === 'error' ? this.#state.error : undefined
   }
 
   /** True while a send runs. */
   get busy(): boolean {
-    return this.#controller !== undefined
+    return this.#running !== undefined
   }
 
   /** Changes the options (adapter, call options, callbacks) for the next sends. */
@@ -117,16 +125,11 @@ export class Chat {
 
   /** Replaces the conversation (e.g. restored from storage). Stops a running send first. */
   setConversation(conversation: Conversation): void {
-    // Detach a running send: it is aborted and will change nothing more.
-    const running = this.#controller
-    this.#controller = undefined
-    running?.abort()
+    const running = this.#running
     this.#conversation = conversation
-    this.#base = undefined
-    this.#draft = []
-    this.#error = undefined
-    this.#status = 'ready'
-    this.#notify(true)
+    // Leaving the running state detaches the send: it is aborted and will change nothing more.
+    this.#setState({ type: 'ready' })
+    running?.controller.abort()
   }
 
   /**
@@ -137,7 +140,7 @@ export class Chat {
   send(input: ChatInput, options?: CallOptions): AsyncGenerator<Event, void, undefined> {
     const turn: UserTurn =
       typeof input === 'string' || Array.isArray(input) ? { role: 'user', content: input } : input
-    return this.#run(this.#conversation.turns, turn, options)
+    return this.#send(this.#conversation.turns, turn, options)
   }
 
   /**
@@ -145,10 +148,9 @@ export class Chat {
    * the old one once the new answer is complete.
    */
   regenerate(options?: CallOptions): AsyncGenerator<Event, void, undefined> {
-    if (this.#status === 'error' && this.#base !== undefined && this.#draft[0]?.role === 'user') {
-      return this.#run(this.#base, this.#draft[0], options)
-    }
-    const turns = this.#conversation.turns
+    const state = this.#state
+    // After a failure, the turns shown include the message that failed: it is the one to send again.
+    const turns = state.type === 'error' ? state.run.turns : this.#conversation.turns
     const last = turns.findLastIndex((turn) => turn.role === 'user')
     const user = turns[last]
     if (user?.role !== 'user') {
@@ -157,18 +159,16 @@ export class Chat {
         message: 'regenerate() needs a user turn to answer',
       })
     }
-    return this.#run(turns.slice(0, last), user, options)
+    return this.#send(turns.slice(0, last), user, options)
   }
 
   /** Stops the running send. What arrived stays, as a plain-text assistant turn. */
   stop(): void {
-    if (this.#controller === undefined) return
-    this.#stopped = true
-    this.#controller.abort()
+    this.#running?.controller.abort()
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void {
+  subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }
@@ -176,146 +176,107 @@ export class Chat {
   /** The current snapshot (the same object until something changes). */
   getSnapshot = (): ChatSnapshot => this.#snapshot
 
-  async *#run(base: readonly Turn[], user: UserTurn, options: CallOptions | undefined) {
-    if (this.#controller !== undefined) {
+  get #running(): Run | undefined {
+    const state = this.#state
+    return state.type === 'submitted' || state.type === 'streaming' ? state.run : undefined
+  }
+
+  /** ready or error → submitted → streaming → ready or error; a send is refused while one runs. */
+  async *#send(base: Turn[], user: UserTurn, options: CallOptions | undefined) {
+    if (this.busy) {
       throw new ThinkwireError({
         kind: 'invalid-request',
         message: 'Chat is busy: a send is still running (call stop() first)',
       })
     }
-    const controller = new AbortController()
-    const outer = options?.signal ?? this.#settings.options?.signal
+    const turns = [...base, user]
+    const run: Run = { controller: new AbortController(), turns }
+    this.#setState({ type: 'submitted', run })
+    const { adapter, onToolCall, maxSteps, options: defaults } = this.#settings
+    const outer = options?.signal ?? defaults?.signal
     const onOuterAbort = () => this.stop()
     outer?.addEventListener('abort', onOuterAbort, { once: true })
-    this.#controller = controller
-    this.#stopped = false
-    this.#base = base
-    this.#draft = [user]
-    this.#error = undefined
-    let committed: Turn[] = [...base]
-    let last: AssistantTurn | undefined
-    const callOptions: CallOptions = {
-      ...this.#settings.options,
-      ...options,
-      signal: controller.signal,
-    }
-    const { adapter, onToolCall, maxSteps = 8 } = this.#settings
-
-    this.#setStatus('submitted')
+    const loop = toolLoop(
+      adapter,
+      { ...this.#conversation, turns },
+      { ...defaults, ...options, signal: run.controller.signal, execute: onToolCall, maxSteps },
+    )
     try {
-      for (let step = 1; ; step++) {
-        const pending = { state: initialTurnState, id: idOf({}) }
-        this.#pending = pending
-        const conversation: Conversation = {
-          ...this.#conversation,
-          turns: [...committed, ...this.#draft],
-        }
-        for await (const event of adapter.stream(conversation, callOptions)) {
-          if (this.#controller !== controller) return
-          pending.state = applyEvent(pending.state, event)
-          if (event.type === 'done') {
-            adoptId(event.turn, pending.id)
-            last = event.turn
-            committed = this.#commit([...committed, ...this.#draft, event.turn])
-            this.#pending = undefined
-            this.#notify(true)
-          } else if (this.#status !== 'streaming') this.#setStatus('streaming')
-          else this.#notify(false)
-          yield event
-        }
-        const calls = last?.toolCalls ?? []
-        if (onToolCall === undefined || calls.length === 0 || step >= maxSteps) break
-        const results = await this.#answerTools(calls, onToolCall, controller.signal)
-        if (this.#controller !== controller) return
-        committed = this.#commit([...committed, results])
-        if (this.#stopped) break
+      for await (const event of loop) {
+        if (this.#running !== run) return
+        this.#apply(run, event)
+        if (event.type !== 'tool-results') yield event
       }
-      this.#finish('ready')
-      if (last !== undefined) this.#settings.onFinish?.(last)
+      this.#finish(run.last)
     } catch (caught) {
-      if (this.#controller !== controller) return
-      if (this.#stopped) {
-        this.#keepStopped(committed, last)
-        return
-      }
-      const error = isThinkwireError(caught) ? caught : toThinkwireError(caught, adapter.provider)
-      this.#error = error
-      this.#base = committed
-      this.#finish('error', true)
+      // Detached, or stopped (what a stop keeps is kept below): the send ends quietly.
+      if (this.#running !== run || run.controller.signal.aborted) return
+      const error = toThinkwireError(caught, adapter.provider)
+      this.#setState({ type: 'error', error, run })
       this.#settings.onError?.(error)
       throw error
     } finally {
       outer?.removeEventListener('abort', onOuterAbort)
-      if (this.#controller === controller) {
-        // The consumer left the loop early: that is a stop.
-        this.#stopped = true
-        controller.abort()
-        this.#keepStopped(committed, last)
-      }
+      // Stopped, or the consumer left the loop early, which is a stop.
+      if (this.#running === run) this.#keepStopped(run)
     }
   }
 
-  /** Ends a stopped send: keeps the draft and what arrived of the answer, as plain text. */
-  #keepStopped(committed: Turn[], last: AssistantTurn | undefined): void {
-    const pending = this.#pending
-    const partial = pending === undefined ? undefined : stoppedTurn(pending.state)
-    if (partial !== undefined && pending !== undefined) adoptId(partial, pending.id)
-    const kept = [...committed, ...this.#draft, ...(partial === undefined ? [] : [partial])]
-    if (kept.length > committed.length) this.#commit(kept)
-    this.#finish('ready')
-    const final = partial ?? last
-    if (final !== undefined) this.#settings.onFinish?.(final)
-  }
-
-  async #answerTools(
-    calls: readonly ToolCall[],
-    onToolCall: NonNullable<ChatOptions['onToolCall']>,
-    signal: AbortSignal,
-  ): Promise<ToolTurn> {
-    try {
-      return await executeToolCalls(calls, signal, onToolCall)
-    } catch (error) {
-      if (!this.#stopped) throw error
-      // Stopped while tools ran: answer every call so the conversation stays valid to send.
-      return {
-        role: 'tool',
-        results: calls.map((call) => ({
-          callId: call.id,
-          name: call.name,
-          output: 'Stopped before the tool finished.',
-          isError: true,
-        })),
-      }
-    }
-  }
-
-  #commit(turns: Turn[]): Turn[] {
-    this.#conversation = { ...this.#conversation, turns }
-    this.#base = turns
-    this.#draft = []
-    return turns
-  }
-
-  #finish(status: ChatStatus, keepDraft = false): void {
-    this.#controller = undefined
-    this.#pending = undefined
-    if (!keepDraft) {
-      this.#base = undefined
-      this.#draft = []
-    }
-    this.#setStatus(status)
-  }
-
-  #setStatus(status: ChatStatus): void {
-    this.#status = status
-    this.#notify(true)
-  }
-
-  #notify(urgent: boolean): void {
-    if (urgent) {
+  /** Folds one event of the loop into the run; the first delta moves submitted → streaming. */
+  #apply(run: Run, event: ToolLoopEvent): void {
+    if (event.type === 'tool-results') {
+      this.#commit(run, [...run.turns, event.results])
+    } else if (event.type === 'done') {
+      if (run.pending !== undefined) adoptId(event.turn, run.pending.id)
+      run.pending = undefined
+      run.last = event.turn
+      this.#commit(run, [...run.turns, event.turn])
       this.#emit()
-      return
+    } else {
+      // A delta (applyEvent checks that every kind of event is handled).
+      const pending = (run.pending ??= { state: initialTurnState, id: idOf({}) })
+      pending.state = applyEvent(pending.state, event)
+      if (this.#state.type === 'streaming') this.#schedule()
+      else this.#setState({ type: 'streaming', run })
     }
+  }
+
+  /**
+   * Ends a stopped send. What arrived of the answer stays as an `aborted` turn with no items and
+   * no tool calls (calls without results could not be sent again), after the user turn.
+   */
+  #keepStopped(run: Run): void {
+    run.controller.abort()
+    const pending = run.pending
+    let last = run.last
+    let kept = run.turns
+    if (pending !== undefined && pending.state.text !== '') {
+      last = partialTurn({ ...pending.state, toolCalls: [] })
+      adoptId(last, pending.id)
+      kept = [...kept, last]
+    }
+    if (kept !== this.#conversation.turns) this.#commit(run, kept)
+    this.#finish(last)
+  }
+
+  /** submitted or streaming → ready, reporting `turn` as the send's last. */
+  #finish(turn: AssistantTurn | undefined): void {
+    this.#setState({ type: 'ready' })
+    if (turn !== undefined) this.#settings.onFinish?.(turn)
+  }
+
+  #commit(run: Run, turns: Turn[]): void {
+    this.#conversation = { ...this.#conversation, turns }
+    run.turns = turns
+  }
+
+  #setState(state: ChatState): void {
+    this.#state = state
+    this.#emit()
+  }
+
+  /** Notifies once through the scheduler, however many deltas arrive before it runs. */
+  #schedule(): void {
     if (this.#dirty) return
     this.#dirty = true
     ;(this.#settings.scheduler ?? immediate)(() => {
@@ -330,28 +291,10 @@ export class Chat {
   }
 
   #makeSnapshot(): ChatSnapshot {
-    const turns =
-      this.#base === undefined ? this.#conversation.turns : [...this.#base, ...this.#draft]
-    const messages = toMessages(turns)
-    const pending = this.#pending
-    if (pending !== undefined && this.#status === 'streaming') {
-      messages.push({
-        id: pending.id,
-        role: 'assistant',
-        text: pending.state.text,
-        thinking: pending.state.thinking,
-        toolCalls: pending.state.toolCalls,
-        status: 'streaming',
-      })
-    }
-    return { conversation: this.#conversation, messages, status: this.#status, error: this.#error }
+    const state = this.#state
+    const messages = toMessages(state.type === 'ready' ? this.#conversation.turns : state.run.turns)
+    const pending = state.type === 'streaming' ? state.run.pending : undefined
+    if (pending !== undefined) messages.push(streamingMessage(pending.id, pending.state))
+    return { conversation: this.#conversation, messages, status: state.type, error: this.error }
   }
-}
-
-/** The turn kept on stop: text only (tool calls without results could not be sent again). */
-function stoppedTurn(state: TurnState): AssistantTurn | undefined {
-  if (state.text === '') return undefined
-  const turn = partialTurn(state, 'aborted')
-  delete turn.toolCalls
-  return turn
 }

@@ -82,57 +82,22 @@ export function isRetryableKind(kind: ErrorKind): boolean {
   return RETRYABLE[kind]
 }
 
-/** The error kind an HTTP status means, for providers that say nothing more specific. */
-export function kindFromStatus(status: number): ErrorKind {
-  if (status === 401 || status === 403) return 'auth'
-  if (status === 408) return 'timeout'
-  if (status === 429) return 'rate-limit'
-  if (status === 503 || status === 529) return 'overloaded'
-  if (status >= 500) return 'server'
-  return 'invalid-request'
-}
-
-/** The HTTP status the relay answers with for an error of this kind. */
-export function statusFromKind(kind: ErrorKind): number {
-  switch (kind) {
-    case 'rate-limit':
-      return 429
-    case 'overloaded':
-      return 503
-    case 'auth':
-      return 502
-    case 'invalid-request':
-    case 'context-length':
-    case 'content-filter':
-      return 400
-    case 'server':
-    case 'network':
-    case 'invalid-output':
-      return 502
-    case 'timeout':
-      return 504
-    case 'aborted':
-      return 499
-  }
-}
-
 /**
- * Milliseconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date).
- * Returns undefined when neither header holds a usable value.
+ * A `ThinkwireError` whose message names the provider first (`'acme: the response has no body'`),
+ * as every message about a provider's stream is worded.
  */
-export function retryAfterMsFromHeaders(
-  headers: { get(name: string): string | null } | undefined,
-  now = Date.now(),
-): number | undefined {
-  if (headers === undefined) return undefined
-  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN)
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const value = headers.get('retry-after')
-  if (value === null || value.trim() === '') return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+export function providerError(
+  kind: ErrorKind,
+  provider: string | undefined,
+  message: string,
+  cause?: unknown,
+): ThinkwireError {
+  return new ThinkwireError({
+    kind,
+    message: `${provider ?? 'provider'}: ${message}`,
+    provider,
+    cause,
+  })
 }
 
 /** An `aborted` error for a stream the caller cancelled. */
@@ -156,14 +121,13 @@ export function toThinkwireError(
 ): ThinkwireError {
   if (isThinkwireError(error)) return error
   if (signal?.aborted === true || isAbortError(error)) return abortedError(provider, error)
-  const message = error instanceof Error ? error.message : String(error)
-  const kind: ErrorKind = error instanceof TypeError ? 'network' : 'server'
-  return new ThinkwireError({
-    kind,
-    message: `${provider ?? 'provider'}: ${message}`,
-    provider,
-    cause: error,
-  })
+  const kind = error instanceof TypeError ? 'network' : 'server'
+  return providerError(kind, provider, messageOf(error), error)
+}
+
+/** The message of anything thrown: an error's own message, else the value as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function isAbortError(error: unknown): boolean {
@@ -172,12 +136,12 @@ function isAbortError(error: unknown): boolean {
   )
 }
 
+// `\w` is `[A-Za-z0-9_]`. `sk-ant-…` (Anthropic) is covered by `sk-…`.
 const TOKEN_PATTERNS: RegExp[] = [
-  /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
-  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g,
-  /\bAIza[0-9A-Za-z_-]{20,}/g,
-  /\b(?:gsk|xai|csk|fw)_[A-Za-z0-9_-]{8,}/g,
-  /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\b[spr]k-[\w-]{8,}/g,
+  /\bAIza[\w-]{20,}/g,
+  /\b(?:gsk|xai|csk|fw)_[\w-]{8,}/g,
+  /\bbearer\s+[\w.~+/=-]{8,}/gi,
 ]
 const FIELD_PATTERN =
   /\b(authorization|x-api-key|x-goog-api-key|api[-_]?key|token|secret)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi

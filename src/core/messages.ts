@@ -1,5 +1,13 @@
-import type { AssistantTurn, ToolResult, ToolTurn, Turn, UserPart } from './conversation.ts'
+import type {
+  AssistantTurn,
+  ToolResult,
+  ToolTurn,
+  Turn,
+  UserPart,
+  UserTurn,
+} from './conversation.ts'
 import type { ToolCall } from './events.ts'
+import type { TurnState } from './reducer.ts'
 
 /** A tool call as shown in a message, with its result once it is known. */
 export type ToolCallView = ToolCall & { result?: ToolResult | undefined }
@@ -40,6 +48,12 @@ export function adoptId(object: object, id: string): void {
   ids.set(object, id)
 }
 
+/** The message of an answer still arriving. */
+export function streamingMessage(id: string, state: TurnState): ChatMessage {
+  const { text, thinking, toolCalls } = state
+  return { id, role: 'assistant', text, thinking, toolCalls, status: 'streaming' }
+}
+
 const cache = new WeakMap<Turn, { results: ToolTurn | undefined; message: ChatMessage }>()
 
 /**
@@ -49,34 +63,37 @@ const cache = new WeakMap<Turn, { results: ToolTurn | undefined; message: ChatMe
  */
 export function toMessages(turns: readonly Turn[]): ChatMessage[] {
   const messages: ChatMessage[] = []
-  for (let i = 0; i < turns.length; i++) {
-    const turn = turns[i]!
+  for (const [i, turn] of turns.entries()) {
     if (turn.role === 'tool') continue
     const next = turns[i + 1]
     const results = turn.role === 'assistant' && next?.role === 'tool' ? next : undefined
-    const cached = cache.get(turn)
-    if (cached !== undefined && cached.results === results) {
-      messages.push(cached.message)
-      continue
+    let cached = cache.get(turn)
+    if (cached === undefined || cached.results !== results) {
+      const message = turn.role === 'user' ? userMessage(turn) : assistantMessage(turn, results)
+      cached = { results, message }
+      cache.set(turn, cached)
     }
-    const message = turn.role === 'user' ? userMessage(turn) : assistantMessage(turn, results)
-    cache.set(turn, { results, message })
-    messages.push(message)
+    messages.push(cached.message)
   }
   return messages
 }
 
-function userMessage(turn: Extract<Turn, { role: 'user' }>): ChatMessage {
-  const base = {
+function userMessage(turn: UserTurn): ChatMessage {
+  const { content } = turn
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+  const message: ChatMessage = {
     id: idOf(turn),
     role: 'user',
+    text,
     thinking: '',
     toolCalls: [],
     status: 'done',
-  } as const
-  if (typeof turn.content === 'string') return { ...base, text: turn.content }
-  const text = turn.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-  return { ...base, text, parts: turn.content }
+  }
+  if (typeof content !== 'string') message.parts = content
+  return message
 }
 
 function assistantMessage(turn: AssistantTurn, results: ToolTurn | undefined): ChatMessage {

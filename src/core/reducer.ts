@@ -21,17 +21,37 @@ export const initialTurnState: TurnState = { text: '', thinking: '', toolCalls: 
  */
 export function applyEvent(state: TurnState, event: Event): TurnState {
   if (state.turn !== null) throw new TypeError(`Event '${event.type}' arrived after 'done'`)
+  // Object literals rather than spreads: this runs once per event of every stream.
+  const { text, thinking, toolCalls } = state
   switch (event.type) {
     case 'text':
-      return { ...state, text: state.text + event.text }
+      return { text: text + event.text, thinking, toolCalls, turn: null }
     case 'thinking':
-      return { ...state, thinking: state.thinking + event.text }
+      return { text, thinking: thinking + event.text, toolCalls, turn: null }
     case 'tool-call':
-      return { ...state, toolCalls: [...state.toolCalls, event.call] }
+      return { text, thinking, toolCalls: [...toolCalls, event.call], turn: null }
     case 'done':
-      return { ...state, turn: event.turn }
+      return { text, thinking, toolCalls, turn: event.turn }
     default:
       return assertNever(event)
+  }
+}
+
+/**
+ * The assistant turn of what arrived plus the `rest` of its fields, which the events do not carry,
+ * with its fields in the order of `AssistantTurn` (so a turn reads, and serializes, the same
+ * wherever it was made).
+ */
+export function turnOf(
+  state: TurnState,
+  rest: Omit<AssistantTurn, 'role' | 'text' | 'thinking' | 'toolCalls'>,
+): AssistantTurn {
+  return {
+    role: 'assistant',
+    text: state.text,
+    ...(state.thinking === '' ? {} : { thinking: state.thinking }),
+    ...(state.toolCalls.length === 0 ? {} : { toolCalls: [...state.toolCalls] }),
+    ...rest,
   }
 }
 
@@ -40,14 +60,5 @@ export function applyEvent(state: TurnState, event: Event): TurnState {
  * tool calls, with no provider items (so it is re-encoded, never replayed half).
  */
 export function partialTurn(state: TurnState, stopReason: StopReason = 'aborted'): AssistantTurn {
-  if (state.turn !== null) return state.turn
-  const turn: AssistantTurn = {
-    role: 'assistant',
-    text: state.text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason,
-  }
-  if (state.thinking !== '') turn.thinking = state.thinking
-  if (state.toolCalls.length > 0) turn.toolCalls = [...state.toolCalls]
-  return turn
+  return state.turn ?? turnOf(state, { usage: { inputTokens: 0, outputTokens: 0 }, stopReason })
 }

@@ -1,14 +1,19 @@
-import { findModel, models as knownModels, type ModelInfo } from '../models.ts'
 import type { Adapter } from './adapter.ts'
+import type { Capabilities } from './capabilities.ts'
 import { ThinkwireError } from './errors.ts'
 
-/** Builds the adapter of one model of a provider. */
-export type AdapterFactory = (model: string) => Adapter
+/**
+ * Builds the adapter of one model of a provider. A factory made by a provider module
+ * (`createAnthropic(...)`, ...) also lists that provider's current models in `models`: the
+ * registry advertises them, and still resolves any other model id.
+ */
+export type AdapterFactory = ((model: string) => Adapter) & {
+  readonly models?: readonly string[] | undefined
+}
 
 /**
  * How a registry serves one provider:
- * - a factory: any model id resolves, and the models listed for the provider in `src/models.ts`
- *   are advertised;
+ * - a factory: any model id resolves, and the factory's own `models` (if any) are advertised;
  * - `{ create, models }`: only the listed models resolve and are advertised;
  * - an adapter, or a list of adapters: exactly their models.
  */
@@ -18,13 +23,13 @@ export type ProviderEntry =
   | Adapter
   | readonly Adapter[]
 
-/** A model a registry serves, with what the capability table knows about it. */
+/** A model a registry serves, with what its adapter says it supports. */
 export type RegistryModel = {
   /** `"provider/model"`, the id clients ask for. */
   id: string
   provider: string
   model: string
-} & Partial<Omit<ModelInfo, 'provider' | 'id' | 'rejects'>>
+} & Partial<Capabilities>
 
 /** Resolves `"provider/model"` ids to adapters. */
 export type Registry = {
@@ -35,27 +40,30 @@ export type Registry = {
    * 404 that names the unknown provider or model and lists the known ones.
    */
   resolve(id: string): Adapter
-  /** The models this registry advertises. */
+  /** The models this registry advertises, with their adapters' capabilities. */
   models(): RegistryModel[]
 }
 
 type Resolved = {
-  create: AdapterFactory
+  create: (model: string) => Adapter
   /** Only these resolve, when set. */
   only: ReadonlySet<string> | undefined
   advertised: readonly string[]
 }
 
-const MARKER = Symbol.for('thinkwire.registry')
+/** Adapters kept per provider: model ids may come from clients, so the cache is bounded. */
+const CACHED_ADAPTERS = 64
 
 /**
- * Creates a registry from provider entries. A factory is called on every `resolve`: cache inside
- * it when building an adapter is costly.
+ * Creates a registry from provider entries. Each model's adapter is built once and kept (up to
+ * 64 per provider), so a factory runs once per model, not once per request; build the provider's
+ * SDK client once outside the factory (as `createAnthropic(...)` and the others do) so that every
+ * model shares it.
  *
  * @example
  * ```ts
  * const registry = createRegistry({
- *   anthropic: (model) => anthropic({ apiKey, model }),
+ *   anthropic: createAnthropic({ apiKey }),
  *   mock: { create: (model) => mock({ model }), models: ['echo'] },
  * })
  * const adapter = registry.resolve('anthropic/claude-haiku-4-5')
@@ -67,12 +75,11 @@ export function createRegistry(entries: { readonly [provider: string]: ProviderE
     if (name === '' || name.includes('/')) {
       throw new TypeError(`createRegistry: provider name '${name}' must be non-empty without '/'`)
     }
-    table.set(name, normalize(name, entries[name]!))
+    table.set(name, normalize(entries[name]!))
   }
   const providers = [...table.keys()]
 
-  const registry: Registry & { [MARKER]: true } = {
-    [MARKER]: true,
+  return {
     providers,
     resolve(id) {
       const slash = id.indexOf('/')
@@ -95,35 +102,23 @@ export function createRegistry(entries: { readonly [provider: string]: ProviderE
     models() {
       const out: RegistryModel[] = []
       for (const [provider, entry] of table) {
-        for (const model of entry.advertised) out.push(describeModel(provider, model))
+        for (const model of entry.advertised) {
+          out.push({
+            id: `${provider}/${model}`,
+            provider,
+            model,
+            ...entry.create(model).capabilities,
+          })
+        }
       }
       return out
     },
   }
-  return registry
 }
 
-/** True for a value made by {@link createRegistry}. */
-export function isRegistry(value: unknown): value is Registry {
-  return typeof value === 'object' && value !== null && MARKER in value
-}
-
-/** A served model with its capabilities from `src/models.ts`, when the table has a row for it. */
-function describeModel(provider: string, model: string): RegistryModel {
-  const out: RegistryModel = { id: `${provider}/${model}`, provider, model }
-  const row = findModel(provider, model)
-  if (row === undefined) return out
-  out.thinking = row.thinking
-  out.tools = row.tools
-  out.json = row.json
-  out.contextTokens = row.contextTokens
-  out.maxOutputTokens = row.maxOutputTokens
-  return out
-}
-
-function normalize(name: string, entry: ProviderEntry): Resolved {
+function normalize(entry: ProviderEntry): Resolved {
   if (typeof entry === 'function') {
-    return { create: entry, only: undefined, advertised: tableModels(name) }
+    return { create: cached(entry), only: undefined, advertised: entry.models ?? [] }
   }
   if (isAdapterList(entry)) {
     const byModel = new Map(entry.map((adapter) => [adapter.model, adapter]))
@@ -136,10 +131,25 @@ function normalize(name: string, entry: ProviderEntry): Resolved {
   if (isAdapter(entry)) {
     return { create: () => entry, only: new Set([entry.model]), advertised: [entry.model] }
   }
-  if (entry.models === undefined) {
-    return { create: entry.create, only: undefined, advertised: tableModels(name) }
+  const models = entry.models ?? entry.create.models ?? []
+  return {
+    create: cached(entry.create),
+    only: entry.models === undefined ? undefined : new Set(entry.models),
+    advertised: models,
   }
-  return { create: entry.create, only: new Set(entry.models), advertised: [...entry.models] }
+}
+
+/** The factory, run once per model: the adapters of the last 64 models asked for are kept. */
+function cached(create: (model: string) => Adapter): (model: string) => Adapter {
+  const adapters = new Map<string, Adapter>()
+  return (model) => {
+    let adapter = adapters.get(model)
+    if (adapter !== undefined) return adapter
+    adapter = create(model)
+    if (adapters.size >= CACHED_ADAPTERS) adapters.delete(adapters.keys().next().value!)
+    adapters.set(model, adapter)
+    return adapter
+  }
 }
 
 function isAdapterList(entry: ProviderEntry): entry is readonly Adapter[] {
@@ -148,13 +158,6 @@ function isAdapterList(entry: ProviderEntry): entry is readonly Adapter[] {
 
 function isAdapter(entry: ProviderEntry): entry is Adapter {
   return typeof entry === 'object' && 'stream' in entry && typeof entry.stream === 'function'
-}
-
-/** Exact ids (not `prefix*` family rows) the capability table lists for a provider. */
-function tableModels(provider: string): string[] {
-  return knownModels
-    .filter((row) => row.provider === provider && !row.id.endsWith('*'))
-    .map((row) => row.id)
 }
 
 function notFound(message: string): ThinkwireError {

@@ -1,16 +1,9 @@
 import type { Adapter, CallOptions, JSONSchema, ToolSpec } from './adapter.ts'
-import { complete } from './complete.ts'
-import type { AssistantTurn, Conversation, ToolResult, ToolTurn, Turn } from './conversation.ts'
-import { abortedError } from './errors.ts'
-import type { Event, ToolCall } from './events.ts'
+import type { AssistantTurn, Conversation, ToolTurn } from './conversation.ts'
+import type { Event } from './events.ts'
+import { toolLoop, type ToolContext, type ToolExecutor, type ToolLoopResult } from './tool-loop.ts'
 
-/** What a tool's `execute` receives besides its input. */
-export type ToolContext = {
-  /** Aborted when the caller aborts: long-running tools should stop. */
-  signal: AbortSignal | undefined
-  /** The call being answered. */
-  call: ToolCall
-}
+export { executeToolCalls, type ToolContext } from './tool-loop.ts'
 
 /** A tool the model may call, with the code that runs it. */
 export type Tool<Input = unknown> = {
@@ -34,14 +27,7 @@ export type RunToolsOptions = Omit<CallOptions, 'tools'> & {
 }
 
 /** What {@link runTools} ends with. */
-export type RunToolsResult = {
-  /** The conversation with every step's assistant turn and tool results appended. */
-  conversation: Conversation
-  /** The last assistant turn. */
-  turn: AssistantTurn
-  /** How many model calls were made. */
-  steps: number
-}
+export type RunToolsResult = ToolLoopResult
 
 /**
  * Answers tool calls with `execute` until the model stops asking, or `maxSteps` calls were made.
@@ -61,61 +47,39 @@ export async function runTools(
   conversation: Conversation,
   options: RunToolsOptions,
 ): Promise<RunToolsResult> {
-  const { tools, maxSteps = 8, onStep, ...callOptions } = options
+  const { tools, onEvent, onStep, ...callOptions } = options
   const specs: ToolSpec[] = Object.entries(tools).map(([name, tool]) => ({
     name,
     description: tool.description,
     parameters: tool.parameters,
   }))
-  const turns: Turn[] = [...conversation.turns]
-  for (let step = 1; ; step++) {
-    const turn = await complete(
-      adapter,
-      { ...conversation, turns },
-      { ...callOptions, tools: specs },
-    )
-    turns.push(turn)
-    const calls = turn.toolCalls ?? []
-    if (calls.length === 0 || step >= maxSteps) {
-      onStep?.({ turn, results: undefined })
-      return { conversation: { ...conversation, turns }, turn, steps: step }
+  const loop = toolLoop(adapter, conversation, {
+    ...callOptions,
+    tools: specs,
+    execute: toolExecutor(tools),
+  })
+  for (;;) {
+    const next = await loop.next()
+    if (next.done === true) {
+      onStep?.({ turn: next.value.turn, results: undefined })
+      return next.value
     }
-    const results = await executeToolCalls(calls, callOptions.signal, (call, context) => {
-      const tool = tools[call.name]
-      if (tool === undefined) {
-        throw new Error(
-          `Unknown tool '${call.name}'. Known tools: ${Object.keys(tools).join(', ')}`,
-        )
-      }
-      return tool.execute(call.input as never, context)
-    })
-    turns.push(results)
-    onStep?.({ turn, results })
+    const event = next.value
+    if (event.type !== 'tool-results') onEvent?.(event)
+    else if (!event.stopped) onStep?.({ turn: event.turn, results: event.results })
   }
 }
 
 /**
- * Runs the calls of one step in parallel and collects a tool turn with one result per call, in
- * call order. A call that throws becomes an `isError` result holding the error's message.
+ * The executor that answers a call with the tool of its name. A name that is not among `tools`
+ * throws, so the model reads which tools exist.
  */
-export async function executeToolCalls(
-  calls: readonly ToolCall[],
-  signal: AbortSignal | undefined,
-  execute: (call: ToolCall, context: ToolContext) => unknown,
-): Promise<ToolTurn> {
-  if (signal?.aborted === true) throw abortedError(undefined, signal.reason)
-  const results = await Promise.all(
-    calls.map(async (call): Promise<ToolResult> => {
-      try {
-        const output = await execute(call, { signal, call })
-        return { callId: call.id, name: call.name, output }
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        return { callId: call.id, name: call.name, output: message, isError: true }
-      }
-    }),
-  )
-  if ((signal as AbortSignal | undefined)?.aborted === true)
-    throw abortedError(undefined, signal?.reason)
-  return { role: 'tool', results }
+export function toolExecutor(tools: { [name: string]: Tool<never> }): ToolExecutor {
+  return (call, context) => {
+    const tool = tools[call.name]
+    if (tool === undefined) {
+      throw new Error(`Unknown tool '${call.name}'. Known tools: ${Object.keys(tools).join(', ')}`)
+    }
+    return tool.execute(call.input as never, context)
+  }
 }

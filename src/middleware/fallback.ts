@@ -1,6 +1,7 @@
 import type { Adapter } from '../core/adapter.ts'
 import { isThinkwireError, ThinkwireError } from '../core/errors.ts'
 import { recoverBeforeFirstEvent } from './before-first-event.ts'
+import { forwardIdentity } from './forward-identity.ts'
 
 /** What {@link FallbackOptions.onFallback} is told when the next adapter takes over. */
 export type FallbackInfo = {
@@ -30,8 +31,9 @@ export type FallbackOptions = {
  * options. After the first event a failure passes through untouched. When every adapter failed,
  * the error names each failure and keeps the `kind`, `retryable` and `retryAfterMs` of the last.
  *
- * It reports the primary's `provider` and `model`; the `done` turn's `items` carry the tag of the
- * adapter that answered, so each adapter's replay policy stays correct on later turns.
+ * It reports the primary's `provider`, `model` and `capabilities`; the `done` turn's `items` carry
+ * the tag of the adapter that answered, so each adapter's replay policy stays correct on later
+ * turns.
  *
  * @example
  * ```ts
@@ -48,8 +50,7 @@ export function withFallback(adapters: readonly Adapter[], options: FallbackOpti
   }
   const shouldFallback = options.shouldFallback ?? ((error: ThinkwireError) => error.retryable)
   return {
-    provider: primary.provider,
-    model: primary.model,
+    ...forwardIdentity(primary),
     stream(conversation, callOptions = {}) {
       const failures: { adapter: Adapter; error: ThinkwireError }[] = []
       return recoverBeforeFirstEvent(

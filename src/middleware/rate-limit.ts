@@ -1,8 +1,9 @@
 import type { Adapter, CallOptions } from '../core/adapter.ts'
 import type { Conversation } from '../core/conversation.ts'
 import { abortedError, ThinkwireError } from '../core/errors.ts'
-import { sleep as defaultSleep } from '../core/guard-stream.ts'
-import { createSlidingWindow, type WindowEntry } from './sliding-window.ts'
+import { sleep as defaultSleep } from '../core/sleep.ts'
+import { admit, settle, type RateLimits, type WindowState } from '../core/sliding-window.ts'
+import { forwardIdentity } from './forward-identity.ts'
 
 /** Limits and hooks of {@link withRateLimit}. A limit left out is not enforced. */
 export type RateLimitOptions = {
@@ -25,7 +26,6 @@ export type RateLimitOptions = {
   sleep?: ((ms: number, signal?: AbortSignal | undefined) => Promise<void>) | undefined
 }
 
-const WINDOW_MS = 60_000
 const DEFAULT_OUTPUT_TOKENS = 1024
 
 /**
@@ -34,9 +34,10 @@ const DEFAULT_OUTPUT_TOKENS = 1024
  * the limit (it complements the provider's own 429s, which `withRetry` handles). Calls through the
  * same wrapper share one window; separate wrappers share nothing.
  *
- * A call counts with its estimate until its `done` turn reports the real usage
- * (`inputTokens + outputTokens`). A call that fails keeps its estimate: the provider may have
- * counted it. Waits end with an `aborted` error as soon as the caller's signal aborts.
+ * A call is admitted with its estimate and settled with the real usage (`inputTokens +
+ * outputTokens`) when its `done` turn arrives; the window is the relay's (`admit`, `settle`). A
+ * call that fails keeps its estimate: the provider may have counted it. Waits end with an
+ * `aborted` error as soon as the caller's signal aborts.
  *
  * @example
  * ```ts
@@ -46,11 +47,11 @@ const DEFAULT_OUTPUT_TOKENS = 1024
 export function withRateLimit(adapter: Adapter, options: RateLimitOptions = {}): Adapter {
   checkLimit('tokensPerMinute', options.tokensPerMinute)
   checkLimit('requestsPerMinute', options.requestsPerMinute)
-  const window = createSlidingWindow({
-    windowMs: WINDOW_MS,
-    tokens: options.tokensPerMinute,
-    requests: options.requestsPerMinute,
-  })
+  const limits: RateLimits = {
+    tokensPerMinute: options.tokensPerMinute,
+    requestsPerMinute: options.requestsPerMinute,
+  }
+  const window: WindowState = []
   const estimate = options.estimateTokens ?? estimateCallTokens
   const now = options.now ?? Date.now
   const wait =
@@ -58,25 +59,21 @@ export function withRateLimit(adapter: Adapter, options: RateLimitOptions = {}):
     ((ms: number, signal?: AbortSignal) => defaultSleep(ms, signal, adapter.provider))
 
   return {
-    provider: adapter.provider,
-    model: adapter.model,
+    ...forwardIdentity(adapter),
     async *stream(conversation, callOptions = {}) {
       const signal = callOptions.signal
       const tokens = estimate(conversation, callOptions)
-      let entry: WindowEntry
       for (;;) {
-        // Checked before each reservation, so a call the caller gave up on is never counted.
+        // Checked before each admission, so a call the caller gave up on is never counted.
         if (signal?.aborted === true) throw abortedError(adapter.provider, signal.reason)
-        const reserved = window.reserve(tokens, now())
-        if ('entry' in reserved) {
-          entry = reserved.entry
-          break
-        }
-        await wait(reserved.waitMs, signal)
+        const decision = admit(window, now(), tokens, limits)
+        if (decision.ok) break
+        await wait(decision.retryAfterMs, signal)
       }
       for await (const event of adapter.stream(conversation, callOptions)) {
         if (event.type === 'done') {
-          entry.tokens = event.turn.usage.inputTokens + event.turn.usage.outputTokens
+          const { inputTokens, outputTokens } = event.turn.usage
+          settle(window, now(), inputTokens + outputTokens, tokens)
         }
         yield event
       }

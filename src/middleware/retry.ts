@@ -1,7 +1,8 @@
 import type { Adapter } from '../core/adapter.ts'
 import { isThinkwireError, type ThinkwireError } from '../core/errors.ts'
-import { sleep } from '../core/guard-stream.ts'
+import { sleep } from '../core/sleep.ts'
 import { recoverBeforeFirstEvent } from './before-first-event.ts'
+import { forwardIdentity } from './forward-identity.ts'
 
 /** What {@link RetryPolicy.onRetry} is told before each wait. */
 export type RetryInfo = {
@@ -60,8 +61,7 @@ export function withRetry(adapter: Adapter, policy: RetryPolicy = {}): Adapter {
   const maxRetryAfterMs = policy.maxRetryAfterMs ?? 60_000
   const shouldRetry = policy.shouldRetry ?? ((error: ThinkwireError) => error.retryable)
   return {
-    provider: adapter.provider,
-    model: adapter.model,
+    ...forwardIdentity(adapter),
     stream(conversation, options = {}) {
       return recoverBeforeFirstEvent(
         () => adapter.stream(conversation, options),

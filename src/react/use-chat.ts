@@ -55,7 +55,7 @@ export type UseChatResult = {
 }
 
 const nextFrame: Scheduler = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => flush())
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush)
   else setTimeout(flush, 16)
 }
 
@@ -67,9 +67,10 @@ async function drain(start: () => AsyncIterable<unknown>): Promise<void> {
   }
 }
 
-function settings(options: UseChatOptions): Omit<ChatOptions, 'conversation'> {
-  const { thinking, tools, initialConversation: _, scheduler, ...rest } = options
-  return { ...rest, options: { thinking, tools }, scheduler: scheduler ?? nextFrame }
+/** The chat's options (its conversation is read once, when it is made). */
+function settings(options: UseChatOptions): ChatOptions {
+  const { thinking, tools, initialConversation: conversation, scheduler, ...rest } = options
+  return { ...rest, conversation, options: { thinking, tools }, scheduler: scheduler ?? nextFrame }
 }
 
 /**
@@ -88,10 +89,7 @@ function settings(options: UseChatOptions): Omit<ChatOptions, 'conversation'> {
  * ```
  */
 export function useChat(options: UseChatOptions): UseChatResult {
-  const [chat] = useState(
-    () => new Chat({ ...settings(options), conversation: options.initialConversation }),
-  )
-  const [subscribe] = useState(() => (listener: () => void) => chat.subscribe(listener))
+  const [chat] = useState(() => new Chat(settings(options)))
   const [actions] = useState(() => ({
     send: (input: ChatInput, call?: CallOptions) => drain(() => chat.send(input, call)),
     regenerate: (call?: CallOptions) => drain(() => chat.regenerate(call)),
@@ -102,5 +100,5 @@ export function useChat(options: UseChatOptions): UseChatResult {
   useEffect(() => () => chat.stop(), [chat])
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.
-  return { ...useSyncExternalStore(subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }
+  return { ...useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }
 }

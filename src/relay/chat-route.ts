@@ -1,6 +1,7 @@
 import type { Adapter } from '../core/adapter.ts'
 import type { Conversation } from '../core/conversation.ts'
-import { isThinkwireError, statusFromKind, toThinkwireError } from '../core/errors.ts'
+import { isThinkwireError, toThinkwireError } from '../core/errors.ts'
+import { statusFromKind } from './status.ts'
 import type { Event } from '../core/events.ts'
 import type { Registry } from '../core/registry.ts'
 import { toEventStream } from './event-stream.ts'

@@ -1,5 +1,4 @@
-import { createRegistry, isRegistry, type Registry } from '../core/registry.ts'
-import { mock, mockModelIds } from '../providers/mock/index.ts'
+import { createRegistry, type Registry } from '../core/registry.ts'
 import { createAuthenticate } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { createCors } from './cors.ts'
@@ -21,7 +20,7 @@ const ROUTES: Readonly<Record<string, readonly string[]>> = {
  * @example
  * ```ts
  * const relay = createRelay({
- *   registry: { anthropic: (model) => anthropic({ apiKey, model }) },
+ *   providers: { anthropic: createAnthropic({ apiKey }) },
  *   auth: ['client-token'],
  *   cors: { origins: ['https://app.example.com'] },
  *   sealKeys: [sealSecret],
@@ -29,7 +28,7 @@ const ROUTES: Readonly<Record<string, readonly string[]>> = {
  * export default { fetch: (request) => relay.fetch(request) }
  * ```
  */
-export function createRelay(options: RelayOptions = {}): Relay {
+export function createRelay(options: RelayOptions): Relay {
   const registry = buildRegistry(options)
   const cors = createCors(options.cors)
   const authenticate = createAuthenticate(options.auth)
@@ -70,7 +69,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
         response =
           url.pathname === '/v1/chat'
             ? await chatRoute(request, clientId, setup, trace, context)
-            : jsonResponse(200, { models: registry.models().filter((m) => setup.allows(m.id)) })
+            : modelsResponse(registry, setup.allows)
       }
     }
     for (const [name, value] of Object.entries(origin.headers)) response.headers.set(name, value)
@@ -108,11 +107,20 @@ export function createRelay(options: RelayOptions = {}): Relay {
 }
 
 function buildRegistry(options: RelayOptions): Registry {
-  const given = options.registry
-  const registry =
-    given === undefined ? createRegistry({}) : isRegistry(given) ? given : createRegistry(given)
-  if (registry.providers.length > 0 || options.mockWhenEmpty === false) return registry
-  return createRegistry({ mock: { create: (model) => mock({ model }), models: mockModelIds } })
+  if (options.registry !== undefined && options.providers !== undefined) {
+    throw new TypeError('createRelay: give `registry` or `providers`, not both')
+  }
+  return options.registry ?? createRegistry(options.providers ?? {})
+}
+
+/** `GET /v1/models`: the served models; a relay with no provider says so rather than serving nothing silently. */
+function modelsResponse(registry: Registry, allows: (id: string) => boolean): Response {
+  const models = registry.models().filter((m) => allows(m.id))
+  if (registry.providers.length > 0) return jsonResponse(200, { models })
+  return jsonResponse(200, {
+    models,
+    notice: 'this relay has no provider configured: give createRelay a registry or providers',
+  })
 }
 
 /** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"`. */

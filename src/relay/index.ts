@@ -11,7 +11,12 @@ export {
   type RateLimits,
   type WindowState,
 } from './rate-limit.ts'
-export { canonicalJson, createSealer, type Sealer } from './seal.ts'
-export { createSseEncoder, type SseEncoder } from './sse.ts'
-export { validateChatRequest, type ChatRequest } from './validate-request.ts'
-export type { FieldError, Validation } from './validate-json.ts'
+export type {
+  FieldTable,
+  LocalCallOption,
+  WireCallOptions,
+  WireChatRequest,
+  WireError,
+  WireEventName,
+  WireEvents,
+} from '../core/wire.ts'

@@ -35,13 +35,13 @@ export type RelayLogEntry = {
 
 /** Options of `createRelay`. Every one is optional. */
 export type RelayOptions = {
+  /** The models the relay serves, as a registry (see `createRegistry`). */
+  registry?: Registry | undefined
   /**
-   * The models the relay serves: a registry, or the entries to build one. With no provider, the
-   * offline mock models are served (see `mockWhenEmpty`).
+   * Or the providers to build that registry from. With neither, the relay serves nothing, and
+   * `GET /v1/models` says so.
    */
-  registry?: Registry | { readonly [provider: string]: ProviderEntry } | undefined
-  /** Serve the offline `mock/...` models when the registry has no provider. @defaultValue true */
-  mockWhenEmpty?: boolean | undefined
+  providers?: { readonly [provider: string]: ProviderEntry } | undefined
   /** Only these `"provider/model"` ids (or `"provider/*"`) are served. @defaultValue all */
   models?: readonly string[] | undefined
   /** Bearer tokens, or a function naming the client. @defaultValue no auth: client `'anonymous'` */

@@ -15,9 +15,11 @@ import {
   array,
   describe,
   fail,
+  fields,
   integer,
   listOf,
   oneOf,
+  optional,
   own,
   record,
   shallowJson,
@@ -37,13 +39,6 @@ const STOP_REASONS: readonly StopReason[] = [
   'aborted',
   'other',
 ]
-const USAGE_FIELDS = [
-  'inputTokens',
-  'outputTokens',
-  'reasoningTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-] as const
 const MAX_COUNT = Number.MAX_SAFE_INTEGER
 const MEDIA_TYPE = /^image\/[a-z0-9.+-]{1,40}$/
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
@@ -135,62 +130,50 @@ function imageUrl(value: unknown, field: string): string {
 }
 
 function assistantTurn(turn: JsonRecord, field: string, depth: number): AssistantTurn {
-  const out: AssistantTurn = {
-    role: 'assistant',
-    text: string(own(turn, 'text'), `${field}.text`),
-    usage: usage(own(turn, 'usage'), `${field}.usage`),
-    stopReason:
-      own(turn, 'stopReason') === undefined
-        ? 'stop'
-        : oneOf(own(turn, 'stopReason'), `${field}.stopReason`, STOP_REASONS),
-  }
-  const thinking = own(turn, 'thinking')
-  if (thinking !== undefined) out.thinking = string(thinking, `${field}.thinking`)
-  const calls = own(turn, 'toolCalls')
-  if (calls !== undefined) {
-    out.toolCalls = array(calls, `${field}.toolCalls`).map((call, j) =>
-      toolCall(call, `${field}.toolCalls[${j}]`, depth),
-    )
-  }
-  const items = own(turn, 'items')
-  if (items !== undefined) out.items = opaqueItems(items, `${field}.items`, depth)
-  const warnings = own(turn, 'warnings')
-  if (warnings !== undefined) {
-    out.warnings = array(warnings, `${field}.warnings`).map((w, j) =>
-      string(w, `${field}.warnings[${j}]`),
-    )
-  }
+  const out = fields<AssistantTurn>(turn, field, {
+    role: () => 'assistant',
+    text: (value, at) => string(value, at),
+    thinking: optional((value, at) => string(value, at)),
+    toolCalls: optional((value, at) =>
+      array(value, at).map((call, j) => toolCall(call, `${at}[${j}]`, depth)),
+    ),
+    usage,
+    // Hand-written turns (few-shot examples) may leave it out.
+    stopReason: (value, at) => (value === undefined ? 'stop' : oneOf(value, at, STOP_REASONS)),
+    items: optional((value, at) => opaqueItems(value, at, depth)),
+    warnings: optional((value, at) => array(value, at).map((w, j) => string(w, `${at}[${j}]`))),
+  })
   if (out.text === '' && out.toolCalls === undefined && out.items === undefined) {
     fail(`${field}.text`, 'must not be empty when the turn has no toolCalls or items')
   }
   return out
 }
 
+const count = (value: unknown, field: string) => integer(value, field, 0, MAX_COUNT)
+
 function usage(value: unknown, field: string): Usage {
   // Hand-written turns (few-shot examples) carry no usage.
   if (value === undefined) return { inputTokens: 0, outputTokens: 0 }
-  const input = record(value, field)
-  const out: Usage = {
-    inputTokens: integer(own(input, 'inputTokens'), `${field}.inputTokens`, 0, MAX_COUNT),
-    outputTokens: integer(own(input, 'outputTokens'), `${field}.outputTokens`, 0, MAX_COUNT),
-  }
-  for (const key of USAGE_FIELDS.slice(2)) {
-    const count = own(input, key)
-    if (count !== undefined) out[key] = integer(count, `${field}.${key}`, 0, MAX_COUNT)
-  }
-  return out
+  return fields<Usage>(record(value, field), field, {
+    inputTokens: count,
+    outputTokens: count,
+    reasoningTokens: optional(count),
+    cacheReadTokens: optional(count),
+    cacheWriteTokens: optional(count),
+  })
 }
 
 function toolCall(value: unknown, field: string, depth: number): ToolCall {
   const call = record(value, field)
   if (!Object.hasOwn(call, 'input')) fail(`${field}.input`, 'is required')
-  const input = call['input']
-  shallowJson(input, `${field}.input`, depth)
-  return {
-    id: string(own(call, 'id'), `${field}.id`, { nonEmpty: true }),
-    name: string(own(call, 'name'), `${field}.name`, { nonEmpty: true }),
-    input,
-  }
+  return fields<ToolCall>(call, field, {
+    id: (id, at) => string(id, at, { nonEmpty: true }),
+    name: (name, at) => string(name, at, { nonEmpty: true }),
+    input: (input, at) => {
+      shallowJson(input, at, depth)
+      return input
+    },
+  })
 }
 
 function opaqueItems(value: unknown, field: string, depth: number): OpaqueItems {

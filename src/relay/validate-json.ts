@@ -1,3 +1,7 @@
+import { isRecord, type JsonRecord } from '../kit/json.ts'
+
+export { isRecord, type JsonRecord }
+
 /** The field at fault and what is wrong with it. `message` starts with the field's path. */
 export type FieldError = { field: string; message: string }
 
@@ -28,14 +32,6 @@ export function validation<T>(run: () => T): Validation<T> {
       return { ok: false, error: { field: error.field, message: error.message } }
     throw error
   }
-}
-
-/** A JSON object (not an array, not null). */
-export type JsonRecord = { readonly [key: string]: unknown }
-
-/** True for a JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**
@@ -114,4 +110,30 @@ export function shallowJson(value: unknown, field: string, maxDepth: number): vo
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
     }
   }
+}
+
+/** Reads one field of a record: the checked value, or undefined to leave the field out. */
+export type FieldParser<T> = (value: unknown, field: string) => T
+
+/**
+ * Rebuilds a record from its known fields, one parser per field of `T` (the table's type makes a
+ * new field of `T` a compile error until it is parsed here). Members not in the table are left out.
+ */
+export function fields<T>(
+  input: JsonRecord,
+  path: string,
+  parsers: { readonly [K in keyof T]-?: FieldParser<T[K]> },
+): T {
+  const out: Partial<T> = {}
+  // The table's keys are exactly the fields of T.
+  for (const key of Object.keys(parsers) as (keyof T & string)[]) {
+    const value = parsers[key](own(input, key), `${path}.${key}`)
+    if (value !== undefined) out[key] = value
+  }
+  return out as T
+}
+
+/** A parser that leaves an absent field out. */
+export function optional<T>(parse: FieldParser<T>): FieldParser<T | undefined> {
+  return (value, field) => (value === undefined ? undefined : parse(value, field))
 }

@@ -1,4 +1,5 @@
 import type {
+  CacheOptions,
   CallOptions,
   JSONSchema,
   ResponseFormat,
@@ -7,6 +8,7 @@ import type {
   ToolSpec,
 } from '../core/adapter.ts'
 import type { Conversation } from '../core/conversation.ts'
+import type { FieldTable, WireCallOptions } from '../core/wire.ts'
 import { parseConversation } from './validate-conversation.ts'
 import {
   array,
@@ -42,20 +44,30 @@ export type RequestLimits = {
   depth: number
 }
 
-const FIELDS = [
-  'model',
-  'conversation',
-  'thinking',
-  'tools',
-  'toolChoice',
-  'maxTokens',
-  'temperature',
-  'responseFormat',
-]
 const LEVELS = ['off', 'low', 'medium', 'high', 'max'] as const
 const CHOICES = ['auto', 'none', 'required'] as const
 /** What Anthropic, OpenAI and Gemini all take as a tool or schema name. */
 const NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+type OptionParser = (value: unknown, limits: RequestLimits, options: WireCallOptions) => void
+
+/** One parser per call option of the wire format: a new option does not compile until it is here. */
+const OPTIONS: FieldTable<WireCallOptions, OptionParser> = {
+  thinking: (value, limits, options) => (options.thinking = thinkingOption(value, limits)),
+  tools: (value, limits, options) => (options.tools = toolsOption(value, limits)),
+  // After tools (the table keeps its order): a named choice must name one of them.
+  toolChoice: (value, _, options) => (options.toolChoice = toolChoiceOption(value, options.tools)),
+  maxTokens: (value, limits, options) =>
+    (options.maxTokens = integer(value, 'maxTokens', 1, limits.maxTokens)),
+  temperature: (value, _, options) => (options.temperature = temperatureOption(value)),
+  stop: (value, _, options) => (options.stop = stopOption(value)),
+  responseFormat: (value, limits, options) =>
+    (options.responseFormat = responseFormatOption(value, limits)),
+  cache: (value, _, options) => (options.cache = cacheOption(value)),
+}
+
+/** Every field of `POST /v1/chat`. */
+const FIELDS: readonly string[] = ['model', 'conversation', ...Object.keys(OPTIONS)]
 
 /**
  * Checks a `POST /v1/chat` body field by field and rebuilds it from known fields. Unknown
@@ -77,30 +89,61 @@ export function validateChatRequest(body: unknown, limits: RequestLimits): Valid
   })
 }
 
+/** The call options of a request: each option a client may send, parsed in table order. */
 function callOptions(body: JsonRecord, limits: RequestLimits): CallOptions {
-  const options: CallOptions = {}
-  const thinking = own(body, 'thinking')
-  if (thinking !== undefined) options.thinking = thinkingOption(thinking, limits)
-  const tools = own(body, 'tools')
-  if (tools !== undefined) options.tools = toolsOption(tools, limits)
-  const toolChoice = own(body, 'toolChoice')
-  if (toolChoice !== undefined) options.toolChoice = toolChoiceOption(toolChoice, options.tools)
-  const maxTokens = own(body, 'maxTokens')
-  if (maxTokens !== undefined)
-    options.maxTokens = integer(maxTokens, 'maxTokens', 1, limits.maxTokens)
-  const temperature = own(body, 'temperature')
-  if (temperature !== undefined) {
-    if (typeof temperature !== 'number' || !Number.isFinite(temperature)) {
-      fail('temperature', `must be a number, got ${describe(temperature)}`)
-    }
-    if (temperature < 0 || temperature > 2)
-      fail('temperature', `must be between 0 and 2, got ${temperature}`)
-    options.temperature = temperature
+  const options: WireCallOptions = {}
+  for (const [key, parse] of Object.entries(OPTIONS)) {
+    const value = own(body, key)
+    if (value !== undefined) parse(value, limits, options)
   }
-  const responseFormat = own(body, 'responseFormat')
-  if (responseFormat !== undefined)
-    options.responseFormat = responseFormatOption(responseFormat, limits)
   return options
+}
+
+/** Stop sequences a request may hold, and their length: more than any provider takes. */
+const MAX_STOP = 16
+const MAX_STOP_CHARS = 200
+/** A cache key: what OpenAI takes as `prompt_cache_key`, kept short and plain. */
+const CACHE_KEY = /^[A-Za-z0-9_.:-]{1,64}$/
+const TTLS = ['5m', '1h'] as const
+
+function stopOption(value: unknown): string[] {
+  const list = array(value, 'stop')
+  if (list.length > MAX_STOP)
+    fail('stop', `must hold at most ${MAX_STOP} sequences, got ${list.length}`)
+  return list.map((item, i) => {
+    const sequence = string(item, `stop[${i}]`, { nonEmpty: true })
+    if (sequence.length > MAX_STOP_CHARS)
+      fail(`stop[${i}]`, `must be at most ${MAX_STOP_CHARS} characters`)
+    return sequence
+  })
+}
+
+function cacheOption(value: unknown): CacheOptions {
+  if (typeof value === 'boolean') return value
+  if (!isRecord(value))
+    fail('cache', `must be true, false or { key?, ttl? }, got ${describe(value)}`)
+  const out: Exclude<CacheOptions, boolean> = {}
+  for (const key of Object.keys(value)) {
+    if (key !== 'key' && key !== 'ttl')
+      fail(`cache.${describe(key).slice(1, -1)}`, 'is not a known field (known: key, ttl)')
+  }
+  const cacheKey = own(value, 'key')
+  if (cacheKey !== undefined) {
+    out.key = string(cacheKey, 'cache.key')
+    if (!CACHE_KEY.test(out.key))
+      fail('cache.key', `must match ${CACHE_KEY.source}, got ${describe(cacheKey)}`)
+  }
+  const ttl = own(value, 'ttl')
+  if (ttl !== undefined) out.ttl = oneOf(ttl, 'cache.ttl', TTLS)
+  return out
+}
+
+function temperatureOption(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    fail('temperature', `must be a number, got ${describe(value)}`)
+  }
+  if (value < 0 || value > 2) fail('temperature', `must be between 0 and 2, got ${value}`)
+  return value
 }
 
 function thinkingOption(value: unknown, limits: RequestLimits): Thinking {

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { measureBundleSize } from '../../bench/bundle-size.ts'
 
 describe('browser bundle', () => {
-  it('keeps thinkwire/client + thinkwire/react within 6 KiB gzipped, with no provider SDK', async () => {
+  // The budget was 6 KiB until the adapter kit: the one bounded SSE reader, the guard that builds
+  // the done turn (a plain iterator, for speed) and the exhaustive wire tables cost about 1.1 KiB
+  // together, while everything else got smaller. 7.25 KiB keeps the growth in view.
+  it('keeps thinkwire/client + thinkwire/react within 7.25 KiB gzipped, with no provider SDK', async () => {
     const size = await measureBundleSize()
-    expect(size.gzipped).toBeLessThanOrEqual(6144)
+    expect(size.gzipped).toBeLessThanOrEqual(7424)
     // The only package inside is the SSE parser: no provider SDK, no React, no schema library;
     // and none of the provider adapters or the relay.
     const packages = size.inputs.filter((input) => input.startsWith('node_modules/'))

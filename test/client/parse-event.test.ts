@@ -7,6 +7,16 @@ const message = (event: string, data: unknown) => ({
   data: JSON.stringify(data),
   id: undefined,
 })
+/** What parsing `event` threw (it must throw). */
+function thrown(run: () => unknown): unknown {
+  try {
+    run()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected parseEvent to throw')
+}
+
 const turn = {
   role: 'assistant',
   text: 'hi',
@@ -24,19 +34,43 @@ describe('parseEvent', () => {
     ['without a stop reason', { ...turn, stopReason: undefined }],
     ['whose text is not a string', { ...turn, text: ['hi'] }],
   ])('refuses a done turn %s as a malformed event', (_, bad) => {
-    const result = parseEvent(message('done', { turn: bad }), 'mock')
+    const result = thrown(() => parseEvent(message('done', { turn: bad }), 'mock'))
     expect(isThinkwireError(result) && result.kind).toBe('server')
     expect(isThinkwireError(result) && result.message).toBe("relay: malformed 'done' event")
   })
 
   it('refuses a tool call without input, and keeps one whose input is null', () => {
-    const missing = parseEvent(message('tool-call', { call: { id: 'c', name: 'f' } }), 'mock')
+    const missing = thrown(() =>
+      parseEvent(message('tool-call', { call: { id: 'c', name: 'f' } }), 'mock'),
+    )
     expect(isThinkwireError(missing)).toBe(true)
     const nullInput = parseEvent(
       message('tool-call', { call: { id: 'c', name: 'f', input: null } }),
       'mock',
     )
     expect(nullInput).toEqual({ type: 'tool-call', call: { id: 'c', name: 'f', input: null } })
+  })
+
+  it('throws the error event as a ThinkwireError with its kind and message', () => {
+    const error = thrown(() =>
+      parseEvent(message('error', { kind: 'overloaded', message: 'busy', retryable: true }), 'p'),
+    )
+    expect(error).toMatchObject({ kind: 'overloaded', message: 'busy', retryable: true })
+  })
+
+  it('refuses a done turn whose usage or warnings have the wrong type', () => {
+    for (const bad of [
+      { ...turn, usage: { inputTokens: '1', outputTokens: 1 } },
+      { ...turn, usage: { inputTokens: 1, outputTokens: 1, reasoningTokens: -1 } },
+      { ...turn, warnings: [1] },
+      { ...turn, toolCalls: [{ id: 'c', name: 'f' }] },
+      { ...turn, items: 'sealed' },
+    ]) {
+      expect(thrown(() => parseEvent(message('done', { turn: bad }), 'p'))).toMatchObject({
+        kind: 'server',
+        message: "relay: malformed 'done' event",
+      })
+    }
   })
 
   it('ignores an event name it does not know', () => {

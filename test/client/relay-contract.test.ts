@@ -12,7 +12,7 @@ import { collect, failure, inProcessRelay, RELAY_URL } from './helpers.ts'
 /** A relay client wired in-process to a relay that serves one scripted mock model. */
 function harness(options: MockOptions): ContractHarness & { upstream: MockAdapter } {
   const upstream = mock(options)
-  const server = inProcessRelay({ registry: { mock: [upstream] } })
+  const server = inProcessRelay({ providers: { mock: [upstream] } })
   const adapter = relay({ url: RELAY_URL, model: `mock/${upstream.model}`, fetch: server.fetch })
   return {
     adapter,
@@ -105,7 +105,7 @@ describe('relay client against createRelay', () => {
   })
 
   it('turns an unknown model into a 404 invalid-request error', async () => {
-    const server = inProcessRelay({ registry: { mock: [mock()] } })
+    const server = inProcessRelay({ providers: { mock: [mock()] } })
     const adapter = relay({ url: RELAY_URL, model: 'mock/nope', fetch: server.fetch })
     const { error } = await failure(adapter.stream(ask))
     expect(error).toMatchObject({ kind: 'invalid-request', status: 404 })
@@ -114,7 +114,7 @@ describe('relay client against createRelay', () => {
   it('sends fresh headers on every call when headers is a function', async () => {
     let token = 'old'
     const upstream = mock({ script: [{ text: 'ok' }] })
-    const server = inProcessRelay({ registry: { mock: [upstream] }, auth: ['new'] })
+    const server = inProcessRelay({ providers: { mock: [upstream] }, auth: ['new'] })
     const adapter = relay({
       url: `${RELAY_URL}/`,
       model: 'mock/echo',
@@ -135,7 +135,7 @@ describe('relay client against createRelay', () => {
 
   it('passes sealed items through untouched, so the relay accepts and replays them', async () => {
     const upstream = mock({ script: [{ thinking: 'hm', text: 'one' }, { text: 'two' }] })
-    const server = inProcessRelay({ registry: { mock: [upstream] }, sealKeys: ['secret-1'] })
+    const server = inProcessRelay({ providers: { mock: [upstream] }, sealKeys: ['secret-1'] })
     const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch: server.fetch })
     const first = await complete(adapter, ask)
     expect(typeof first.items?.seal).toBe('string')
@@ -160,7 +160,7 @@ describe('relay client against createRelay', () => {
   it('keeps an idle stream alive on heartbeats, and times out without them', async () => {
     const slow = (heartbeatMs: number) => {
       const upstream = mock({ chunkSize: 100, delayMs: 400, script: [{ text: 'slow answer' }] })
-      const server = inProcessRelay({ registry: { mock: [upstream] }, heartbeatMs })
+      const server = inProcessRelay({ providers: { mock: [upstream] }, heartbeatMs })
       return relay({ url: RELAY_URL, model: 'mock/echo', fetch: server.fetch })
     }
     const turn = await complete(slow(20), ask, { idleTimeoutMs: 200 })
@@ -176,7 +176,7 @@ describe('relay client against createRelay', () => {
         { text: 'Sunny in Oslo.' },
       ],
     })
-    const server = inProcessRelay({ registry: { mock: [upstream] } })
+    const server = inProcessRelay({ providers: { mock: [upstream] } })
     const chat = new Chat({
       adapter: relay({ url: RELAY_URL, model: 'mock/echo', fetch: server.fetch }),
       options: { tools: [{ name: 'weather', parameters: { type: 'object' } }] },
@@ -200,7 +200,7 @@ describe('relay client against createRelay', () => {
     const upstream = mock({
       script: [{ toolCalls: [{ name: 'add', input: { a: 2, b: 2 } }] }, { text: '4' }],
     })
-    const server = inProcessRelay({ registry: { mock: [upstream] } })
+    const server = inProcessRelay({ providers: { mock: [upstream] } })
     const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch: server.fetch })
     const result = await runTools(adapter, ask, {
       tools: {

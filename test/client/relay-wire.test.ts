@@ -33,7 +33,7 @@ describe('relay client on the wire', () => {
 
   beforeAll(async () => {
     const server = createRelay({
-      registry: {
+      providers: {
         mock: [
           mock({
             chunkSize: 3,
@@ -103,9 +103,33 @@ describe('relay client on the wire', () => {
   })
 
   it('passes the done turn through untouched, items included', async () => {
-    const { adapter } = client({ body: sse([['done', { turn }]]) })
+    const { adapter } = client({
+      body: sse([
+        ['text', { text: 'Hi' }],
+        ['done', { turn }],
+      ]),
+    })
     const events = await collect(adapter.stream(ask))
-    expect(events).toEqual([{ type: 'done', turn }])
+    expect(events).toEqual([
+      { type: 'text', text: 'Hi' },
+      { type: 'done', turn },
+    ])
+  })
+
+  it("builds the done turn's text, thinking and tool calls from the events, as every adapter does", async () => {
+    // A relay never sends a done that disagrees with its events; if one did, the events win.
+    const { adapter } = client({
+      body: sse([
+        ['thinking', { text: 'Hm' }],
+        ['text', { text: 'Hello' }],
+        ['done', { turn: { ...turn, text: 'something else', thinking: 'other' } }],
+      ]),
+    })
+    const events = await collect(adapter.stream(ask))
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      turn: { ...turn, text: 'Hello', thinking: 'Hm' },
+    })
   })
 
   it('posts the model, the conversation and the call options, but not the local ones', async () => {
@@ -248,10 +272,19 @@ describe('relay client on the wire', () => {
     expect(error).toMatchObject({ kind: 'network', retryable: true })
 
     // A body that simply ends, even in the middle of the done event, is a drop too.
-    const ended = client({ body: full.slice(0, full.length - 1) })
+    const ended = client({ body: full.slice(0, full.lastIndexOf('}')) })
     const result = await failure(ended.adapter.stream(ask))
     expect(result.events.some((e) => e.type === 'done')).toBe(false)
     expect(result.error).toMatchObject({ kind: 'network' })
+  })
+
+  it('takes a done event the body ends without its blank line: nothing of it is missing', async () => {
+    const whole = sse([
+      ['text', { text: 'Hi' }],
+      ['done', { turn }],
+    ])
+    const { adapter } = client({ body: whole.slice(0, -1) })
+    expect((await collect(adapter.stream(ask))).at(-1)).toEqual({ type: 'done', turn })
   })
 
   it('fails with a network error when the relay cannot be reached', async () => {

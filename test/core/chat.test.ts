@@ -256,4 +256,38 @@ describe('Chat', () => {
     expect(events).toHaveLength(1)
     expect(chat.conversation.turns.at(-1)).toMatchObject({ text: 'a', stopReason: 'aborted' })
   })
+
+  it('is busy only while a send runs, and clears a failure when the next send starts', async () => {
+    const adapter = mock({ script: [{ fail: { kind: 'server' } }, { text: 'ok' }] })
+    const chat = new Chat({ adapter })
+    expect(chat.busy).toBe(false)
+    await expect(drain(chat.send('a'))).rejects.toMatchObject({ kind: 'server' })
+    expect([chat.status, chat.busy, chat.error?.kind]).toEqual(['error', false, 'server'])
+    const stream = chat.send('b')
+    await stream.next()
+    expect([chat.status, chat.busy, chat.error]).toEqual(['streaming', true, undefined])
+    await drain(stream)
+    expect([chat.status, chat.busy]).toEqual(['ready', false])
+    expect(chat.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('reports the turn that asked for the tools to onFinish when stopped while they run', async () => {
+    const adapter = mock({
+      script: [{ text: 'let me look', toolCalls: [{ name: 'slow', input: {} }] }],
+    })
+    const finished: unknown[] = []
+    const chat = new Chat({
+      adapter,
+      onFinish: (turn) => finished.push(turn),
+      onToolCall: (_call, { signal }) =>
+        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('x')))),
+    })
+    const run = drain(chat.send('go'))
+    await expect.poll(() => chat.conversation.turns.length).toBe(2)
+    chat.stop()
+    await run
+    expect(chat.status).toBe('ready')
+    expect(finished).toEqual([chat.conversation.turns[1]])
+    expect(chat.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool'])
+  })
 })

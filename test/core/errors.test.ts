@@ -2,11 +2,10 @@ import { describe, expect, it, vi } from 'vitest'
 import {
   ThinkwireError,
   isThinkwireError,
-  kindFromStatus,
   redact,
-  retryAfterMsFromHeaders,
   toThinkwireError,
 } from '../../src/core/errors.ts'
+import { kindFromStatus, retryAfterMsFromHeaders } from '../../src/kit/http-error.ts'
 
 describe('ThinkwireError', () => {
   it('works out retryable from the kind and keeps status, provider and cause', () => {

@@ -152,4 +152,29 @@ describe('runTools', () => {
     expect(seen).toEqual([{ v: 1 }, controller.signal])
     expect(steps).toEqual([1, 0])
   })
+
+  it('shows every event of every step to onEvent and reports no step whose tools were stopped', async () => {
+    const controller = new AbortController()
+    const seen: string[] = []
+    const steps: unknown[] = []
+    const adapter = mock({
+      script: [{ toolCalls: [{ name: 'echo', input: {} }] }, { text: 'ok' }],
+    })
+    await runTools(adapter, ask, {
+      onEvent: (event) => seen.push(event.type),
+      tools: { echo: { parameters, execute: () => 'echoed' } },
+    })
+    expect(seen).toEqual(['tool-call', 'done', 'text', 'done'])
+    const stopped = runTools(
+      mock({ script: [{ toolCalls: [{ name: 'wait', input: {} }] }] }),
+      ask,
+      {
+        signal: controller.signal,
+        onStep: (step) => steps.push(step),
+        tools: { wait: { parameters, execute: () => controller.abort() } },
+      },
+    )
+    await expect(stopped).rejects.toMatchObject({ kind: 'aborted' })
+    expect(steps).toEqual([])
+  })
 })

@@ -10,6 +10,7 @@ import type {
   Turn,
 } from '../../src/index.ts'
 import { ThinkwireError, complete } from '../../src/index.ts'
+import type { FieldTable, WireCallOptions, WireEvents } from '../../src/core/wire.ts'
 
 describe('the public contract types', () => {
   it('narrows events by type', () => {
@@ -53,5 +54,30 @@ describe('the public contract types', () => {
     expectTypeOf<ThinkwireError['retryAfterMs']>().toEqualTypeOf<number | undefined>()
     expectTypeOf(complete).returns.resolves.toEqualTypeOf<AssistantTurn>()
     expectTypeOf<Adapter['stream']>().returns.toEqualTypeOf<AsyncIterable<Event>>()
+  })
+})
+
+describe('the wire format', () => {
+  it('makes a field table miss no field of its record, optional ones included', () => {
+    type Turnish = { text: string; thinking?: string | undefined }
+    const whole: FieldTable<Turnish, true> = { text: true, thinking: true }
+    expectTypeOf(whole).toEqualTypeOf<FieldTable<Turnish, true>>()
+    // @ts-expect-error: `thinking` is a field of the record, so the table must handle it.
+    const missing: FieldTable<Turnish, true> = { text: true }
+    expectTypeOf(missing).not.toBeAny()
+  })
+
+  it('sends over the wire every call option but the ones the relay owns', () => {
+    expectTypeOf<keyof WireCallOptions>().toEqualTypeOf<
+      | 'thinking'
+      | 'tools'
+      | 'toolChoice'
+      | 'maxTokens'
+      | 'temperature'
+      | 'stop'
+      | 'responseFormat'
+      | 'cache'
+    >()
+    expectTypeOf<WireEvents['done']['turn']>().toEqualTypeOf<AssistantTurn>()
   })
 })

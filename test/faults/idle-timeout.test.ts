@@ -15,7 +15,7 @@ async function optionsSeenBy(
   relayOptions: Parameters<typeof createRelay>[0],
 ): Promise<CallOptions> {
   const adapter = mock()
-  const relay = createRelay({ ...relayOptions, registry: { mock: [adapter] } })
+  const relay = createRelay({ ...relayOptions, providers: { mock: [adapter] } })
   const response = await relay.fetch(
     new Request('http://relay.test/v1/chat', {
       method: 'POST',
@@ -39,7 +39,7 @@ describe('idle timeout in createRelay', () => {
 
   it('ends a stalled model with a timeout error event, not a silent open stream', async () => {
     const stall = mock({ script: [{ text: 'Un début', stallAfterEvents: 1 }], chunkSize: 100 })
-    const relay = createRelay({ registry: { mock: [stall] }, idleTimeoutMs: 50 })
+    const relay = createRelay({ providers: { mock: [stall] }, idleTimeoutMs: 50 })
     const response = await relay.fetch(
       new Request('http://relay.test/v1/chat', {
         method: 'POST',

@@ -57,7 +57,7 @@ export function rig(
     return { adapter: inner, upstream, options: { idleTimeoutMs }, server: undefined, id }
   }
   const server = createRelay({
-    registry: { [inner.provider]: [inner] },
+    providers: { [inner.provider]: [inner] },
     // Longer than any idle timeout here: a failure before the first event is answered as JSON.
     heartbeatMs: 5_000,
     idleTimeoutMs,

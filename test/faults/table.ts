@@ -2,7 +2,8 @@
  * The expected outcome of every fault for every provider: the error kind and whether it is
  * retryable, and what the relay answers. Read by the in-process matrix and the workerd subset.
  */
-import { statusFromKind, type ErrorKind } from '../../src/core/errors.ts'
+import { type ErrorKind } from '../../src/core/errors.ts'
+import { statusFromKind } from '../../src/relay/status.ts'
 import type { FaultName } from './faults.ts'
 import type { FaultKit } from './kits.ts'
 

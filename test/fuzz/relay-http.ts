@@ -33,8 +33,7 @@ export function createFuzzTarget() {
   const adapter = validatingAdapter(sealer, API_KEYS)
   const logs: RelayLogEntry[] = []
   const relay = createRelay({
-    registry: { fuzz: [adapter] },
-    mockWhenEmpty: false,
+    providers: { fuzz: [adapter] },
     auth: TOKENS,
     cors: { origins: [ORIGIN] },
     sealKeys: [SEAL_KEY],

@@ -4,7 +4,7 @@
  * path (404), preflight (204), method (405), auth (401), content-type (415), size (413), then the
  * body's own verdict.
  */
-import { statusFromKind } from '../../src/core/errors.ts'
+import { statusFromKind } from '../../src/relay/status.ts'
 import type { Case } from './relay-cases.ts'
 import { BASE, ORIGIN, TOKENS } from './relay-config.ts'
 

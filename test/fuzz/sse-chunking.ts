@@ -100,9 +100,14 @@ const events = fc
     data: fc.array(json, { maxLength: 3 }),
   })
   .map(({ deltas, data }): Event[] => {
+    // The done turn agrees with the deltas, as every adapter's does (the guard builds it so).
+    const thinking = deltas.map((e) => (e.type === 'thinking' ? e.text : '')).join('')
+    const calls = deltas.flatMap((e) => (e.type === 'tool-call' ? [e.call] : []))
     const turn: AssistantTurn = {
       role: 'assistant',
       text: deltas.map((e) => (e.type === 'text' ? e.text : '')).join(''),
+      ...(thinking === '' ? {} : { thinking }),
+      ...(calls.length === 0 ? {} : { toolCalls: calls }),
       usage: { inputTokens: 1, outputTokens: 2 },
       stopReason: 'stop',
       items: { provider: 'script', model: 'm', thinkingMode: 'default', data },
@@ -123,7 +128,7 @@ function scripted(script: Event[]): Adapter {
 
 /** The relay's bytes for `script`, read by `relay()` uncut and under each of `chunkings`. */
 async function relayRoundTrip(script: Event[], chunkings: number[][]): Promise<void> {
-  const server = createRelay({ registry: { script: [scripted(script)] }, heartbeatMs: 0 })
+  const server = createRelay({ providers: { script: [scripted(script)] }, heartbeatMs: 0 })
   const response = await server.fetch(
     new Request('http://relay.test/v1/chat', {
       method: 'POST',

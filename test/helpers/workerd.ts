@@ -1,15 +1,23 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
+import { unstable_readConfig } from 'wrangler'
 
 /** A test Worker running in workerd, and how to stop it. */
 export type BundledWorker = { mf: Miniflare; dispose(): Promise<void> }
 
+/** The production Worker's runtime settings, read from wrangler.toml. */
+const config = unstable_readConfig({
+  config: fileURLToPath(new URL('../../wrangler.toml', import.meta.url)),
+})
+
 /**
  * Bundles `entry` the way wrangler bundles for workerd (browser platform and its conditions, no
- * Node built-ins) and runs it in workerd through Miniflare.
+ * Node built-ins) and runs it in workerd through Miniflare, with the compatibility date and flags
+ * of wrangler.toml, so a test runs on the runtime the Worker is deployed on.
  */
 export async function startBundledWorker(entry: string): Promise<BundledWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'thinkwire-worker-'))
@@ -27,7 +35,8 @@ export async function startBundledWorker(entry: string): Promise<BundledWorker> 
     modules: true,
     modulesRoot: dir,
     scriptPath: join(dir, 'index.js'),
-    compatibilityDate: '2025-09-01',
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags,
   })
   await mf.ready
   return {

@@ -36,7 +36,7 @@ export async function runInProcess(bursts: number, streams: number): Promise<InP
   // With its pauses: the relay sends events that are ready together, so without them a whole
   // answer could leave in one chunk, before any client had the chance to leave mid-way.
   const model = mock({ provider: 'load', model: 'steady', ...LOAD_MODEL })
-  const relay = createRelay({ registry: { load: [model] }, heartbeatMs: 0 })
+  const relay = createRelay({ providers: { load: [model] }, heartbeatMs: 0 })
   const refs: WeakRef<object>[] = []
   const wrongAborts: string[] = []
 

@@ -36,14 +36,12 @@ describe('load through the Worker in workerd', () => {
   })
 })
 
+// What the relay keeps of its streams once they end (requests, responses, heap) is a memory
+// check: `npm run stress` runs it, with 600 streams.
 describe('load through createRelay in Node', () => {
-  it('aborts the upstream of exactly the clients that leave, and keeps nothing of 600 streams once they end', async () => {
-    const figures = await runInProcess(3, 200)
+  it('aborts the upstream of exactly the clients that leave', async () => {
+    const figures = await runInProcess(2, 100)
+    expect(figures.streams).toBe(200)
     expect(figures.wrongAborts).toEqual([])
-    // Every request and response of the measured bursts was collected.
-    expect(figures.retained).toBe(0)
-    // The heap is back where it was, within noise: a leak of even one small object per stream
-    // would show here (a leak of the request or response is caught exactly above).
-    expect(figures.heapAfter - figures.heapBaseline).toBeLessThan(4 * 1024 * 1024)
   })
 })

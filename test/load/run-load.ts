@@ -132,7 +132,7 @@ function referenceAdapter(model: LoadModel): Adapter {
 /** What the relay writes for `body`, in-process, on the same model. */
 async function expectedBytes(model: LoadModel, body: string): Promise<Uint8Array> {
   const adapter = referenceAdapter(model)
-  const relay = createRelay({ registry: { [adapter.provider]: [adapter] }, heartbeatMs: 0 })
+  const relay = createRelay({ providers: { [adapter.provider]: [adapter] }, heartbeatMs: 0 })
   const response = await relay.fetch(
     new Request('http://relay.test/v1/chat', {
       method: 'POST',

@@ -3,7 +3,16 @@ import type { Conversation } from '../../src/core/conversation.ts'
 import { isThinkwireError, type ErrorKind } from '../../src/core/errors.ts'
 import { withFallback, type FallbackInfo } from '../../src/middleware/fallback.ts'
 import { mock } from '../../src/providers/mock/index.ts'
-import { ask, collect, doneTurn, failure, rateLimited, throwing } from './helpers.ts'
+import {
+  ask,
+  collect,
+  doneTurn,
+  failure,
+  plainAdapter,
+  rateLimited,
+  someCapabilities,
+  throwing,
+} from './helpers.ts'
 
 const failing = (kind: ErrorKind, provider = 'primary', afterEvents = 0) =>
   mock({ provider, model: 'p1', script: [{ text: 'partial answer', fail: { kind, afterEvents } }] })
@@ -14,6 +23,14 @@ describe('withFallback', () => {
   it('reports the provider and model of the primary', () => {
     const adapter = withFallback([failing('server'), answering()])
     expect([adapter.provider, adapter.model]).toEqual(['primary', 'p1'])
+  })
+
+  it('exposes the capabilities of the primary, and adds none when the primary has none', () => {
+    const backupCapabilities = { ...someCapabilities, tools: false }
+    const primary = plainAdapter('primary', someCapabilities)
+    const backup = plainAdapter('backup', backupCapabilities)
+    expect(withFallback([primary, backup]).capabilities).toBe(someCapabilities)
+    expect('capabilities' in withFallback([plainAdapter('primary'), backup])).toBe(false)
   })
 
   it('throws a ThinkwireError at once when given no adapters', () => {

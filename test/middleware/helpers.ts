@@ -1,4 +1,5 @@
 import type { Adapter } from '../../src/core/adapter.ts'
+import type { Capabilities } from '../../src/core/capabilities.ts'
 import type { Conversation } from '../../src/core/conversation.ts'
 import { abortedError, ThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
@@ -41,4 +42,32 @@ export function fakeClock(start = 1_000_000) {
       time += ms
     },
   }
+}
+
+/** Capabilities to look for on a wrapper. */
+export const someCapabilities: Capabilities = {
+  thinking: { mode: 'effort', levels: ['low', 'high'], canDisable: false },
+  tools: true,
+  json: true,
+  contextTokens: 200_000,
+}
+
+/** An adapter that answers 'ok', with `capabilities` when given, and without the property otherwise. */
+export function plainAdapter(provider: string, capabilities?: Capabilities): Adapter {
+  const stream = async function* (): AsyncGenerator<Event> {
+    yield { type: 'text', text: 'ok' }
+    yield {
+      type: 'done',
+      turn: {
+        role: 'assistant',
+        text: 'ok',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        stopReason: 'stop',
+        items: { provider, model: 'm', thinkingMode: 'off', data: [] },
+      },
+    }
+  }
+  return capabilities === undefined
+    ? { provider, model: 'm', stream }
+    : { provider, model: 'm', capabilities, stream }
 }

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../src/core/conversation.ts'
 import { withRateLimit } from '../../src/middleware/rate-limit.ts'
 import { mock } from '../../src/providers/mock/index.ts'
-import { ask, collect, doneTurn, failure, fakeClock } from './helpers.ts'
+import {
+  ask,
+  collect,
+  doneTurn,
+  failure,
+  fakeClock,
+  plainAdapter,
+  someCapabilities,
+} from './helpers.ts'
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens })
 
@@ -20,6 +28,13 @@ describe('withRateLimit', () => {
   it('keeps the provider and model of the adapter it wraps', () => {
     const adapter = withRateLimit(mock({ provider: 'acme', model: 'm1' }))
     expect([adapter.provider, adapter.model]).toEqual(['acme', 'm1'])
+  })
+
+  it('exposes the capabilities of the adapter it wraps, and adds none when it has none', async () => {
+    const adapter = withRateLimit(plainAdapter('acme', someCapabilities), { requestsPerMinute: 1 })
+    expect(adapter.capabilities).toBe(someCapabilities)
+    expect(doneTurn(await collect(adapter.stream(ask))).text).toBe('ok')
+    expect('capabilities' in withRateLimit(plainAdapter('acme'))).toBe(false)
   })
 
   it('rejects a limit that is not a positive number', () => {

@@ -3,7 +3,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ThinkwireError, type ErrorKind } from '../../src/core/errors.ts'
 import { backoffDelay, withRetry, type RetryInfo } from '../../src/middleware/retry.ts'
 import { mock } from '../../src/providers/mock/index.ts'
-import { ask, collect, doneTurn, failure, rateLimited, throwing } from './helpers.ts'
+import {
+  ask,
+  collect,
+  doneTurn,
+  failure,
+  plainAdapter,
+  rateLimited,
+  someCapabilities,
+  throwing,
+} from './helpers.ts'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -13,6 +22,13 @@ describe('withRetry', () => {
   it('keeps the provider and model of the adapter it wraps', () => {
     const adapter = withRetry(mock({ provider: 'acme', model: 'm1' }))
     expect([adapter.provider, adapter.model]).toEqual(['acme', 'm1'])
+  })
+
+  it('exposes the capabilities of the adapter it wraps, and adds none when it has none', async () => {
+    const adapter = withRetry(plainAdapter('acme', someCapabilities))
+    expect(adapter.capabilities).toBe(someCapabilities)
+    expect(doneTurn(await collect(adapter.stream(ask))).text).toBe('ok')
+    expect('capabilities' in withRetry(plainAdapter('acme'))).toBe(false)
   })
 
   it('retries a failure before the first event and then yields the whole answer once', async () => {

@@ -7,7 +7,7 @@ import { readSse } from './sse-reader.ts'
 
 const adapter = mock({ script: [{ thinking: 'ok', text: 'fine' }] })
 const relay = createRelay({
-  registry: { mock: [adapter] },
+  providers: { mock: [adapter] },
   sealKeys: ['fuzz-seal-key'],
   limits: { bodyBytes: 64 * 1024, turns: 20 },
 })

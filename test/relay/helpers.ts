@@ -1,7 +1,14 @@
 import { expect } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
+import type { ProviderEntry } from '../../src/core/registry.ts'
+import { mock } from '../../src/providers/mock/index.ts'
 import type { Relay } from '../../src/relay/options.ts'
 import { payloads, readSse, type ReadSse } from './sse-reader.ts'
+
+/** The offline mock model, `mock/echo`, as a relay's only provider. */
+export const offline: { readonly [provider: string]: ProviderEntry } = {
+  mock: { create: (model) => mock({ model }), models: ['echo'] },
+}
 
 export const ask = (content = 'What is 2 + 2?'): Turn[] => [{ role: 'user', content }]
 

@@ -1,42 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { admit, memoryRateLimiter, settle, type WindowState } from '../../src/relay/rate-limit.ts'
+import * as core from '../../src/core/sliding-window.ts'
+import { admit, memoryRateLimiter, settle } from '../../src/relay/rate-limit.ts'
 
-describe('sliding window', () => {
-  it('admits requests up to the limit and says when the oldest leaves the window', () => {
-    const state: WindowState = []
-    const limits = { requestsPerMinute: 2 }
-    expect(admit(state, 1_000, 0, limits)).toEqual({ ok: true })
-    expect(admit(state, 5_000, 0, limits)).toEqual({ ok: true })
-    expect(admit(state, 10_000, 0, limits)).toEqual({ ok: false, retryAfterMs: 51_000 })
-    expect(admit(state, 61_000, 0, limits)).toEqual({ ok: true })
-  })
-
-  it('counts tokens and waits until enough of them have left the window', () => {
-    const state: WindowState = []
-    const limits = { tokensPerMinute: 100 }
-    expect(admit(state, 0, 60, limits).ok).toBe(true)
-    expect(admit(state, 10_000, 30, limits).ok).toBe(true)
-    expect(admit(state, 20_000, 20, limits)).toEqual({ ok: false, retryAfterMs: 40_000 })
-    expect(admit(state, 20_000, 10, limits).ok).toBe(true)
-  })
-
-  it('admits a call larger than the whole budget into an empty window only', () => {
-    const state: WindowState = []
-    const limits = { tokensPerMinute: 100 }
-    expect(admit(state, 0, 500, limits).ok).toBe(true)
-    expect(admit(state, 1_000, 500, limits)).toEqual({ ok: false, retryAfterMs: 59_000 })
-  })
-
-  it('settles with real usage: more is added, less is refunded from the latest entries', () => {
-    const state: WindowState = []
-    const limits = { tokensPerMinute: 100 }
-    admit(state, 0, 50, limits)
-    settle(state, 1_000, 90, 50)
-    expect(admit(state, 2_000, 20, limits).ok).toBe(false)
-    const other: WindowState = []
-    admit(other, 0, 90, limits)
-    settle(other, 1_000, 10, 90)
-    expect(admit(other, 2_000, 80, limits).ok).toBe(true)
+describe('relay rate limit', () => {
+  it('offers the sliding window of core under its own names', () => {
+    expect(admit).toBe(core.admit)
+    expect(settle).toBe(core.settle)
   })
 })
 

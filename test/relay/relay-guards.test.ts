@@ -7,13 +7,16 @@ import {
   type RateLimiter,
   type RelayLogEntry,
 } from '../../src/relay/index.ts'
-import { ask, chat, doneOf, errorBody, streamed } from './helpers.ts'
+import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
 
 const body = { model: 'mock/echo', conversation: { turns: ask() } }
 
 describe('createRelay: auth', () => {
   it('requires one of the bearer tokens', async () => {
-    const relay = createRelay({ auth: ['token-one-abcdef', 'token-two-abcdef'] })
+    const relay = createRelay({
+      providers: offline,
+      auth: ['token-one-abcdef', 'token-two-abcdef'],
+    })
     const none = await chat(relay, body)
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toBe('Bearer')
@@ -40,6 +43,7 @@ describe('createRelay: auth', () => {
       },
     }
     const relay = createRelay({
+      providers: offline,
       auth: (request) => request.headers.get('x-user'),
       rateLimiter,
     })
@@ -50,7 +54,11 @@ describe('createRelay: auth', () => {
 
   it('gives token clients an id that is not the token', async () => {
     const entries: RelayLogEntry[] = []
-    const relay = createRelay({ auth: ['token-one-abcdef'], log: (entry) => entries.push(entry) })
+    const relay = createRelay({
+      providers: offline,
+      auth: ['token-one-abcdef'],
+      log: (entry) => entries.push(entry),
+    })
     await streamed(
       await chat(relay, body, { headers: { authorization: 'Bearer token-one-abcdef' } }),
     )
@@ -59,6 +67,7 @@ describe('createRelay: auth', () => {
 
   it('answers 500 without details when its own auth hook fails', async () => {
     const relay = createRelay({
+      providers: offline,
       auth: () => {
         throw new Error('database down at postgres://user:pw@host')
       },
@@ -73,7 +82,7 @@ describe('createRelay: auth', () => {
 })
 
 describe('createRelay: CORS', () => {
-  const relay = createRelay({ cors: { origins: ['https://app.example'] } })
+  const relay = createRelay({ providers: offline, cors: { origins: ['https://app.example'] } })
 
   it('answers a preflight from an allowed origin', async () => {
     const response = await relay.fetch(
@@ -102,9 +111,11 @@ describe('createRelay: CORS', () => {
   })
 
   it('refuses every cross-origin browser call when no origin is configured, and allows any with *', async () => {
-    const closed = await chat(createRelay(), body, { headers: { origin: 'https://app.example' } })
+    const closed = await chat(createRelay({ providers: offline }), body, {
+      headers: { origin: 'https://app.example' },
+    })
     expect(closed.status).toBe(403)
-    const open = await chat(createRelay({ cors: { origins: '*' } }), body, {
+    const open = await chat(createRelay({ providers: offline, cors: { origins: '*' } }), body, {
       headers: { origin: 'https://x.example' },
     })
     expect(open.headers.get('access-control-allow-origin')).toBe('https://x.example')
@@ -141,7 +152,9 @@ describe('createRelay: body limits', () => {
       body: stream,
       duplex: 'half',
     } as RequestInit)
-    const response = await createRelay({ limits: { bodyBytes: 1000 } }).fetch(request)
+    const response = await createRelay({ providers: offline, limits: { bodyBytes: 1000 } }).fetch(
+      request,
+    )
     expect(response.status).toBe(413)
     expect(await errorBody(response)).toEqual({
       kind: 'invalid-request',
@@ -158,14 +171,16 @@ describe('createRelay: body limits', () => {
       body: stream,
       duplex: 'half',
     } as RequestInit)
-    const response = await createRelay({ limits: { bodyBytes: 1000 } }).fetch(request)
+    const response = await createRelay({ providers: offline, limits: { bodyBytes: 1000 } }).fetch(
+      request,
+    )
     expect(response.status).toBe(413)
     // Up to the limit is held; past it, up to the limit again is drained (dropped as it comes).
     expect(read.bytes).toBeLessThanOrEqual(2800)
   })
 
   it('refuses bodies that are not JSON, not UTF-8 or not parseable', async () => {
-    const relay = createRelay()
+    const relay = createRelay({ providers: offline })
     const send = (headers: Record<string, string>, payload: BodyInit) =>
       relay.fetch(
         new Request('http://relay.test/v1/chat', { method: 'POST', headers, body: payload }),
@@ -207,7 +222,7 @@ describe('createRelay: rate limits', () => {
       },
     }
     const adapter = mock({ script: [{ text: 'ok', usage: { inputTokens: 10, outputTokens: 5 } }] })
-    const relay = createRelay({ registry: { mock: [adapter] }, rateLimiter })
+    const relay = createRelay({ providers: { mock: [adapter] }, rateLimiter })
     const payload = JSON.stringify(body)
     await streamed(await chat(relay, payload))
     const estimatedTokens = Math.ceil(new TextEncoder().encode(payload).length / 4)
@@ -220,7 +235,7 @@ describe('createRelay: rate limits', () => {
   it('refunds the estimate when the call fails before its first event', async () => {
     const reports: number[] = []
     const relay = createRelay({
-      registry: { mock: [mock({ script: [{ fail: { kind: 'server' } }] })] },
+      providers: { mock: [mock({ script: [{ fail: { kind: 'server' } }] })] },
       rateLimiter: {
         check: () => ({ ok: true }),
         report: (_, usage) => void reports.push(usage.tokens),
@@ -233,7 +248,7 @@ describe('createRelay: rate limits', () => {
   it('answers 429 with retry-after past the budget, before calling the model', async () => {
     const adapter = mock()
     const relay = createRelay({
-      registry: { mock: [adapter] },
+      providers: { mock: [adapter] },
       rateLimiter: memoryRateLimiter({ requestsPerMinute: 1 }),
     })
     await streamed(await chat(relay, body))
@@ -246,6 +261,7 @@ describe('createRelay: rate limits', () => {
 
   it('answers 503 when the rate limiter cannot be reached', async () => {
     const relay = createRelay({
+      providers: offline,
       rateLimiter: {
         check: () => {
           throw new Error('unreachable')
@@ -262,21 +278,21 @@ describe('createRelay: sealing', () => {
   const sealKeys = ['seal-key-new', 'seal-key-old']
 
   async function firstTurn(keys: string[] | undefined): Promise<AssistantTurn> {
-    const relay = createRelay({ sealKeys: keys })
+    const relay = createRelay({ providers: offline, sealKeys: keys })
     return doneOf(await streamed(await chat(relay, body)))
   }
 
   it('seals done turns and accepts them back, also across a key rotation', async () => {
     const old = await firstTurn(['seal-key-old'])
     expect(old.items?.seal).toBeDefined()
-    const relay = createRelay({ sealKeys })
+    const relay = createRelay({ providers: offline, sealKeys })
     const turns = [...ask(), old, { role: 'user', content: 'More' }]
     const read = await streamed(await chat(relay, { ...body, conversation: { turns } }))
     expect(doneOf(read).items?.seal).toBeDefined()
   })
 
   it('refuses edited, missing and foreign seals, naming the turn', async () => {
-    const relay = createRelay({ sealKeys })
+    const relay = createRelay({ providers: offline, sealKeys })
     const turn = await firstTurn(sealKeys)
     const send = (changed: AssistantTurn) =>
       chat(relay, { ...body, conversation: { turns: [...ask(), changed, ...ask('More')] } })
@@ -295,14 +311,16 @@ describe('createRelay: sealing', () => {
   })
 
   it('refuses an empty list of seal keys', () => {
-    expect(() => createRelay({ sealKeys: [] })).toThrow(/sealKeys must be a non-empty list/)
+    expect(() => createRelay({ providers: offline, sealKeys: [] })).toThrow(
+      /sealKeys must be a non-empty list/,
+    )
   })
 
   it('leaves turns unsealed, and takes unsealed turns, without seal keys', async () => {
     const turn = await firstTurn(undefined)
     expect(turn.items?.seal).toBeUndefined()
     const read = await streamed(
-      await chat(createRelay(), {
+      await chat(createRelay({ providers: offline }), {
         ...body,
         conversation: { turns: [...ask(), turn, ...ask('More')] },
       }),
@@ -320,7 +338,7 @@ describe('createRelay: log', () => {
     const relay = createRelay({
       auth: [token],
       sealKeys: [sealKey],
-      registry: {
+      providers: {
         mock: [
           mock({
             script: [{ fail: { kind: 'auth', message: `invalid x-api-key: ${providerKey}` } }],

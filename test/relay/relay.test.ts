@@ -4,24 +4,38 @@ import type { ErrorKind } from '../../src/core/errors.ts'
 import { createRegistry } from '../../src/core/registry.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay } from '../../src/relay/index.ts'
-import { ask, chat, doneOf, errorBody, eventually, streamed } from './helpers.ts'
+import { ask, chat, doneOf, errorBody, eventually, offline, streamed } from './helpers.ts'
 import { payloads, readUntil } from './sse-reader.ts'
 
 describe('createRelay: routes', () => {
-  it('serves the mock models when no provider is configured', async () => {
-    const response = await createRelay().fetch(new Request('http://relay.test/v1/models'))
+  it('serves the models of its providers with their capabilities', async () => {
+    const response = await createRelay({ providers: offline }).fetch(
+      new Request('http://relay.test/v1/models'),
+    )
     expect(response.status).toBe(200)
     const { models } = (await response.json()) as { models: { id: string }[] }
     expect(models.map((m) => m.id)).toEqual(['mock/echo'])
     expect(models[0]).toMatchObject({ tools: true, json: true })
   })
 
-  it('serves no mock model when that is turned off', async () => {
-    const relay = createRelay({ mockWhenEmpty: false })
+  it('serves nothing without providers, and says so in /v1/models', async () => {
+    const relay = createRelay({})
     const response = await relay.fetch(new Request('http://relay.test/v1/models'))
-    expect(await response.json()).toEqual({ models: [] })
+    expect(await response.json()).toEqual({
+      models: [],
+      notice: 'this relay has no provider configured: give createRelay a registry or providers',
+    })
     const refused = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
     expect(refused.status).toBe(404)
+    expect(await errorBody(refused)).toMatchObject({
+      message: "Unknown provider 'mock' in 'mock/echo'; known: none",
+    })
+  })
+
+  it('refuses a registry and providers together', () => {
+    expect(() => createRelay({ registry: createRegistry({}), providers: offline })).toThrow(
+      /give `registry` or `providers`, not both/,
+    )
   })
 
   it('serves only the allowed models, exactly or by provider', async () => {
@@ -50,7 +64,7 @@ describe('createRelay: routes', () => {
   })
 
   it('answers unknown paths with 404 and wrong methods with 405 and allow', async () => {
-    const relay = createRelay()
+    const relay = createRelay({ providers: offline })
     const missing = await relay.fetch(new Request('http://relay.test/v2/chat'))
     expect(missing.status).toBe(404)
     expect(await errorBody(missing)).toEqual({
@@ -67,7 +81,7 @@ describe('createRelay: routes', () => {
   })
 
   it('accepts entries instead of a registry', async () => {
-    const relay = createRelay({ registry: { acme: [mock({ provider: 'acme', model: 'm1' })] } })
+    const relay = createRelay({ providers: { acme: [mock({ provider: 'acme', model: 'm1' })] } })
     const read = await streamed(
       await chat(relay, { model: 'acme/m1', conversation: { turns: ask() } }),
     )
@@ -87,7 +101,7 @@ describe('createRelay: streaming', () => {
       ],
       chunkSize: 100,
     })
-    const relay = createRelay({ registry: { mock: [adapter] } })
+    const relay = createRelay({ providers: { mock: [adapter] } })
     const response = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'content-type': 'text/event-stream',
@@ -113,7 +127,7 @@ describe('createRelay: streaming', () => {
 
   it('passes every checked option upstream, with its signal and idle timeout', async () => {
     const adapter = mock()
-    const relay = createRelay({ registry: { mock: [adapter] }, idleTimeoutMs: 1234 })
+    const relay = createRelay({ providers: { mock: [adapter] }, idleTimeoutMs: 1234 })
     const tools = [{ name: 'lookup', parameters: { type: 'object' } }]
     await streamed(
       await chat(relay, {
@@ -143,7 +157,7 @@ describe('createRelay: streaming', () => {
 
   it('replays a returned done turn verbatim on the next call', async () => {
     const adapter = mock()
-    const relay = createRelay({ registry: { mock: [adapter] } })
+    const relay = createRelay({ providers: { mock: [adapter] } })
     const first = doneOf(
       await streamed(await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })),
     )
@@ -168,7 +182,7 @@ describe('createRelay: streaming', () => {
   for (const [kind, status] of early) {
     it(`answers a ${kind} failure before the first event with a JSON ${status}`, async () => {
       const relay = createRelay({
-        registry: {
+        providers: {
           mock: [
             mock({ script: [{ fail: { kind, retryAfterMs: 2500, message: `upstream ${kind}` } }] }),
           ],
@@ -183,7 +197,7 @@ describe('createRelay: streaming', () => {
 
   it('sends an error event in place of done when the stream fails after its first event', async () => {
     const relay = createRelay({
-      registry: {
+      providers: {
         mock: [
           mock({
             script: [{ text: 'partial', fail: { kind: 'overloaded', afterEvents: 1 } }],
@@ -212,7 +226,7 @@ describe('createRelay: streaming', () => {
         yield { type: 'text', text: 'half' }
       },
     }
-    const relay = createRelay({ registry: { raw: [broken] } })
+    const relay = createRelay({ providers: { raw: [broken] } })
     const read = await streamed(
       await chat(relay, { model: 'raw/m', conversation: { turns: ask() } }),
     )
@@ -228,7 +242,7 @@ describe('createRelay: streaming', () => {
         throw new TypeError('fetch failed')
       },
     }
-    const response = await chat(createRelay({ registry: { raw: [throwing] } }), {
+    const response = await chat(createRelay({ providers: { raw: [throwing] } }), {
       model: 'raw/m',
       conversation: { turns: ask() },
     })
@@ -241,7 +255,7 @@ describe('createRelay: streaming', () => {
       script: [{ thinking: 'Thinking', stallAfterEvents: 1 }],
       chunkSize: 100,
     })
-    const relay = createRelay({ registry: { mock: [adapter] } })
+    const relay = createRelay({ providers: { mock: [adapter] } })
     const controller = new AbortController()
     const response = await chat(
       relay,
@@ -259,7 +273,7 @@ describe('createRelay: streaming', () => {
       script: [{ thinking: 'Thinking', stallAfterEvents: 1 }],
       chunkSize: 100,
     })
-    const relay = createRelay({ registry: { mock: [adapter] } })
+    const relay = createRelay({ providers: { mock: [adapter] } })
     const response = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
     const reader = response.body!.getReader()
     await reader.read()
@@ -272,7 +286,7 @@ describe('createRelay: streaming', () => {
       script: [{ thinking: 'Thinking', stallAfterEvents: 1 }],
       chunkSize: 100,
     })
-    const relay = createRelay({ registry: { mock: [adapter] }, heartbeatMs: 10 })
+    const relay = createRelay({ providers: { mock: [adapter] }, heartbeatMs: 10 })
     const response = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
     const read = await readUntil(response, (seen) => seen.comments.length >= 3)
     expect(read.comments.slice(0, 3)).toEqual(['ping', 'ping', 'ping'])
@@ -282,7 +296,11 @@ describe('createRelay: streaming', () => {
 
   it('starts the stream after heartbeatMs when the first event is slow, and still ends it', async () => {
     const adapter = mock({ script: [{ text: 'late', stallAfterEvents: 0 }] })
-    const relay = createRelay({ registry: { mock: [adapter] }, heartbeatMs: 10, idleTimeoutMs: 60 })
+    const relay = createRelay({
+      providers: { mock: [adapter] },
+      heartbeatMs: 10,
+      idleTimeoutMs: 60,
+    })
     const response = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
     const read = await streamed(response)
     expect(read.comments.length).toBeGreaterThanOrEqual(1)

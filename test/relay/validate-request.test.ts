@@ -131,7 +131,7 @@ describe('validateChatRequest', () => {
     [
       'an unknown field',
       { ...base, max_tokens: 5 },
-      'max_tokens is not a known field (known: model, conversation, thinking, tools, toolChoice, maxTokens, temperature, responseFormat)',
+      'max_tokens is not a known field (known: model, conversation, thinking, tools, toolChoice, maxTokens, temperature, stop, responseFormat, cache)',
     ],
     [
       'providerOptions',
@@ -411,5 +411,38 @@ describe('validateChatRequest', () => {
     expect(problem({ ...base, conversation: { turns: [{ content: 'x' }] } })).toBe(
       "conversation.turns[0].role must be 'user', 'assistant' or 'tool', got undefined",
     )
+  })
+})
+
+describe('validateChatRequest: stop sequences and caching', () => {
+  it('takes stop sequences and cache settings, and names what is wrong with them', () => {
+    const ok = validateChatRequest(
+      { ...base, stop: ['\n\nUser:', 'END'], cache: { key: 'tenant-1', ttl: '1h' } },
+      limits,
+    )
+    expect(ok.ok && ok.value.options).toEqual({
+      stop: ['\n\nUser:', 'END'],
+      cache: { key: 'tenant-1', ttl: '1h' },
+    })
+    expect(validateChatRequest({ ...base, cache: true }, limits)).toMatchObject({
+      ok: true,
+      value: { options: { cache: true } },
+    })
+    for (const [body, message] of [
+      [{ ...base, stop: 'END' }, 'stop must be an array, got '],
+      [{ ...base, stop: [''] }, 'stop[0] must not be empty'],
+      [{ ...base, stop: Array(17).fill('x') }, 'stop must hold at most 16 sequences, got 17'],
+      [{ ...base, cache: 'yes' }, "cache must be true, false or { key?, ttl? }, got 'yes'"],
+      [{ ...base, cache: { ttl: '1d' } }, "cache.ttl must be '5m' or '1h', got '1d'"],
+      [{ ...base, cache: { key: 'a b' } }, 'cache.key must match'],
+      [
+        { ...base, cache: { baseURL: 'x' } },
+        'cache.baseURL is not a known field (known: key, ttl)',
+      ],
+    ] as const) {
+      const result = validateChatRequest(body, limits)
+      expect(result.ok).toBe(false)
+      if (!result.ok) expect(result.error.message).toContain(message)
+    }
   })
 })

@@ -5,13 +5,13 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
-import type { ReplayTag } from '../../core/replay.ts'
-import type { ModelInfo } from '../../models.ts'
+import { mergeProviderOptions } from '../../kit/provider-options.ts'
+import type { ReplayTag } from '../../kit/replay.ts'
 import { encodeConversation } from './encode-conversation.ts'
+import type { ModelEntry } from './models.ts'
 import { planThinking } from './thinking.ts'
-import { mergeProviderOptions } from '../../core/provider-options.ts'
 
-/** A request body ready for `messages.stream()`, and what the adapter noted while building it. */
+/** A request body ready for `messages.create()`, and what the adapter noted while building it. */
 export type BuiltRequest = {
   body: MessageCreateParamsBase
   /** What was dropped or changed from the caller's options. */
@@ -28,20 +28,20 @@ const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fen
  * Options the model rejects are left out and named in `warnings`.
  */
 export function buildRequest(
-  info: ModelInfo,
-  known: boolean,
+  model: ModelEntry,
   conversation: Conversation,
   options: CallOptions,
   tag: ReplayTag,
   stripThinking = false,
 ): BuiltRequest {
   const warnings: string[] = []
-  const rejects = info.rejects ?? []
-  const plan = planThinking(info, known, options.thinking, options.maxTokens, warnings)
+  const info = model.row
+  const rejects = info.rejects
+  const plan = planThinking(model, options.thinking, options.maxTokens, warnings)
   const encoded = encodeConversation(conversation.turns, tag, stripThinking)
 
   const body: MessageCreateParamsBase = {
-    model: tag.model,
+    model: model.id,
     max_tokens: plan.maxTokens,
     messages: encoded.messages,
   }
@@ -85,7 +85,7 @@ export function buildRequest(
   if (system !== undefined && system !== '') body.system = system
 
   if (options.tools !== undefined && options.tools.length > 0) {
-    if (!info.tools) warnings.push(`tools dropped: ${info.id} does not take tools`)
+    if (!info.tools) warnings.push(`tools dropped: ${model.id} does not take tools`)
     else {
       body.tools = options.tools.map((tool): Tool => {
         const out: Tool = { name: tool.name, input_schema: { type: 'object', ...tool.parameters } }
@@ -99,7 +99,7 @@ export function buildRequest(
 
   if (options.temperature !== undefined) {
     if (rejects.includes('temperature'))
-      warnings.push(`temperature dropped: ${info.id} does not take sampling parameters`)
+      warnings.push(`temperature dropped: ${model.id} does not take sampling parameters`)
     else Object.assign(body, { temperature: options.temperature })
   }
 

@@ -10,7 +10,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/conversation.ts'
 import { ThinkwireError } from '../../core/errors.ts'
-import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
+import { isRecord } from '../../kit/json.ts'
+import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 
 /** A user or assistant message. */
 export type MessageParam = UserMessageParam | AssistantMessageParam
@@ -130,13 +131,7 @@ function replayBlocks(data: readonly unknown[], stripThinking: boolean): Encoded
 
 /** A stored content block: a JSON object with a string `type`, sent back exactly as stored. */
 function isBlock(value: unknown): value is ContentBlockParam {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    'type' in value &&
-    typeof value.type === 'string'
-  )
+  return isRecord(value) && typeof value['type'] === 'string'
 }
 
 function reencode(turn: AssistantTurn): MessageParam | undefined {

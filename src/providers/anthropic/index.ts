@@ -1,17 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { Adapter } from '../../core/adapter.ts'
 import { ThinkwireError } from '../../core/errors.ts'
-import { guardStream } from '../../core/guard-stream.ts'
-import { anthropicModelInfo, isKnownAnthropicModel } from './capabilities.ts'
-import { anthropicEvents } from './event-source.ts'
+import type { AdapterFactory } from '../../core/registry.ts'
+import { guardStream } from '../../kit/guard-stream.ts'
 import { mapAnthropicError } from './map-error.ts'
+import { anthropicModel, anthropicModels, capabilitiesOf } from './models.ts'
+import { streamMessage } from './stream-message.ts'
 
-/** Options of {@link anthropic}. */
-export type AnthropicOptions = {
+export { anthropicModels }
+
+/** Settings of {@link createAnthropic}: one SDK client, shared by every model. */
+export type AnthropicSettings = {
   /** Anthropic API key. */
   apiKey: string
-  /** Model id, e.g. `'claude-sonnet-5'`. */
-  model: string
   /** @defaultValue `https://api.anthropic.com` */
   baseURL?: string | undefined
   /** The `fetch` the SDK uses (tests pass one that replays recorded streams). @defaultValue `globalThis.fetch` */
@@ -22,13 +23,18 @@ export type AnthropicOptions = {
   dangerouslyAllowBrowser?: boolean | undefined
 }
 
+/** Options of {@link anthropic}. */
+export type AnthropicOptions = AnthropicSettings & {
+  /** Model id, e.g. `'claude-sonnet-5'`. */
+  model: string
+}
+
 const PROVIDER = 'anthropic'
 
 /**
- * An adapter for Anthropic's Messages API (`@anthropic-ai/sdk`, `messages.stream()`). Thinking is
- * set per model from `src/models.ts`; each turn's final content blocks come back as `items` and
- * are replayed verbatim to the same model and thinking mode. SDK retries are off: use
- * `withRetry`.
+ * An adapter for Anthropic's Messages API (`@anthropic-ai/sdk`). Thinking is set per model from
+ * the table in `models.ts`; each turn's final content blocks come back as `items` and are replayed
+ * verbatim to the same model and thinking mode. SDK retries are off: use `withRetry`.
  *
  * @example
  * ```ts
@@ -39,30 +45,45 @@ const PROVIDER = 'anthropic'
  * ```
  */
 export function anthropic(options: AnthropicOptions): Adapter {
-  const client = createClient(options)
-  const model = options.model
-  const info = anthropicModelInfo(model)
-  const known = isKnownAnthropicModel(model)
-  return {
-    provider: PROVIDER,
-    model,
-    stream(conversation, callOptions = {}) {
-      return guardStream(
-        { provider: PROVIDER, options: callOptions, mapError: mapAnthropicError },
-        (context) => anthropicEvents(client, info, known, conversation, callOptions, context),
-      )
-    },
-  }
+  return createAnthropic(options)(options.model)
 }
 
-function createClient(options: AnthropicOptions): Anthropic {
+/**
+ * A factory of Anthropic adapters that share one SDK client, built here once. Its `models` are
+ * Anthropic's current models; any other model id works too.
+ *
+ * @example
+ * ```ts
+ * const registry = createRegistry({ anthropic: createAnthropic({ apiKey: env.ANTHROPIC_API_KEY }) })
+ * ```
+ */
+export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
+  const client = createClient(settings)
+  const create = (model: string): Adapter => {
+    const entry = anthropicModel(model)
+    return {
+      provider: PROVIDER,
+      model,
+      capabilities: capabilitiesOf(entry.row),
+      stream(conversation, options = {}) {
+        return guardStream(
+          { provider: PROVIDER, model, options, mapError: mapAnthropicError },
+          streamMessage(client, entry, conversation, options),
+        )
+      },
+    }
+  }
+  return Object.assign(create, { models: anthropicModels })
+}
+
+function createClient(settings: AnthropicSettings): Anthropic {
   try {
     return new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      fetch: options.fetch,
-      defaultHeaders: options.headers,
-      dangerouslyAllowBrowser: options.dangerouslyAllowBrowser,
+      apiKey: settings.apiKey,
+      baseURL: settings.baseURL,
+      fetch: settings.fetch,
+      defaultHeaders: settings.headers,
+      dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
       // Retries belong to `withRetry`, which knows whether an event was already yielded.
       maxRetries: 0,
     })

@@ -1,5 +1,4 @@
 import {
-  AnthropicError,
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
@@ -8,12 +7,16 @@ import {
 import {
   abortedError,
   isThinkwireError,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
   ThinkwireError,
   toThinkwireError,
   type ErrorKind,
 } from '../../core/errors.ts'
+import {
+  httpError,
+  isContextLengthMessage,
+  kindFromStatus,
+  retryAfterMsFromHeaders,
+} from '../../kit/http-error.ts'
 
 const PROVIDER = 'anthropic'
 
@@ -30,9 +33,6 @@ const KIND_BY_TYPE: Readonly<Record<string, ErrorKind>> = {
   timeout_error: 'timeout',
   overloaded_error: 'overloaded',
 }
-
-const CONTEXT_LENGTH =
-  /prompt is too long|context window|too many (input )?tokens|exceeds? the (maximum )?context/i
 
 /**
  * Maps anything the Anthropic SDK throws to a `ThinkwireError`: HTTP errors by status (refined by
@@ -57,55 +57,48 @@ export function mapAnthropicError(error: unknown): ThinkwireError {
       provider: PROVIDER,
       cause: error,
     })
-  if (error instanceof APIError) {
-    const status = typeof error.status === 'number' ? error.status : undefined
-    const type = error.type ?? undefined
-    const message = error.apiMessage ?? error.message
-    let kind: ErrorKind =
-      type !== undefined && Object.hasOwn(KIND_BY_TYPE, type)
-        ? KIND_BY_TYPE[type]!
-        : status !== undefined
-          ? kindFromStatus(status)
-          : 'server'
-    if (status === 504) kind = 'timeout'
-    if (status === 529) kind = 'overloaded'
-    if (kind === 'invalid-request' && CONTEXT_LENGTH.test(message)) kind = 'context-length'
-    const retryAfterMs = retryAfterMsFromHeaders(error.headers)
-    // A spend cap answers 429 without retry-after, and waiting does not lift it.
-    const retryable =
-      kind === 'rate-limit' && error.errorCode !== null && retryAfterMs === undefined
-        ? false
-        : undefined
-    return new ThinkwireError({
-      kind,
-      message: `${PROVIDER}: ${status === undefined ? '' : `${status} `}${type ?? 'error'}: ${message}`,
-      status,
-      retryAfterMs,
-      retryable,
-      provider: PROVIDER,
-      cause: error,
-    })
-  }
-  // The stream helper's own complaint about a body that ended before the message did (no chunk at
-  // all, or no `message_stop`): the connection ended early, as every other adapter says.
-  if (error instanceof AnthropicError && /^(request|stream) ended without/.test(error.message)) {
-    return new ThinkwireError({
-      kind: 'network',
-      message: `${PROVIDER}: the stream ended before the message was complete`,
-      provider: PROVIDER,
-      cause: error,
-    })
-  }
-  // The stream helper wraps what the body threw (a reset connection is a TypeError) in a bare
-  // AnthropicError: judge it by what it wraps.
-  if (error instanceof AnthropicError && error.cause !== undefined && error.cause !== error) {
-    const inner = mapAnthropicError(error.cause)
-    return new ThinkwireError({
-      kind: inner.kind,
-      message: inner.message,
-      provider: PROVIDER,
-      cause: error,
-    })
-  }
+  if (error instanceof APIError) return apiError(error)
   return toThinkwireError(error, PROVIDER)
+}
+
+function apiError(error: APIError): ThinkwireError {
+  const status = typeof error.status === 'number' ? error.status : undefined
+  const type = error.type ?? undefined
+  let kind: ErrorKind =
+    type !== undefined && Object.hasOwn(KIND_BY_TYPE, type)
+      ? KIND_BY_TYPE[type]!
+      : status !== undefined
+        ? kindFromStatus(status)
+        : 'server'
+  if (status === 504) kind = 'timeout'
+  if (status === 529) kind = 'overloaded'
+  const message = `${status === undefined ? '' : `${status} `}${type ?? 'error'}: ${error.apiMessage ?? error.message}`
+  const retryAfterMs = retryAfterMsFromHeaders(error.headers)
+  // A spend cap answers 429 without retry-after, and waiting does not lift it.
+  const retryable =
+    kind === 'rate-limit' && error.errorCode !== null && retryAfterMs === undefined
+      ? false
+      : undefined
+  if (status !== undefined) {
+    const { headers } = error
+    return httpError({
+      provider: PROVIDER,
+      status,
+      message,
+      headers,
+      kind,
+      retryable,
+      cause: error,
+    })
+  }
+  // An `error` event inside a 200 stream: there is no status of its own.
+  if (kind === 'invalid-request' && isContextLengthMessage(message)) kind = 'context-length'
+  return new ThinkwireError({
+    kind,
+    message: `${PROVIDER}: ${message}`,
+    retryAfterMs,
+    retryable,
+    provider: PROVIDER,
+    cause: error,
+  })
 }

@@ -1,6 +1,7 @@
 import type { ThinkingConfigParam } from '@anthropic-ai/sdk/resources/messages'
 import type { Thinking } from '../../core/adapter.ts'
-import type { ModelInfo } from '../../models.ts'
+import { levelForBudget, nearestLevel } from '../../kit/effort.ts'
+import type { ModelEntry } from './models.ts'
 
 /** An `output_config.effort` value. */
 export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max'
@@ -19,7 +20,6 @@ const DEFAULT_MAX_TOKENS = 32_000
 /** Room left for the answer above a thinking budget when `max_tokens` has to grow. */
 const ANSWER_ROOM = 4_096
 const LEVEL_BUDGET = { low: 2_048, medium: 8_192, high: 16_384, max: 32_768 } as const
-const EFFORT_RANK: readonly string[] = ['minimal', 'low', 'medium', 'high', 'xhigh', 'max']
 
 /**
  * The `thinking`, `output_config.effort` and `max_tokens` to send for `thinking` on this model.
@@ -30,8 +30,7 @@ const EFFORT_RANK: readonly string[] = ['minimal', 'low', 'medium', 'high', 'xhi
  * what the caller asked for is pushed to `warnings`.
  */
 export function planThinking(
-  info: ModelInfo,
-  known: boolean,
+  { id: model, row: info, known }: ModelEntry,
   thinking: Thinking | undefined,
   requestedMaxTokens: number | undefined,
   warnings: string[],
@@ -40,13 +39,13 @@ export function planThinking(
   let maxTokens = requestedMaxTokens ?? Math.min(DEFAULT_MAX_TOKENS, info.maxOutputTokens)
   if (maxTokens > info.maxOutputTokens) {
     warnings.push(
-      `maxTokens lowered from ${maxTokens} to ${info.maxOutputTokens}, the most ${info.id} takes`,
+      `maxTokens lowered from ${maxTokens} to ${info.maxOutputTokens}, the most ${model} takes`,
     )
     maxTokens = info.maxOutputTokens
   }
   if (support.mode === 'none') {
     if (thinking !== undefined && thinking !== 'off')
-      warnings.push(`thinking dropped: ${info.id} does not think`)
+      warnings.push(`thinking dropped: ${model} does not think`)
     return { maxTokens, manual: false }
   }
   const display = support.hiddenByDefault === true ? ({ display: 'summarized' } as const) : {}
@@ -67,10 +66,10 @@ export function planThinking(
     if (!known) {
       // Whether an unlisted model can stop thinking is unknown, and `disabled` is refused by
       // models that cannot: leave thinking to the model's default.
-      warnings.push(`thinking 'off' not sent: whether ${info.id} can stop thinking is unknown`)
+      warnings.push(`thinking 'off' not sent: whether ${model} can stop thinking is unknown`)
       return { maxTokens, manual: false }
     }
-    warnings.push(`${info.id} cannot stop thinking; it thinks at its lowest effort and shows none`)
+    warnings.push(`${model} cannot stop thinking; it thinks at its lowest effort and shows none`)
     if (support.mode === 'effort') {
       return {
         thinking: { type: 'adaptive', display: 'omitted' },
@@ -79,7 +78,7 @@ export function planThinking(
         manual: false,
       }
     }
-    return budgetPlan(support.min, support.min, maxTokens, info, {})
+    return budgetPlan(support.min, support.min, maxTokens, info.maxOutputTokens, {})
   }
 
   if (support.mode === 'budget') {
@@ -87,9 +86,9 @@ export function planThinking(
     const budget = Math.min(Math.max(wanted, support.min), support.max)
     if (budget !== wanted)
       warnings.push(
-        `thinking budget ${wanted} moved to ${budget}, within ${info.id}'s ${support.min}–${support.max}`,
+        `thinking budget ${wanted} moved to ${budget}, within ${model}'s ${support.min}–${support.max}`,
       )
-    const plan = budgetPlan(budget, support.min, maxTokens, info, display)
+    const plan = budgetPlan(budget, support.min, maxTokens, info.maxOutputTokens, display)
     if (requestedMaxTokens !== undefined && plan.maxTokens !== requestedMaxTokens)
       warnings.push(
         `maxTokens raised from ${requestedMaxTokens} to ${plan.maxTokens} to leave room above the thinking budget`,
@@ -97,14 +96,14 @@ export function planThinking(
     return plan
   }
 
-  const wanted = typeof thinking === 'string' ? thinking : budgetToLevel(thinking.budgetTokens)
-  const level = pickLevel(support.levels, wanted)
+  const wanted = typeof thinking === 'string' ? thinking : levelForBudget(thinking.budgetTokens)
+  const level = nearestLevel(support.levels, wanted, 'down')
   if (typeof thinking !== 'string')
     warnings.push(
-      `${info.id} takes an effort level, not a budget: ${thinking.budgetTokens} tokens sent as '${level}'`,
+      `${model} takes an effort level, not a budget: ${thinking.budgetTokens} tokens sent as '${level}'`,
     )
   else if (level !== wanted)
-    warnings.push(`thinking '${wanted}' sent as '${level}', the nearest level ${info.id} takes`)
+    warnings.push(`thinking '${wanted}' sent as '${level}', the nearest level ${model} takes`)
   return {
     thinking: { type: 'adaptive', ...display },
     effort: toEffort(level),
@@ -118,13 +117,13 @@ function budgetPlan(
   budget: number,
   min: number,
   maxTokens: number,
-  info: ModelInfo,
+  maxOutputTokens: number,
   display: { display?: 'summarized' },
 ): ThinkingPlan {
   let max = maxTokens
   let spend = budget
   if (max <= spend) {
-    max = Math.min(info.maxOutputTokens, spend + ANSWER_ROOM)
+    max = Math.min(maxOutputTokens, spend + ANSWER_ROOM)
     if (max <= spend) spend = Math.max(min, max - ANSWER_ROOM)
   }
   return {
@@ -132,22 +131,6 @@ function budgetPlan(
     maxTokens: max,
     manual: true,
   }
-}
-
-function budgetToLevel(budget: number): string {
-  if (budget <= 4_096) return 'low'
-  if (budget <= 12_288) return 'medium'
-  if (budget <= 24_576) return 'high'
-  return 'max'
-}
-
-/** The level itself when the model takes it, else the highest one below it, else the lowest. */
-export function pickLevel(levels: readonly string[], wanted: string): string {
-  if (levels.includes(wanted)) return wanted
-  const rank = EFFORT_RANK.indexOf(wanted)
-  let best: string | undefined
-  for (const level of levels) if (EFFORT_RANK.indexOf(level) <= rank) best = level
-  return best ?? levels[0] ?? wanted
 }
 
 function toEffort(level: string | undefined): Effort | undefined {

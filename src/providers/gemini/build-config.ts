@@ -6,16 +6,9 @@ import {
   type ToolConfig,
 } from '@google/genai'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
-import type { ModelInfo } from '../../models.ts'
-import { isRecord } from './record.ts'
+import { mergeProviderOptions } from '../../kit/provider-options.ts'
+import type { GeminiModel } from './models.ts'
 import { thinkingConfigFor } from './thinking-config.ts'
-
-/** What a model row says about a model the table does not know: take no thinking setting. */
-const UNKNOWN_MODEL: Pick<ModelInfo, 'thinking' | 'tools' | 'json'> = {
-  thinking: { mode: 'none' },
-  tools: true,
-  json: true,
-}
 
 /**
  * The request `config` for the call options: thinking per the model row, tools, tool choice,
@@ -23,12 +16,11 @@ const UNKNOWN_MODEL: Pick<ModelInfo, 'thinking' | 'tools' | 'json'> = {
  * (shallow). What the model cannot take is dropped or adjusted, with a warning.
  */
 export function buildConfig(
-  row: ModelInfo | undefined,
+  info: GeminiModel,
   system: string | undefined,
   options: CallOptions,
   warnings: string[],
 ): GenerateContentConfig {
-  const info = row ?? UNKNOWN_MODEL
   // A failed request is the caller's to retry (withRetry); a stream is never resumed half-way.
   const config: GenerateContentConfig = { automaticContinuation: false }
   if (system !== undefined && system !== '') config.systemInstruction = system
@@ -67,7 +59,7 @@ export function buildConfig(
   }
 
   if (options.maxTokens !== undefined) {
-    const limit = row?.maxOutputTokens
+    const limit = info.maxOutputTokens
     if (limit !== undefined && options.maxTokens > limit) {
       warnings.push(`maxTokens: ${options.maxTokens} is over this model's ${limit}; used ${limit}`)
       config.maxOutputTokens = limit
@@ -75,8 +67,7 @@ export function buildConfig(
   }
   if (options.temperature !== undefined) config.temperature = options.temperature
 
-  const extra = options.providerOptions?.['gemini']
-  if (isRecord(extra)) Object.assign(config, extra)
+  mergeProviderOptions(config, options, 'gemini', warnings)
   return config
 }
 

@@ -6,8 +6,8 @@ import type {
   Turn,
   UserTurn,
 } from '../../core/conversation.ts'
-import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
-import { isRecord } from './record.ts'
+import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /**
  * The signature Gemini documents for function calls it did not sign itself (history from another

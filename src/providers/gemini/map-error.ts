@@ -1,42 +1,46 @@
 import {
-  kindFromStatus,
-  ThinkwireError,
-  toThinkwireError,
   isThinkwireError,
+  toThinkwireError,
   type ErrorKind,
+  type ThinkwireError,
 } from '../../core/errors.ts'
-import { isRecord, type JsonRecord } from './record.ts'
+import { httpError } from '../../kit/http-error.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
+
+/** Response headers, as `httpError` reads them. */
+type HeaderSource = { get(name: string): string | null }
 
 /**
  * Maps what the Gemini SDK throws to a `ThinkwireError`. The SDK's `ApiError` carries the HTTP
  * status and, as its message, the JSON error body (`{ error: { code, message, status, details } }`),
  * also for an error object sent in the middle of a stream. A 429's `google.rpc.RetryInfo`
- * `retryDelay` (e.g. `"7s"`) becomes `retryAfterMs`.
+ * `retryDelay` (e.g. `"7s"`) becomes `retryAfterMs`; without one, a `retry-after` header of the
+ * response (which a proxy may add) does.
  */
-export function mapGeminiError(error: unknown, provider: string): ThinkwireError {
+export function mapGeminiError(
+  error: unknown,
+  provider: string,
+  headers?: HeaderSource | undefined,
+): ThinkwireError {
   if (isThinkwireError(error)) return error
-  if (isApiError(error)) {
-    const body = errorBody(error.message)
-    const message = typeof body?.['message'] === 'string' ? body['message'] : error.message
-    const grpc = typeof body?.['status'] === 'string' ? ` ${body['status']}` : ''
-    return new ThinkwireError({
-      kind: kindOf(error.status, message, body),
-      message: `${provider}: ${message} (HTTP ${error.status}${grpc})`,
-      status: error.status,
-      retryAfterMs: retryDelayMs(body),
-      provider,
-      cause: error,
-    })
-  }
-  if (error instanceof Error && error.message.startsWith('Incomplete JSON segment')) {
-    return new ThinkwireError({
-      kind: 'network',
-      message: `${provider}: the stream was cut off in the middle of a chunk`,
-      provider,
-      cause: error,
-    })
-  }
-  return toThinkwireError(error, provider)
+  if (!isApiError(error)) return toThinkwireError(error, provider)
+  const { status } = error
+  const body = errorBody(error.message)
+  const message = typeof body?.['message'] === 'string' ? body['message'] : error.message
+  const grpc = typeof body?.['status'] === 'string' ? ` ${body['status']}` : ''
+  const delay = retryDelayMs(body)
+  return httpError({
+    provider,
+    status,
+    message: `${message} (HTTP ${status}${grpc})`,
+    kind: kindOf(status, body),
+    // RetryInfo says the same as a `retry-after-ms` header would, and takes precedence.
+    headers:
+      delay === undefined
+        ? headers
+        : { get: (name) => (name === 'retry-after-ms' ? String(delay) : null) },
+    cause: error,
+  })
 }
 
 function isApiError(error: unknown): error is Error & { status: number } {
@@ -60,12 +64,14 @@ function errorBody(message: string): JsonRecord | undefined {
   }
 }
 
-function kindOf(status: number, message: string, body: JsonRecord | undefined): ErrorKind {
-  if (status === 400 && /input token count|exceeds the maximum number of tokens/i.test(message))
-    return 'context-length'
+/**
+ * The kind Gemini's body says, where the status alone says something else: an invalid key comes
+ * as 400, and 504 is a deadline. Undefined: the kit's reading of the status and message.
+ */
+function kindOf(status: number, body: JsonRecord | undefined): ErrorKind | undefined {
   if (status === 400 && details(body).some((d) => d['reason'] === 'API_KEY_INVALID')) return 'auth'
   if (status === 504) return 'timeout'
-  return kindFromStatus(status)
+  return undefined
 }
 
 function details(body: JsonRecord | undefined): JsonRecord[] {

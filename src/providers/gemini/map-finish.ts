@@ -1,5 +1,5 @@
 import type { StopReason, Usage } from '../../core/conversation.ts'
-import type { JsonRecord } from './record.ts'
+import type { JsonRecord } from '../../kit/json.ts'
 
 /** Finish reasons that mean Gemini's safety or policy filters stopped the answer. */
 const FILTERED = new Set([

@@ -1,4 +1,4 @@
-import { isRecord, type JsonRecord } from './record.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /**
  * Builds a function call's arguments from streamed `partialArgs` (`{ jsonPath, stringValue |

@@ -1,5 +1,7 @@
 import type { Thinking } from '../../core/adapter.ts'
-import type { ThinkingSupport } from '../../models.ts'
+import { assertNever } from '../../core/assert-never.ts'
+import type { ThinkingSupport } from '../../core/capabilities.ts'
+import { levelForBudget, nearestLevel, type BudgetThresholds } from '../../kit/effort.ts'
 
 /** The `thinkingConfig` of a request: a budget or a level, never both. */
 export type GeminiThinkingConfig = {
@@ -8,10 +10,11 @@ export type GeminiThinkingConfig = {
   thinkingLevel?: string
 }
 
-type Level = 'low' | 'medium' | 'high'
-
-/** Budgets for the levels, on models that take a budget. */
-const LEVEL_BUDGETS: Readonly<Record<Level, number>> = { low: 1024, medium: 8192, high: 24_576 }
+/**
+ * Gemini's budget for each level on models that take a budget, and so also the largest budget
+ * each level stands for on models that take a level.
+ */
+const GEMINI_BUDGETS: BudgetThresholds = { low: 1024, medium: 8192, high: 24_576 }
 
 /**
  * The `thinkingConfig` for a model's thinking support and the caller's setting, or undefined when
@@ -31,6 +34,8 @@ export function thinkingConfigFor(
       return budgetConfig(support, thinking, warnings)
     case 'effort':
       return levelConfig(support.levels, thinking, warnings)
+    default:
+      return assertNever(support)
   }
 }
 
@@ -50,7 +55,7 @@ function budgetConfig(
   let wanted: number
   if (typeof thinking === 'object') wanted = thinking.budgetTokens
   else if (thinking === 'max') wanted = support.max
-  else wanted = LEVEL_BUDGETS[thinking]
+  else wanted = GEMINI_BUDGETS[thinking]
   const budget = Math.min(support.max, Math.max(support.min, Math.round(wanted)))
   if (typeof thinking === 'object' && budget !== thinking.budgetTokens)
     warnings.push(
@@ -65,18 +70,19 @@ function levelConfig(
   warnings: string[],
 ): GeminiThinkingConfig {
   if (thinking === undefined || levels.length === 0) return { includeThoughts: true }
-  const lowest = levels[0]!
-  const highest = levels.at(-1)!
   let level: string
   if (thinking === 'off') {
-    level = lowest
+    level = levels[0]!
     warnings.push(`thinking: this model cannot turn thinking off; used its lowest level, ${level}`)
   } else if (thinking === 'max') {
-    level = highest
+    level = levels.at(-1)!
   } else {
-    const wanted: Level =
-      typeof thinking === 'object' ? levelForBudget(thinking.budgetTokens) : thinking
-    level = nearestLevel(levels, wanted)
+    const wanted =
+      typeof thinking === 'object'
+        ? levelForBudget(thinking.budgetTokens, GEMINI_BUDGETS)
+        : thinking
+    // Gemini rounds up: a level the model lacks becomes the next one up (else its highest).
+    level = nearestLevel(levels, wanted, 'up')
     if (typeof thinking === 'object')
       warnings.push(
         `thinking: this model takes a level, not a budget; budget ${thinking.budgetTokens} became '${level}'`,
@@ -85,18 +91,4 @@ function levelConfig(
       warnings.push(`thinking: this model has no '${wanted}' level; used '${level}'`)
   }
   return { includeThoughts: true, thinkingLevel: level.toUpperCase() }
-}
-
-function levelForBudget(budget: number): Level {
-  if (budget <= LEVEL_BUDGETS.low) return 'low'
-  if (budget <= LEVEL_BUDGETS.medium) return 'medium'
-  return 'high'
-}
-
-/** The level itself when the model has it, else the next one up, else the highest. */
-function nearestLevel(levels: readonly string[], wanted: Level): string {
-  if (levels.includes(wanted)) return wanted
-  const order: readonly string[] = ['minimal', 'low', 'medium', 'high']
-  const rank = order.indexOf(wanted)
-  return levels.find((level) => order.indexOf(level) > rank) ?? levels.at(-1)!
 }

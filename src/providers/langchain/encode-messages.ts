@@ -6,8 +6,8 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages'
 import type { AssistantTurn, Conversation, UserTurn } from '../../core/conversation.ts'
-import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
-import { isRecord } from './record.ts'
+import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /** The plain-text record of a turn, kept as its items. */
 export type LangChainTurnRecord = {

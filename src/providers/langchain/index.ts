@@ -1,15 +1,14 @@
 import type { BaseChatModel, BindToolsInput } from '@langchain/core/language_models/chat_models'
 import type { AIMessageChunk } from '@langchain/core/messages'
 import type { Adapter, CallOptions, ToolChoice } from '../../core/adapter.ts'
-import type { AssistantTurn, Conversation, StopReason, Usage } from '../../core/conversation.ts'
+import type { Conversation, StopReason, Usage } from '../../core/conversation.ts'
 import { abortedError } from '../../core/errors.ts'
-import type { Event, ToolCall } from '../../core/events.ts'
-import { guardStream } from '../../core/guard-stream.ts'
-import { thinkingModeOf, type ReplayTag } from '../../core/replay.ts'
+import type { ToolCall } from '../../core/events.ts'
+import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
+import { isRecord } from '../../kit/json.ts'
 import { encodeMessages, type LangChainTurnRecord } from './encode-messages.ts'
 import { mapLangChainError } from './map-error.ts'
 import { deltasOf } from './read-chunk.ts'
-import { isRecord } from './record.ts'
 
 /** Options of {@link fromLangChain}. */
 export type FromLangChainOptions = {
@@ -25,7 +24,8 @@ export type FromLangChainOptions = {
  * `thinking`, and tool calls, assembled by LangChain from their chunks, as complete `tool-call`s
  * at the end. Its items are the plain-text turn. Thinking levels, `maxTokens`, `temperature` and
  * `responseFormat` are set on the LangChain model itself; here they are dropped with a warning.
- * `providerOptions[provider]` is passed to `stream()` as call options.
+ * `providerOptions[provider]` is passed to `stream()` as call options. Its capabilities: no
+ * thinking control, tools when the model can bind them, JSON by instruction.
  *
  * @example
  * ```ts
@@ -40,97 +40,99 @@ export function fromLangChain(
   const type = typeof chatModel._llmType === 'function' ? chatModel._llmType() : ''
   const provider = options.provider ?? (type === '' ? 'langchain' : type)
   const model = options.model ?? modelName(chatModel) ?? (type === '' ? 'unknown' : type)
+  const mapError = (error: unknown) => mapLangChainError(error, provider)
 
-  async function* produce(
-    conversation: Conversation,
-    callOptions: CallOptions,
-    signal: AbortSignal,
-    touch: () => void,
-  ): AsyncGenerator<Event> {
-    const thinkingMode = thinkingModeOf(callOptions.thinking)
-    const tag: ReplayTag = { provider, model, thinkingMode }
-    const warnings = unsupported(callOptions)
-    const messages = encodeMessages(conversation, tag)
+  function produce(conversation: Conversation, callOptions: CallOptions): Producer {
+    return async function* ({ signal, tag }) {
+      const warnings = unsupported(callOptions)
+      const messages = encodeMessages(conversation, tag)
+      const runnable = withTools(chatModel, callOptions, warnings)
+      const extra = callOptions.providerOptions?.[provider]
+      const stream = await runnable.stream(messages, { ...(isRecord(extra) ? extra : {}), signal })
+      let full: AIMessageChunk | undefined
+      let text = ''
+      let thinking = ''
+      for await (const chunk of stream) {
+        full = full === undefined ? chunk : full.concat(chunk)
+        const delta = deltasOf(chunk)
+        thinking += delta.thinking
+        text += delta.text
+        yield [
+          { type: 'thinking', text: delta.thinking },
+          { type: 'text', text: delta.text },
+        ]
+      }
+      // A model may end its stream quietly when aborted: that is no finished turn.
+      if (signal.aborted) throw abortedError(provider, signal.reason)
 
-    let runnable: Pick<BaseChatModel, 'stream'> = chatModel
-    const tools = callOptions.tools ?? []
-    if (tools.length > 0) {
-      if (chatModel.bindTools === undefined)
-        warnings.push('tools: this LangChain model cannot bind tools; dropped')
-      else {
-        const specs: BindToolsInput[] = tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description ?? '',
-          schema: { type: 'object', ...tool.parameters },
-        }))
-        const choice = callOptions.toolChoice
-        runnable = chatModel.bindTools(
-          specs,
-          choice === undefined ? {} : { tool_choice: toolChoiceFor(choice) },
+      const turnPosition = conversation.turns.length
+      const toolCalls: ToolCall[] = (full?.tool_calls ?? []).map((call, i) => ({
+        id: call.id !== undefined && call.id !== '' ? call.id : `lc_${turnPosition}_${i}`,
+        name: call.name,
+        input: call.args,
+      }))
+      for (const bad of full?.invalid_tool_calls ?? [])
+        warnings.push(
+          `tool call ${bad.name ?? bad.id ?? '?'}: ${bad.error ?? 'its arguments are not valid JSON'}; dropped`,
         )
+      yield toolCalls.map((call): Delta => ({ type: 'tool-call', call }))
+
+      const record: LangChainTurnRecord = { text }
+      if (thinking !== '') record.reasoning = thinking
+      if (toolCalls.length > 0)
+        record.toolCalls = toolCalls.map((call) => ({
+          id: call.id,
+          name: call.name,
+          args: call.input,
+        }))
+      return {
+        usage: usageOf(full),
+        stopReason: stopReasonOf(full, toolCalls.length > 0),
+        items: [record],
+        warnings,
       }
     }
-    const extra = callOptions.providerOptions?.[provider]
-
-    const stream = await runnable.stream(messages, { ...(isRecord(extra) ? extra : {}), signal })
-    let full: AIMessageChunk | undefined
-    let text = ''
-    let thinking = ''
-    for await (const chunk of stream) {
-      touch()
-      full = full === undefined ? chunk : full.concat(chunk)
-      const delta = deltasOf(chunk)
-      thinking += delta.thinking
-      text += delta.text
-      if (delta.thinking !== '') yield { type: 'thinking', text: delta.thinking }
-      if (delta.text !== '') yield { type: 'text', text: delta.text }
-    }
-    // A model may end its stream quietly when aborted: that is no finished turn.
-    if (signal.aborted) throw abortedError(provider, signal.reason)
-
-    const turnPosition = conversation.turns.length
-    const toolCalls: ToolCall[] = (full?.tool_calls ?? []).map((call, i) => ({
-      id: call.id !== undefined && call.id !== '' ? call.id : `lc_${turnPosition}_${i}`,
-      name: call.name,
-      input: call.args,
-    }))
-    for (const bad of full?.invalid_tool_calls ?? [])
-      warnings.push(
-        `tool call ${bad.name ?? bad.id ?? '?'}: ${bad.error ?? 'its arguments are not valid JSON'}; dropped`,
-      )
-    for (const call of toolCalls) yield { type: 'tool-call', call }
-
-    const record: LangChainTurnRecord = { text }
-    if (thinking !== '') record.reasoning = thinking
-    if (toolCalls.length > 0)
-      record.toolCalls = toolCalls.map((call) => ({
-        id: call.id,
-        name: call.name,
-        args: call.input,
-      }))
-    const turn: AssistantTurn = {
-      role: 'assistant',
-      text,
-      usage: usageOf(full),
-      stopReason: stopReasonOf(full, toolCalls.length > 0),
-      items: { provider, model, thinkingMode, data: [record] },
-    }
-    if (thinking !== '') turn.thinking = thinking
-    if (toolCalls.length > 0) turn.toolCalls = toolCalls
-    if (warnings.length > 0) turn.warnings = warnings
-    yield { type: 'done', turn }
   }
 
   return {
     provider,
     model,
+    capabilities: {
+      thinking: { mode: 'none' },
+      tools: typeof chatModel.bindTools === 'function',
+      json: false,
+    },
     stream(conversation, callOptions = {}) {
       return guardStream(
-        { provider, options: callOptions, mapError: (error) => mapLangChainError(error, provider) },
-        ({ signal, touch }) => produce(conversation, callOptions, signal, touch),
+        { provider, model, options: callOptions, mapError },
+        produce(conversation, callOptions),
       )
     },
   }
+}
+
+/** The model with the call's tools bound, when it can bind tools (else they are dropped). */
+function withTools(
+  chatModel: BaseChatModel,
+  options: CallOptions,
+  warnings: string[],
+): Pick<BaseChatModel, 'stream'> {
+  const tools = options.tools ?? []
+  if (tools.length === 0) return chatModel
+  if (chatModel.bindTools === undefined) {
+    warnings.push('tools: this LangChain model cannot bind tools; dropped')
+    return chatModel
+  }
+  const specs: BindToolsInput[] = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    schema: { type: 'object', ...tool.parameters },
+  }))
+  const choice = options.toolChoice
+  return chatModel.bindTools(
+    specs,
+    choice === undefined ? {} : { tool_choice: toolChoiceFor(choice) },
+  )
 }
 
 function modelName(chatModel: BaseChatModel): string | undefined {

@@ -1,12 +1,11 @@
 import {
   isThinkwireError,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
   ThinkwireError,
   toThinkwireError,
   type ErrorKind,
 } from '../../core/errors.ts'
-import { isRecord } from './record.ts'
+import { kindFromStatus, retryAfterMsFromHeaders } from '../../kit/http-error.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /** LangChain's own error codes (`lc_error_code`) that say what went wrong. */
 const CODES: Readonly<Record<string, ErrorKind>> = {

@@ -1,4 +1,4 @@
-import { isRecord } from './record.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /** The reasoning and answer text one streamed LangChain message chunk adds, in that order. */
 export function deltasOf(chunk: { content: unknown; additional_kwargs?: unknown }): {

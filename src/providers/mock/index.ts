@@ -1,9 +1,13 @@
 import type { Adapter, CallOptions } from '../../core/adapter.ts'
-import type { AssistantTurn, Conversation, StopReason, Usage } from '../../core/conversation.ts'
+import type { Conversation, StopReason, Usage } from '../../core/conversation.ts'
 import { ThinkwireError, type ErrorKind } from '../../core/errors.ts'
-import type { Event, ToolCall } from '../../core/events.ts'
-import { guardStream, sleep } from '../../core/guard-stream.ts'
-import { encodeTurns, thinkingModeOf, type ReplayTag } from '../../core/replay.ts'
+import type { ToolCall } from '../../core/events.ts'
+import { sleep } from '../../core/sleep.ts'
+import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
+import { encodeTurns } from '../../kit/replay.ts'
+import { mockCapabilities, mockModelIds } from './models.ts'
+
+export { mockCapabilities, mockModelIds }
 
 /** A scripted failure: thrown before the first event, or after `afterEvents` events. */
 export type MockFailure = {
@@ -65,15 +69,17 @@ export type MockRequestTurn =
   | { role: 'assistant'; replayed: unknown[] }
   | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
 
-/** The models a relay serves as `mock/<id>` when it has no provider: `mock/echo`. */
-export const mockModelIds: readonly string[] = ['echo']
-
 /** A mock adapter, with the log of its calls. */
 export type MockAdapter = Adapter & { readonly calls: readonly MockCall[] }
 
+/** A factory of mock adapters, one per model id, listing {@link mockModelIds}. */
+export type MockFactory = ((model: string) => MockAdapter) & { readonly models: readonly string[] }
+
 /**
  * An offline adapter: scripted, deterministic, streamed in small chunks, with scripted failures.
- * Its turns carry tagged items like any provider's, so replay and atomicity are testable.
+ * Its turns carry tagged items like any provider's, so replay and atomicity are testable. It is
+ * also the smallest complete adapter: a producer under `guardStream` that yields deltas and
+ * returns the finish record.
  *
  * @example
  * ```ts
@@ -96,107 +102,108 @@ export function mock(options: MockOptions = {}): MockAdapter {
     return defaultAnswer(call.conversation, options.repeat ?? 1)
   }
 
-  async function* produce(
-    conversation: Conversation,
-    callOptions: CallOptions,
-    signal: AbortSignal,
-  ): AsyncGenerator<Event> {
-    const thinkingMode = thinkingModeOf(callOptions.thinking)
-    const tag: ReplayTag = { provider, model, thinkingMode }
-    const request = encodeTurns<MockRequestTurn>(conversation.turns, tag, {
-      user: (turn) => ({ role: 'user', content: turn.content }),
-      tool: (turn) => ({ role: 'tool', results: turn.results }),
-      replay: (items) => ({ role: 'assistant', replayed: items.data }),
-      reencode: (turn) => ({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls ?? [] }),
-    })
-    const call: MockCall = {
-      index: calls.length,
-      conversation,
-      options: callOptions,
-      request,
-      signal,
-    }
-    calls.push(call)
-    const response = pick(call)
-    const thinking = callOptions.thinking === 'off' ? '' : (response.thinking ?? '')
-    const text = response.text ?? ''
-    const toolCalls: ToolCall[] = (response.toolCalls ?? []).map((c, i) => ({
-      id: c.id ?? `call_${call.index}_${i}`,
-      name: c.name,
-      input: c.input,
-    }))
-
-    let emitted = 0
-    const failAt = response.fail === undefined ? -1 : (response.fail.afterEvents ?? 0)
-    const stallAt = response.stallAfterEvents ?? -1
-    const failIfDue = async () => {
-      if (emitted === stallAt) await sleep(2 ** 31 - 1, signal, provider)
-      if (emitted === failAt && response.fail !== undefined) {
-        const { kind, message, status, retryAfterMs } = response.fail
-        throw new ThinkwireError({
-          kind,
-          message: message ?? `mock: scripted ${kind} failure`,
-          status,
-          retryAfterMs,
-          provider,
-        })
+  function produce(conversation: Conversation, callOptions: CallOptions): Producer {
+    return async function* ({ signal, tag }) {
+      // What a provider adapter sends: its own turns' items verbatim, other turns re-encoded.
+      const request = encodeTurns<MockRequestTurn>(conversation.turns, tag, {
+        user: (turn) => ({ role: 'user', content: turn.content }),
+        tool: (turn) => ({ role: 'tool', results: turn.results }),
+        replay: (items) => ({ role: 'assistant', replayed: items.data }),
+        reencode: (turn) => ({
+          role: 'assistant',
+          text: turn.text,
+          toolCalls: turn.toolCalls ?? [],
+        }),
+      })
+      const call: MockCall = {
+        index: calls.length,
+        conversation,
+        options: callOptions,
+        request,
+        signal,
       }
-    }
-    async function* deltas(type: 'thinking' | 'text', value: string): AsyncGenerator<Event> {
-      for (let i = 0; i < value.length; i += chunkSize) {
-        if (delayMs > 0) await sleep(delayMs, signal, provider)
+      calls.push(call)
+      const response = pick(call)
+      const thinking = callOptions.thinking === 'off' ? '' : (response.thinking ?? '')
+      const text = response.text ?? ''
+      const toolCalls: ToolCall[] = (response.toolCalls ?? []).map((c, i) => ({
+        id: c.id ?? `call_${call.index}_${i}`,
+        name: c.name,
+        input: c.input,
+      }))
+
+      let emitted = 0
+      const failAt = response.fail === undefined ? -1 : (response.fail.afterEvents ?? 0)
+      const failIfDue = async () => {
+        if (emitted === response.stallAfterEvents) await sleep(2 ** 31 - 1, signal, provider)
+        if (emitted !== failAt || response.fail === undefined) return
+        const { kind, message, status, retryAfterMs } = response.fail
+        const reason = message ?? `mock: scripted ${kind} failure`
+        throw new ThinkwireError({ kind, message: reason, status, retryAfterMs, provider })
+      }
+      const deltas: Delta[] = [
+        ...pieces('thinking', thinking, chunkSize),
+        ...pieces('text', text, chunkSize),
+        ...toolCalls.map((toolCall): Delta => ({ type: 'tool-call', call: toolCall })),
+      ]
+      for (const delta of deltas) {
+        if (delayMs > 0 && delta.type !== 'tool-call') await sleep(delayMs, signal, provider)
         await failIfDue()
-        yield { type, text: value.slice(i, i + chunkSize) }
+        yield delta
         emitted++
       }
-    }
-
-    yield* deltas('thinking', thinking)
-    yield* deltas('text', text)
-    for (const toolCall of toolCalls) {
       await failIfDue()
-      yield { type: 'tool-call', call: toolCall }
-      emitted++
-    }
-    await failIfDue()
 
-    const usage: Usage = {
-      inputTokens: response.usage?.inputTokens ?? estimateTokens(JSON.stringify(conversation)),
-      outputTokens: response.usage?.outputTokens ?? estimateTokens(thinking + text),
+      const usage: Usage = {
+        inputTokens: response.usage?.inputTokens ?? estimateTokens(JSON.stringify(conversation)),
+        outputTokens: response.usage?.outputTokens ?? estimateTokens(thinking + text),
+      }
+      if (thinking !== '')
+        usage.reasoningTokens = response.usage?.reasoningTokens ?? estimateTokens(thinking)
+      if (response.usage?.cacheReadTokens !== undefined)
+        usage.cacheReadTokens = response.usage.cacheReadTokens
+      if (response.usage?.cacheWriteTokens !== undefined)
+        usage.cacheWriteTokens = response.usage.cacheWriteTokens
+      return {
+        usage,
+        stopReason: response.stopReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
+        items: [{ type: 'mock-turn', thinking, text, toolCalls, callIndex: call.index }],
+      }
     }
-    if (thinking !== '')
-      usage.reasoningTokens = response.usage?.reasoningTokens ?? estimateTokens(thinking)
-    if (response.usage?.cacheReadTokens !== undefined)
-      usage.cacheReadTokens = response.usage.cacheReadTokens
-    if (response.usage?.cacheWriteTokens !== undefined)
-      usage.cacheWriteTokens = response.usage.cacheWriteTokens
-    const turn: AssistantTurn = {
-      role: 'assistant',
-      text,
-      usage,
-      stopReason: response.stopReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
-      items: {
-        provider,
-        model,
-        thinkingMode,
-        data: [{ type: 'mock-turn', thinking, text, toolCalls, callIndex: call.index }],
-      },
-    }
-    if (thinking !== '') turn.thinking = thinking
-    if (toolCalls.length > 0) turn.toolCalls = toolCalls
-    yield { type: 'done', turn }
   }
 
   return {
     provider,
     model,
+    capabilities: mockCapabilities,
     calls,
     stream(conversation, callOptions = {}) {
-      return guardStream({ provider, options: callOptions }, ({ signal }) =>
-        produce(conversation, callOptions, signal),
+      return guardStream(
+        { provider, model, options: callOptions },
+        produce(conversation, callOptions),
       )
     },
   }
+}
+
+/**
+ * A factory of mock adapters sharing `options`: `createMock(options)(model)` is
+ * `mock({ ...options, model })`. Its `models` are {@link mockModelIds}.
+ *
+ * @example
+ * ```ts
+ * const registry = createRegistry({ mock: createMock({ delayMs: 20 }) })
+ * ```
+ */
+export function createMock(options: Omit<MockOptions, 'model'> = {}): MockFactory {
+  return Object.assign((model: string) => mock({ ...options, model }), { models: mockModelIds })
+}
+
+/** `value` as deltas of `size` characters. */
+function pieces(type: 'thinking' | 'text', value: string, size: number): Delta[] {
+  const out: Delta[] = []
+  for (let i = 0; i < value.length; i += size) out.push({ type, text: value.slice(i, i + size) })
+  return out
 }
 
 function estimateTokens(text: string): number {

@@ -1,7 +1,7 @@
 import type { AssistantTurn, Conversation, ToolResult, UserTurn } from '../../core/conversation.ts'
-import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
+import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 import type { CompatibleReasoning, ReasoningField } from './reasoning.ts'
-import { isRecord, type JsonRecord } from './record.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /** One Chat Completions message, as sent. */
 export type Message = JsonRecord

@@ -1,4 +1,10 @@
-export { openaiCompatible, type OpenAICompatibleOptions } from './adapter.ts'
+export {
+  createOpenAICompatible,
+  openaiCompatible,
+  type OpenAICompatibleOptions,
+  type OpenAICompatibleSettings,
+} from './adapter.ts'
+export type { CompatibleModel, CompatibleModelRow, CompatibleModels } from './models.ts'
 export {
   deepseek,
   fireworks,
@@ -11,10 +17,11 @@ export {
   vllm,
   xai,
   type PresetAdapterOptions,
+  type PresetHelper,
+  type PresetSettings,
 } from './preset-adapters.ts'
 export { presets, type CompatiblePreset, type PresetName } from './presets.ts'
 export type {
-  CompatibleModel,
   CompatibleReasoning,
   EffortLevels,
   ReasoningField,

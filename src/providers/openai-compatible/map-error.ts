@@ -2,15 +2,12 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import {
   abortedError,
   isThinkwireError,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
   ThinkwireError,
   toThinkwireError,
   type ErrorKind,
 } from '../../core/errors.ts'
-
-const CONTEXT_LENGTH =
-  /context[_ ]length|maximum context length|context window|prompt is too long|too many tokens/i
+import { httpError, isContextLengthMessage } from '../../kit/http-error.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /**
  * Maps what the OpenAI SDK throws to a `ThinkwireError`: HTTP errors by status (with `retry-after`
@@ -35,16 +32,27 @@ export function mapCompatibleError(error: unknown, provider: string): ThinkwireE
       cause: error,
     })
   if (error instanceof APIError) {
-    const code = error.code ?? codeOf(error.error)
+    const code: unknown = error.code ?? (isRecord(error.error) ? error.error['code'] : undefined)
     const status = error.status ?? (typeof code === 'number' ? code : undefined)
-    const kind = kindOf(status, code, error.message)
+    // A quota that ran out does not come back by waiting.
+    const retryable = code === 'insufficient_quota' ? false : undefined
+    const contextLength =
+      code === 'context_length_exceeded' || isContextLengthMessage(error.message)
+    if (status !== undefined) {
+      return httpError({
+        provider,
+        status,
+        message: error.message,
+        headers: error.headers,
+        kind: contextLength ? 'context-length' : undefined,
+        retryable,
+        cause: error,
+      })
+    }
     return new ThinkwireError({
-      kind,
-      // A quota that ran out does not come back by waiting.
-      retryable: code === 'insufficient_quota' ? false : undefined,
+      kind: contextLength ? 'context-length' : kindOfCode(code, error.message),
+      retryable,
       message: `${provider}: ${error.message}`,
-      status,
-      retryAfterMs: retryAfterMsFromHeaders(error.headers),
       provider,
       cause: error,
     })
@@ -52,13 +60,8 @@ export function mapCompatibleError(error: unknown, provider: string): ThinkwireE
   return toThinkwireError(error, provider)
 }
 
-function codeOf(body: unknown): unknown {
-  return typeof body === 'object' && body !== null && 'code' in body ? body.code : undefined
-}
-
-function kindOf(status: number | undefined, code: unknown, message: string): ErrorKind {
-  if (CONTEXT_LENGTH.test(message) || code === 'context_length_exceeded') return 'context-length'
-  if (status !== undefined) return kindFromStatus(status)
+/** The kind a named error code says, for an error object in a stream (which has no status). */
+function kindOfCode(code: unknown, message: string): ErrorKind {
   const name = typeof code === 'string' ? code : ''
   if (/rate_limit|too_many_requests/i.test(name)) return 'rate-limit'
   if (/overload|unavailable/i.test(name) || /overloaded/i.test(message)) return 'overloaded'

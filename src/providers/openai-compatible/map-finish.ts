@@ -1,5 +1,5 @@
 import type { StopReason, Usage } from '../../core/conversation.ts'
-import { isRecord, type JsonRecord } from './record.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /**
  * Our stop reason for a `finish_reason`. Tool calls decide `tool-calls` (some servers say `stop`

@@ -1,10 +1,10 @@
 import type { Adapter } from '../../core/adapter.ts'
-import { openaiCompatible } from './adapter.ts'
+import type { AdapterFactory } from '../../core/registry.ts'
+import { createOpenAICompatible } from './adapter.ts'
 import { presets, type CompatiblePreset } from './presets.ts'
 
-/** Options of a known server's adapter: the preset fills in the rest. */
-export type PresetAdapterOptions = {
-  model: string
+/** Settings of a known server's factory: the preset fills in the rest. */
+export type PresetSettings = {
   apiKey?: string | undefined
   /** @defaultValue the preset's base URL */
   baseURL?: string | undefined
@@ -12,12 +12,29 @@ export type PresetAdapterOptions = {
   headers?: Record<string, string> | undefined
 }
 
-function fromPreset(preset: CompatiblePreset): (options: PresetAdapterOptions) => Adapter {
-  return (options) =>
-    openaiCompatible({ ...preset, ...options, baseURL: options.baseURL ?? preset.baseURL })
+/** Options of a known server's adapter: its settings and the model. */
+export type PresetAdapterOptions = PresetSettings & { model: string }
+
+/**
+ * A known server's adapter helper: call it for one model's adapter, or call its `create` for a
+ * factory of all the server's models that share one SDK client (its `models` are the preset's).
+ */
+export type PresetHelper = ((options: PresetAdapterOptions) => Adapter) & {
+  create(settings: PresetSettings): AdapterFactory
 }
 
-/** Groq. @example `groq({ apiKey, model: 'qwen/qwen3-32b' })` */
+function fromPreset(preset: CompatiblePreset): PresetHelper {
+  const create = (settings: PresetSettings) =>
+    createOpenAICompatible({ ...preset, ...settings, baseURL: settings.baseURL ?? preset.baseURL })
+  return Object.assign(({ model, ...settings }: PresetAdapterOptions) => create(settings)(model), {
+    create,
+  })
+}
+
+/**
+ * Groq.
+ * @example `groq({ apiKey, model: 'qwen/qwen3-32b' })`, or `groq.create({ apiKey })` for a registry
+ */
 export const groq = fromPreset(presets.groq)
 /** OpenRouter. @example `openrouter({ apiKey, model: 'anthropic/claude-sonnet-4.5' })` */
 export const openrouter = fromPreset(presets.openrouter)

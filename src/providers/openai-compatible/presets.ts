@@ -1,4 +1,5 @@
-import type { CompatibleModel, CompatibleReasoning } from './reasoning.ts'
+import type { CompatibleModels } from './models.ts'
+import type { CompatibleReasoning, ThinkingControl } from './reasoning.ts'
 
 /** What thinkwire knows about an OpenAI-compatible server, as data. */
 export type CompatiblePreset = {
@@ -8,11 +9,23 @@ export type CompatiblePreset = {
   baseURL: string
   /** How it streams reasoning, what it needs back, how it takes a thinking setting. */
   reasoning: CompatibleReasoning
-  /** Models that differ from the server's defaults. */
-  models?: readonly CompatibleModel[] | undefined
+  /**
+   * Models that differ from the server's defaults, by id or `'prefix*'` family; `'*'` says what
+   * every model of the server shares.
+   */
+  models?: CompatibleModels | undefined
+  /**
+   * The server's current models, which `/v1/models` lists when only a key is set (any other id
+   * still works). A local server lists none: it serves whatever was loaded into it.
+   */
+  modelIds?: readonly string[] | undefined
 }
 
-const levels = { low: 'low', medium: 'medium', high: 'high', max: 'high' }
+/** `reasoning_effort` with our levels as they are (`max` becomes `high`). */
+const effort: ThinkingControl = {
+  type: 'reasoning-effort',
+  levels: { low: 'low', medium: 'medium', high: 'high', max: 'high' },
+}
 
 /**
  * Known servers. Where a server's models disagree on a setting, the default is what none of them
@@ -24,9 +37,9 @@ export const presets = {
     provider: 'groq',
     baseURL: 'https://api.groq.com/openai/v1',
     reasoning: { thinkTags: 'tags', control: { type: 'none' } },
-    models: [
-      {
-        id: 'qwen/qwen3*',
+    models: {
+      // Qwen3 thinks or not: any level turns it on.
+      'qwen/qwen3*': {
         reasoning: {
           control: {
             type: 'reasoning-effort',
@@ -35,7 +48,15 @@ export const presets = {
           },
         },
       },
-      { id: 'openai/gpt-oss*', reasoning: { control: { type: 'reasoning-effort', levels } } },
+      'openai/gpt-oss*': { reasoning: { control: effort } },
+    },
+    modelIds: [
+      'openai/gpt-oss-120b',
+      'openai/gpt-oss-20b',
+      'qwen/qwen3-32b',
+      'moonshotai/kimi-k2-instruct-0905',
+      'llama-3.3-70b-versatile',
+      'llama-3.1-8b-instant',
     ],
   },
   /**
@@ -50,10 +71,18 @@ export const presets = {
       sendBack: ['reasoning_details'],
       control: { type: 'openrouter-reasoning' },
     },
+    modelIds: [
+      'anthropic/claude-sonnet-4.5',
+      'openai/gpt-5',
+      'google/gemini-2.5-pro',
+      'google/gemini-2.5-flash',
+      'deepseek/deepseek-chat-v3.1',
+      'x-ai/grok-4',
+    ],
   },
   /**
    * DeepSeek: reasoning in `reasoning_content`, which must go back on every assistant turn with
-   * tool calls (the server rejects such a turn without it).
+   * tool calls (the server rejects such a turn without it). JSON output is `json_object` only.
    */
   deepseek: {
     provider: 'deepseek',
@@ -70,14 +99,25 @@ export const presets = {
         off: { thinking: { type: 'disabled' } },
       },
     },
+    models: {
+      '*': { json: false, contextTokens: 128_000 },
+      'deepseek-chat': { maxOutputTokens: 8_192 },
+      'deepseek-reasoner': { maxOutputTokens: 65_536 },
+    },
+    modelIds: ['deepseek-chat', 'deepseek-reasoner'],
   },
   /** Together AI: reasoning in `reasoning`, or inline tags (DeepSeek-R1). */
   together: {
     provider: 'together',
     baseURL: 'https://api.together.xyz/v1',
     reasoning: { thinkTags: 'tags', control: { type: 'none' } },
-    models: [
-      { id: 'openai/gpt-oss*', reasoning: { control: { type: 'reasoning-effort', levels } } },
+    models: { 'openai/gpt-oss*': { reasoning: { control: effort } } },
+    modelIds: [
+      'openai/gpt-oss-120b',
+      'openai/gpt-oss-20b',
+      'deepseek-ai/DeepSeek-R1',
+      'deepseek-ai/DeepSeek-V3',
+      'meta-llama/Llama-3.3-70B-Instruct-Turbo',
     ],
   },
   /** Fireworks AI: reasoning in `reasoning_content`, or inline tags. */
@@ -85,11 +125,12 @@ export const presets = {
     provider: 'fireworks',
     baseURL: 'https://api.fireworks.ai/inference/v1',
     reasoning: { thinkTags: 'tags', control: { type: 'none' } },
-    models: [
-      {
-        id: 'accounts/fireworks/models/gpt-oss*',
-        reasoning: { control: { type: 'reasoning-effort', levels } },
-      },
+    models: { 'accounts/fireworks/models/gpt-oss*': { reasoning: { control: effort } } },
+    modelIds: [
+      'accounts/fireworks/models/gpt-oss-120b',
+      'accounts/fireworks/models/gpt-oss-20b',
+      'accounts/fireworks/models/deepseek-v3p1',
+      'accounts/fireworks/models/llama-v3p3-70b-instruct',
     ],
   },
   /** Mistral: Magistral streams reasoning as `thinking` blocks inside `content`. */
@@ -97,15 +138,22 @@ export const presets = {
     provider: 'mistral',
     baseURL: 'https://api.mistral.ai/v1',
     reasoning: { thinkTags: 'off', control: { type: 'none' } },
+    modelIds: [
+      'mistral-large-latest',
+      'mistral-medium-latest',
+      'mistral-small-latest',
+      'magistral-medium-latest',
+      'magistral-small-latest',
+      'codestral-latest',
+    ],
   },
   /** xAI: reasoning in `reasoning_content`; only grok-3-mini takes `reasoning_effort`. */
   xai: {
     provider: 'xai',
     baseURL: 'https://api.x.ai/v1',
     reasoning: { thinkTags: 'off', control: { type: 'none' } },
-    models: [
-      {
-        id: 'grok-3-mini*',
+    models: {
+      'grok-3-mini*': {
         reasoning: {
           control: {
             type: 'reasoning-effort',
@@ -113,6 +161,13 @@ export const presets = {
           },
         },
       },
+    },
+    modelIds: [
+      'grok-4',
+      'grok-4-fast-reasoning',
+      'grok-4-fast-non-reasoning',
+      'grok-code-fast-1',
+      'grok-3-mini',
     ],
   },
   /** vLLM: `reasoning` (older: `reasoning_content`) with a reasoning parser, else inline tags. */

@@ -1,4 +1,4 @@
-import { isRecord, type JsonRecord } from './record.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /**
  * Merges streamed OpenRouter `reasoning_details` fragments into complete entries: fragments with

@@ -1,4 +1,4 @@
-import type { JsonRecord } from './record.ts'
+import type { JsonRecord } from '../../kit/json.ts'
 
 /** A reasoning field of an assistant message on an OpenAI-compatible server. */
 export type ReasoningField = 'reasoning_content' | 'reasoning' | 'reasoning_details'
@@ -49,31 +49,4 @@ export type CompatibleReasoning = {
   required?: boolean | undefined
   /** How it takes a thinking setting. @defaultValue `{ type: 'none' }` */
   control?: ThinkingControl | undefined
-}
-
-/** A model of a server that differs from the server's defaults. */
-export type CompatibleModel = {
-  /** Model id, or a prefix ending in `*`. The exact id wins, then the longest prefix. */
-  id: string
-  /** Merged over the server's `reasoning`. */
-  reasoning: CompatibleReasoning
-}
-
-/** The reasoning settings for `model`: the server's, with the best-matching model row over them. */
-export function reasoningFor(
-  model: string,
-  base: CompatibleReasoning | undefined,
-  models: readonly CompatibleModel[] | undefined,
-): CompatibleReasoning {
-  let best: CompatibleModel | undefined
-  for (const row of models ?? []) {
-    if (row.id === model) {
-      best = row
-      break
-    }
-    if (row.id.endsWith('*') && model.startsWith(row.id.slice(0, -1))) {
-      if (best === undefined || row.id.length > best.id.length) best = row
-    }
-  }
-  return { ...base, ...best?.reasoning }
 }

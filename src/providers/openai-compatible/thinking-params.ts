@@ -1,8 +1,16 @@
 import type { Thinking } from '../../core/adapter.ts'
-import type { JsonRecord } from './record.ts'
+import { levelForBudget, type BudgetThresholds } from '../../kit/effort.ts'
+import type { JsonRecord } from '../../kit/json.ts'
 import type { EffortLevels, ThinkingControl } from './reasoning.ts'
 
 type Level = keyof EffortLevels
+
+/** A budget as a level on these servers: up to 1k low, 8k medium, more high (never max). */
+const BUDGET_THRESHOLDS: BudgetThresholds = {
+  low: 1024,
+  medium: 8192,
+  high: Number.POSITIVE_INFINITY,
+}
 
 /**
  * The request fields that carry a thinking setting on this server. What it cannot take is dropped
@@ -29,7 +37,9 @@ export function thinkingParams(
     return {}
   }
   const wanted: Level =
-    typeof thinking === 'object' ? levelForBudget(thinking.budgetTokens) : thinking
+    typeof thinking === 'object'
+      ? levelForBudget(thinking.budgetTokens, BUDGET_THRESHOLDS)
+      : thinking
   if (typeof thinking === 'object')
     warnings.push(
       `thinking: this server takes a level, not a budget; budget ${thinking.budgetTokens} became '${wanted}'`,
@@ -40,10 +50,4 @@ export function thinkingParams(
     return {}
   }
   return { ...control.on, reasoning_effort: value }
-}
-
-function levelForBudget(budget: number): Level {
-  if (budget <= 1024) return 'low'
-  if (budget <= 8192) return 'medium'
-  return 'high'
 }

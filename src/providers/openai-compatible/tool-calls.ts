@@ -1,4 +1,4 @@
-import { isRecord } from './record.ts'
+import { isRecord } from '../../kit/json.ts'
 
 /** A tool call as assembled from its streamed fragments, arguments still the raw JSON text. */
 export type AssembledCall = { id: string; name: string; arguments: string }

@@ -6,11 +6,11 @@ import type {
 } from 'openai/resources/responses/responses'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
-import type { ReplayTag } from '../../core/replay.ts'
-import type { ModelInfo } from '../../models.ts'
+import { mergeProviderOptions } from '../../kit/provider-options.ts'
+import type { ReplayTag } from '../../kit/replay.ts'
 import { encodeInput } from './encode-input.ts'
+import type { OpenAIModel } from './models.ts'
 import { planReasoning } from './reasoning.ts'
-import { mergeProviderOptions } from '../../core/provider-options.ts'
 
 /** A Responses request body, without `stream` (the adapter sets it). */
 export type ResponsesBody = Omit<ResponseCreateParamsBase, 'stream'>
@@ -27,21 +27,21 @@ const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fen
  * named in `warnings`.
  */
 export function buildRequest(
-  info: ModelInfo,
-  known: boolean,
+  row: OpenAIModel,
   conversation: Conversation,
   options: CallOptions,
   tag: ReplayTag,
 ): BuiltRequest {
   const warnings: string[] = []
-  const rejects = info.rejects ?? []
+  const { model } = tag
+  const { rejects } = row
   const body: ResponsesBody = {
-    model: tag.model,
+    model,
     input: encodeInput(conversation.turns, tag),
     store: false,
   }
   let instructions = conversation.system
-  const reasoning = planReasoning(info, known, options.thinking, warnings)
+  const reasoning = planReasoning(model, row, options.thinking, warnings)
   if (reasoning !== undefined) {
     body.reasoning = reasoning
     body.include = ['reasoning.encrypted_content']
@@ -50,7 +50,7 @@ export function buildRequest(
 
   const format = options.responseFormat
   if (format !== undefined) {
-    if (format.schema !== undefined && info.json) {
+    if (format.schema !== undefined && row.json) {
       body.text = {
         format: {
           type: 'json_schema',
@@ -61,7 +61,7 @@ export function buildRequest(
       }
     } else {
       // `json_object` needs the word JSON in the input; the instruction carries it.
-      if (info.json) body.text = { format: { type: 'json_object' } }
+      if (row.json) body.text = { format: { type: 'json_object' } }
       const schema =
         format.schema === undefined
           ? ''
@@ -75,7 +75,7 @@ export function buildRequest(
   if (instructions !== undefined && instructions !== '') body.instructions = instructions
 
   if (options.tools !== undefined && options.tools.length > 0) {
-    if (!info.tools) warnings.push(`tools dropped: ${info.id} does not take tools`)
+    if (!row.tools) warnings.push(`tools dropped: ${model} does not take tools`)
     else {
       body.tools = options.tools.map((tool): FunctionTool => ({
         type: 'function',
@@ -92,7 +92,7 @@ export function buildRequest(
 
   if (options.temperature !== undefined) {
     if (rejects.includes('temperature'))
-      warnings.push(`temperature dropped: ${info.id} does not take sampling parameters`)
+      warnings.push(`temperature dropped: ${model} does not take sampling parameters`)
     else body.temperature = options.temperature
   }
 

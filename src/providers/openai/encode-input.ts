@@ -4,7 +4,8 @@ import type {
   ResponseInputMessageContentList,
 } from 'openai/resources/responses/responses'
 import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/conversation.ts'
-import { encodeTurns, type ReplayTag } from '../../core/replay.ts'
+import { isRecord } from '../../kit/json.ts'
+import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 
 /**
  * Encodes turns as Responses `input` items. A turn of this provider, model and thinking mode goes
@@ -59,13 +60,7 @@ function replayItems(data: readonly unknown[]): ResponseInputItem[] {
 
 /** A stored output item: a JSON object with a string `type`, sent back exactly as stored. */
 function isItem(value: unknown): value is ResponseInputItem & { type: string } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    'type' in value &&
-    typeof value.type === 'string'
-  )
+  return isRecord(value) && typeof value['type'] === 'string'
 }
 
 function hasEncryptedContent(item: object): boolean {

@@ -2,12 +2,12 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import {
   abortedError,
   isThinkwireError,
-  kindFromStatus,
-  retryAfterMsFromHeaders,
   ThinkwireError,
   toThinkwireError,
   type ErrorKind,
 } from '../../core/errors.ts'
+import { httpError } from '../../kit/http-error.ts'
+import { isRecord } from '../../kit/json.ts'
 
 const PROVIDER = 'openai'
 
@@ -80,20 +80,13 @@ export function mapOpenaiError(error: unknown): ThinkwireError {
     // With a status, the body's `type` is only a broad category (`server_error` on a 408 or 503,
     // `invalid_request_error` on a 401): only a specific `code` says more than the status does.
     const specific = typeof error.code === 'string' ? error.code : undefined
-    let kind = kindFromCode(specific, error.message) ?? kindFromStatus(status)
-    if (
-      kind === 'invalid-request' &&
-      /context length|maximum context|too many tokens/i.test(error.message)
-    )
-      kind = 'context-length'
-    if (kind === 'server' && /overloaded|slow down/i.test(error.message)) kind = 'overloaded'
-    return new ThinkwireError({
-      kind,
-      message: `${PROVIDER}: ${error.message}`,
-      status,
-      retryAfterMs: retryAfterMsFromHeaders(error.headers),
-      retryable: code === 'insufficient_quota' ? false : undefined,
+    return httpError({
       provider: PROVIDER,
+      status,
+      message: error.message,
+      headers: error.headers,
+      kind: kindFromCode(specific, error.message),
+      retryable: code === 'insufficient_quota' ? false : undefined,
       cause: error,
     })
   }
@@ -102,12 +95,5 @@ export function mapOpenaiError(error: unknown): ThinkwireError {
 
 function apiMessage(error: APIError): string {
   const body: unknown = error.error
-  if (
-    typeof body === 'object' &&
-    body !== null &&
-    'message' in body &&
-    typeof body.message === 'string'
-  )
-    return body.message
-  return error.message
+  return isRecord(body) && typeof body['message'] === 'string' ? body['message'] : error.message
 }

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { anthropic } from '../../../src/providers/anthropic/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { ask, doneTurn, fixture, run } from './support.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { ask, fixture } from './harness.ts'
 
 describe('anthropic in a browser page', () => {
   it('streams a turn when the caller allows browser use, and marks the request as such', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
-import { ask, errorBody, pretendToBeABrowser, run, setup } from './support.ts'
+import { run } from '../../helpers/stream.ts'
+import { ask, errorBody, pretendToBeABrowser, setup } from './harness.ts'
 
 const KEY = 'sk-ant-test-key-0123456789'
 

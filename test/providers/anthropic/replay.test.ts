@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../../src/core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../../../src/core/conversation.ts'
-import { doneTurn, errorBody, fixture, run, sentBody, setup } from './support.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { errorBody, fixture, sentBody, setup } from './harness.ts'
 
 const tools = [
   {

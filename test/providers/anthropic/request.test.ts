@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../../src/core/adapter.ts'
-import { ask, doneTurn, fixture, run, sentBody, setup } from './support.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { ask, fixture, sentBody, setup } from './harness.ts'
 
 /** Makes one call to `model` and returns the body it sent and the turn's warnings. */
 async function send(model: string, options: CallOptions = {}) {

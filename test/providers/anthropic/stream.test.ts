@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
-import { splitsThatDiffer } from '../../helpers/stream.ts'
-import { doneTurn, fixture, replayOnce } from './support.ts'
+import { doneTurn, run, splitsThatDiffer } from '../../helpers/stream.ts'
+import { fixture, replayOnce, setup } from './harness.ts'
 
 const FIXTURES = [
   'thinking-then-tool.sse',
@@ -11,6 +11,9 @@ const FIXTURES = [
   'server-tool.sse',
   'refusal.sse',
   'mid-stream-error.sse',
+  'citations.sse',
+  'unknown-types.sse',
+  'parallel-tools.sse',
 ]
 
 describe('anthropic stream', () => {
@@ -180,6 +183,47 @@ describe('anthropic stream', () => {
     expect(events.some((e) => e.type === 'done' || e.type === 'tool-call')).toBe(false)
     expect(error).toMatchObject({ kind: 'server', message: expect.stringContaining("'save'") })
   })
+
+  it('ends with done at message_stop when the body stays open after it, and releases the body', async () => {
+    const body = fixture('thinking-then-tool.sse')
+    const { adapter, replay } = setup([
+      { body, stallAfterBytes: new TextEncoder().encode(body).length },
+    ])
+    const { events, error } = await run(
+      adapter.stream({ turns: [{ role: 'user', content: 'Hi' }] }),
+    )
+    expect(error).toBeUndefined()
+    expect(doneTurn(events).stopReason).toBe('tool-calls')
+    expect(replay.aborted()).toBe(true)
+  })
+
+  it(
+    'fails with a server error that names the bound when one event is longer than 32 Mi characters',
+    { timeout: 60_000 },
+    async () => {
+      const start = oneToolCall('{}', 'end_turn').split('event: content_block_start')[0]!
+      const huge = sse([
+        [
+          'content_block_delta',
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'text_delta', text: 'a'.repeat(33 * 1024 * 1024) },
+          },
+        ],
+      ])
+      // As a network delivers it: in pieces, so the parser has to hold the unfinished event.
+      const body = start + huge
+      const splitAt = Array.from({ length: 40 }, (_, i) => (i + 1) * 1024 * 1024)
+      const { events, error } = await replayOnce(body, splitAt)
+      expect(events).toEqual([])
+      expect(error).toMatchObject({
+        kind: 'server',
+        provider: 'anthropic',
+        message: 'anthropic: an event of the stream is longer than 33554432 characters',
+      })
+    },
+  )
 
   for (const name of FIXTURES) {
     it(

@@ -1,11 +1,10 @@
 // @vitest-environment happy-dom
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { build, type Metafile } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { collect, geminiWith } from './helpers.ts'
+import { collect, fixture, geminiWith } from './harness.ts'
 
 type GeminiModule = typeof import('../../../src/providers/gemini/index.ts')
 
@@ -30,10 +29,6 @@ beforeAll(async () => {
   // The bundle of that very module, so it has its exports.
   bundled = (await import(/* @vite-ignore */ `data:text/javascript;base64,${code}`)) as GeminiModule
 })
-
-// Read by path: happy-dom replaces the global URL that the folder's `fixture()` builds on.
-const fixture = (name: string) =>
-  readFileSync(join(import.meta.dirname, '../../fixtures/gemini', name), 'utf8')
 
 describe('gemini in a browser page', () => {
   it('bundles for the browser with the web build of the SDK and no Node module', () => {

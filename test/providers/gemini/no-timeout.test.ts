@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { gemini } from '../../../src/providers/gemini/index.ts'
 import { withoutNodeTimeouts } from '../../../src/providers/gemini/no-timeout.ts'
-import { collect, fixture } from './helpers.ts'
+import { collect, fixture } from './harness.ts'
 
 afterEach(() => vi.unstubAllGlobals())
 

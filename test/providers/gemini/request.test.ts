@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, Conversation } from '../../../src/core/conversation.ts'
 import { PLACEHOLDER_SIGNATURE } from '../../../src/providers/gemini/encode-conversation.ts'
-import { collect, doneTurn, fixture, geminiWith } from './helpers.ts'
+import { collect, doneTurn, fixture, geminiWith } from './harness.ts'
 
 const weatherTool = {
   name: 'get_weather',
@@ -262,6 +262,23 @@ describe('gemini requests', () => {
     expect(doneTurn(events).warnings).toEqual([
       "maxTokens: 100000 is over this model's 65536; used 65536",
     ])
+  })
+
+  it('ignores providerOptions.gemini that is not an object, with a warning', async () => {
+    const { adapter, replay } = geminiWith([{ body: fixture('conversation-3-answer.sse') }])
+    const turn = doneTurn(
+      await collect(
+        adapter.stream(
+          { turns: [{ role: 'user', content: 'x' }] },
+          { providerOptions: { gemini: ['topK', 5] } },
+        ),
+      ),
+    )
+    expect(turn.warnings).toEqual(['providerOptions.gemini ignored: it must be an object'])
+    expect(replay.requests[0]?.body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+      generationConfig: { thinkingConfig: { includeThoughts: true } },
+    })
   })
 
   it.each([

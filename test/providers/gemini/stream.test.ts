@@ -1,70 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { isThinkwireError } from '../../../src/core/errors.ts'
-import type { Event } from '../../../src/core/events.ts'
-import { describeAdapterContract, type ContractHarness } from '../../adapter-contract.ts'
-import { everySplit } from '../../helpers/replay-fetch.ts'
-import { collect, doneTurn, failure, fixture, geminiWith } from './helpers.ts'
+import {
+  doneTurn,
+  eventsAtEverySplit,
+  failure,
+  failureAtEverySplit,
+  fixture,
+  geminiWith,
+} from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Was ist die Hauptstadt Japans?' }] }
 const answer = fixture('thinking-then-text.sse')
-const firstEventEnd = answer.indexOf('\r\n\r\n') + 4
-
-function harness(spec: Parameters<typeof geminiWith>[0], model?: string): ContractHarness {
-  const { adapter, replay } = geminiWith(spec, model)
-  return {
-    adapter,
-    upstreamAborted: () => replay.aborted(),
-    lastRequest: () => replay.requests.at(-1)?.body,
-    requestCount: () => replay.requests.length,
-  }
-}
-
-describeAdapterContract('gemini', {
-  answer: (model) => harness([{ body: answer }], model),
-  failAfterFirstEvent: () =>
-    harness([{ body: answer, cutAfterBytes: Buffer.byteLength(answer.slice(0, firstEventEnd)) }]),
-  stallAfterFirstEvent: () =>
-    harness([{ body: answer, stallAfterBytes: Buffer.byteLength(answer.slice(0, firstEventEnd)) }]),
-  replayMarkers: (turn) =>
-    (turn.items?.data ?? []).flatMap((part) =>
-      typeof part === 'object' && part !== null && 'thoughtSignature' in part
-        ? [String(part.thoughtSignature)]
-        : [],
-    ),
-})
-
-/** Replays `body` unsplit and at every byte offset; every run must give the same events. */
-async function eventsAtEverySplit(body: string, model?: string): Promise<Event[]> {
-  const run = async (splitAt?: number[]) => {
-    const { adapter } = geminiWith([{ body, splitAt }], model)
-    return collect(adapter.stream(ask))
-  }
-  const baseline = await run()
-  for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
-  return baseline
-}
-
-async function failureAtEverySplit(body: string) {
-  const run = async (splitAt?: number[]) => {
-    const { adapter } = geminiWith([{ body, splitAt }])
-    return failure(adapter.stream(ask))
-  }
-  const baseline = await run()
-  for (const splitAt of everySplit(body)) {
-    const { events, error } = await run(splitAt)
-    expect(events).toEqual(baseline.events)
-    expect(error).toMatchObject({
-      kind: (baseline.error as { kind: string }).kind,
-      status: (baseline.error as { status?: number }).status,
-    })
-  }
-  return baseline
-}
 
 describe('gemini streaming', () => {
   it('streams thought parts as thinking and other text as text, the same at every split point', async () => {
-    const events = await eventsAtEverySplit(answer)
+    const events = await eventsAtEverySplit(answer, ask)
     const deltas = events.filter((e) => e.type !== 'done')
     expect(deltas).toEqual([
       { type: 'thinking', text: '**Die Hauptstadt prüfen** 🤔\nJapan → Tōkyō.' },
@@ -85,7 +36,7 @@ describe('gemini streaming', () => {
   })
 
   it('keeps a signature that arrives on a trailing empty text part as its own part', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(answer))
+    const turn = doneTurn(await eventsAtEverySplit(answer, ask))
     expect(turn.items).toEqual({
       provider: 'gemini',
       model: 'gemini-3-flash-preview',
@@ -99,7 +50,7 @@ describe('gemini streaming', () => {
   })
 
   it('keeps the signature on the function call and gives an id-less call a stable id', async () => {
-    const events = await eventsAtEverySplit(fixture('function-call-signed.sse'))
+    const events = await eventsAtEverySplit(fixture('function-call-signed.sse'), ask)
     expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
@@ -119,7 +70,7 @@ describe('gemini streaming', () => {
   })
 
   it('emits parallel function calls in order with the signature only on the first part', async () => {
-    const events = await eventsAtEverySplit(fixture('parallel-calls.sse'))
+    const events = await eventsAtEverySplit(fixture('parallel-calls.sse'), ask)
     const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.call] : []))
     expect(calls).toEqual([
       { id: 'fc_paris', name: 'get_weather', input: { city: 'Paris' } },
@@ -138,7 +89,7 @@ describe('gemini streaming', () => {
   })
 
   it('ends a safety stop as a refusal that keeps what arrived and says why', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse')))
+    const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse'), ask))
     expect(turn.stopReason).toBe('refusal')
     expect(turn.text).toBe('Ich kann dabei nicht helfen — ')
     expect(turn.warnings).toEqual([
@@ -147,7 +98,7 @@ describe('gemini streaming', () => {
   })
 
   it('maps MAX_TOKENS to length and keeps a signature that sits on a text part', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('max-tokens.sse')))
+    const turn = doneTurn(await eventsAtEverySplit(fixture('max-tokens.sse'), ask))
     expect(turn.stopReason).toBe('length')
     expect(turn.items?.data).toEqual([
       { text: 'Es war einmal', thoughtSignature: 'U0lHLWxlbmd0aA==' },
@@ -155,7 +106,7 @@ describe('gemini streaming', () => {
   })
 
   it('assembles function-call arguments streamed in pieces into one call and one part', async () => {
-    const events = await eventsAtEverySplit(fixture('streamed-arguments.sse'))
+    const events = await eventsAtEverySplit(fixture('streamed-arguments.sse'), ask)
     const input = { stops: [{ city: 'Zürich', nights: 2 }, { city: 'Genève' }], rail: true }
     expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       { type: 'tool-call', call: { id: 'gemini_1_0', name: 'plan_trip', input } },
@@ -169,7 +120,7 @@ describe('gemini streaming', () => {
   })
 
   it('throws an overloaded error after the first text when the stream carries an error object', async () => {
-    const { events, error } = await failureAtEverySplit(fixture('mid-stream-error.sse'))
+    const { events, error } = await failureAtEverySplit(fixture('mid-stream-error.sse'), ask)
     expect(events).toEqual([{ type: 'text', text: 'Ein Anfang … ' }])
     expect(isThinkwireError(error)).toBe(true)
     expect(error).toMatchObject({
@@ -182,7 +133,7 @@ describe('gemini streaming', () => {
   })
 
   it('fails with content-filter and no done when the prompt itself is blocked', async () => {
-    const { events, error } = await failureAtEverySplit(fixture('prompt-blocked.sse'))
+    const { events, error } = await failureAtEverySplit(fixture('prompt-blocked.sse'), ask)
     expect(events).toEqual([])
     expect(error).toMatchObject({ kind: 'content-filter', retryable: false })
     expect((error as Error).message).toContain('PROHIBITED_CONTENT')

@@ -2,16 +2,8 @@ import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, Conversation } from '../../../src/core/conversation.ts'
 import { fromLangChain } from '../../../src/providers/langchain/index.ts'
-import { describeAdapterContract, type ContractHarness } from '../../adapter-contract.ts'
-import {
-  chunk,
-  collect,
-  doneTurn,
-  failure,
-  RecordingChatModel,
-  usageChunk,
-  type Script,
-} from './helpers.ts'
+import { collect, doneTurn, failure } from '../../helpers/stream.ts'
+import { chunk, RecordingChatModel, usageChunk, type Script } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Was ist 2 + 2?' }] }
 
@@ -36,28 +28,6 @@ const answerScript = (): Script => ({
       input_token_details: { cache_read: 3 },
     }),
   ],
-})
-
-function harness(script: Script, model?: string): ContractHarness {
-  const chatModel = new RecordingChatModel(script)
-  const adapter = fromLangChain(chatModel, model === undefined ? {} : { model })
-  return {
-    adapter,
-    upstreamAborted: () => chatModel.calls.at(-1)?.signal?.aborted === true,
-    lastRequest: () => chatModel.calls.at(-1)?.messages,
-    requestCount: () => chatModel.calls.length,
-  }
-}
-
-describeAdapterContract('langchain', {
-  answer: (model) => harness(answerScript(), model),
-  failAfterFirstEvent: () =>
-    harness({ chunks: [chunk({ content: 'Teil' })], failWith: new Error('socket hang up') }),
-  stallAfterFirstEvent: () => harness({ chunks: [chunk({ content: 'Teil' })], stall: true }),
-  replayMarkers: (turn) => {
-    const record = turn.items?.data[0] as { reasoning?: string }
-    return record.reasoning === undefined ? [] : [record.reasoning]
-  },
 })
 
 describe('fromLangChain', () => {
@@ -294,5 +264,33 @@ describe('fromLangChain', () => {
     )
     expect(error).toMatchObject({ kind: 'server', provider: 'fake' })
     expect((error as Error).message).toContain('kaputt')
+  })
+
+  it('reports no thinking control, no JSON schemas, and tools when the model can bind them', () => {
+    const model = new FakeListChatModel({ responses: ['x'] })
+    expect(fromLangChain(model).capabilities).toEqual({
+      thinking: { mode: 'none' },
+      tools: true,
+      json: false,
+    })
+    const unbindable = Object.assign(new FakeListChatModel({ responses: ['x'] }), {
+      bindTools: undefined,
+    })
+    expect(fromLangChain(unbindable).capabilities).toMatchObject({ tools: false })
+  })
+
+  it('drops tools with a warning when the model cannot bind them', async () => {
+    const unbindable = Object.assign(new FakeListChatModel({ responses: ['ok'] }), {
+      bindTools: undefined,
+    })
+    const turn = doneTurn(
+      await collect(
+        fromLangChain(unbindable).stream(ask, {
+          tools: [{ name: 'add', parameters: { type: 'object' } }],
+        }),
+      ),
+    )
+    expect(turn.text).toBe('ok')
+    expect(turn.warnings).toEqual(['tools: this LangChain model cannot bind tools; dropped'])
   })
 })

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { collect, compatibleWith } from './helpers.ts'
+import { collect } from '../../helpers/stream.ts'
+import { compatibleWith } from './harness.ts'
 
 type CompatibleModule = typeof import('../../../src/providers/openai-compatible/index.ts')
 

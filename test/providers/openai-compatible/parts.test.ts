@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mapFinishReason, mapUsage } from '../../../src/providers/openai-compatible/map-finish.ts'
 import { createReasoningDetails } from '../../../src/providers/openai-compatible/reasoning-details.ts'
-import { reasoningFor } from '../../../src/providers/openai-compatible/reasoning.ts'
+import { reasoningFor } from '../../../src/providers/openai-compatible/models.ts'
 import {
   createToolCallAssembler,
   parseArguments,

@@ -5,7 +5,8 @@ import {
   presets,
 } from '../../../src/providers/openai-compatible/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { collect, compatibleWith, doneTurn, fixture } from './helpers.ts'
+import { collect, doneTurn } from '../../helpers/stream.ts'
+import { compatibleWith, fixture } from './harness.ts'
 
 const deepseek = { ...presets.deepseek, model: 'deepseek-reasoner', apiKey: 'sk-test-000000000000' }
 const weatherTool = {
@@ -316,6 +317,24 @@ describe('openai-compatible requests', () => {
     expect((replay.requests[0]!.body as { response_format: unknown }).response_format).toEqual({
       type: 'json_object',
     })
+  })
+
+  it('asks a model that takes no JSON schema for a JSON object, with a warning', async () => {
+    const { adapter, replay } = compatibleWith([{ body: fixture('text-usage.sse') }], deepseek)
+    const turn = doneTurn(
+      await collect(
+        adapter.stream(
+          { turns: [{ role: 'user', content: 'x' }] },
+          { responseFormat: { type: 'json', schema: { type: 'object' } } },
+        ),
+      ),
+    )
+    expect((replay.requests[0]!.body as { response_format: unknown }).response_format).toEqual({
+      type: 'json_object',
+    })
+    expect(turn.warnings).toEqual([
+      'responseFormat.schema: this model takes no JSON schema; asked for a JSON object',
+    ])
   })
 
   it('sends no authorization header to a local server without a key', async () => {

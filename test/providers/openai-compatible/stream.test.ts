@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
-import type { Event } from '../../../src/core/events.ts'
-import {
-  presets,
-  type OpenAICompatibleOptions,
-} from '../../../src/providers/openai-compatible/index.ts'
-import { describeAdapterContract, type ContractHarness } from '../../adapter-contract.ts'
+import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { everySplit } from '../../helpers/replay-fetch.ts'
-import { collect, compatibleWith, doneTurn, failure, fixture } from './helpers.ts'
+import { collect, doneTurn, failure } from '../../helpers/stream.ts'
+import { compatibleWith, eventsAtEverySplit, fixture } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] }
 const deepseek = { ...presets.deepseek, model: 'deepseek-reasoner', apiKey: 'sk-test-000000000000' }
@@ -18,63 +14,8 @@ const openrouter = {
 }
 const groq = { ...presets.groq, model: 'qwen/qwen3-32b', apiKey: 'gsk_test_000000000000' }
 
-function harness(
-  body: string,
-  options: Omit<OpenAICompatibleOptions, 'fetch'>,
-  limits: { cutAfterBytes?: number; stallAfterBytes?: number } = {},
-): ContractHarness {
-  const { adapter, replay } = compatibleWith([{ body, ...limits }], options)
-  return {
-    adapter,
-    upstreamAborted: () => replay.aborted(),
-    lastRequest: () => replay.requests.at(-1)?.body,
-    requestCount: () => replay.requests.length,
-  }
-}
-
-/** Bytes up to the end of the first SSE event that yields a delta. */
-function bytesThroughEvent(body: string, n: number): number {
-  let end = 0
-  for (let i = 0; i < n; i++) end = body.indexOf('\n\n', end) + 2
-  return Buffer.byteLength(body.slice(0, end))
-}
-
 const toolCall = fixture('deepseek-tool-call.sse')
-describeAdapterContract('openai-compatible (DeepSeek)', {
-  answer: (model) => harness(toolCall, { ...deepseek, model: model ?? deepseek.model }),
-  failAfterFirstEvent: () =>
-    harness(toolCall, deepseek, { cutAfterBytes: bytesThroughEvent(toolCall, 2) }),
-  stallAfterFirstEvent: () =>
-    harness(toolCall, deepseek, { stallAfterBytes: bytesThroughEvent(toolCall, 2) }),
-  replayMarkers: (turn) => {
-    const message = turn.items?.data[0] as { reasoning_content?: string }
-    return message.reasoning_content === undefined ? [] : [message.reasoning_content]
-  },
-})
-
 const details = fixture('openrouter-reasoning-details.sse')
-describeAdapterContract('openai-compatible (OpenRouter)', {
-  answer: (model) => harness(details, { ...openrouter, model: model ?? openrouter.model }),
-  failAfterFirstEvent: () =>
-    harness(details, openrouter, { cutAfterBytes: bytesThroughEvent(details, 1) }),
-  stallAfterFirstEvent: () =>
-    harness(details, openrouter, { stallAfterBytes: bytesThroughEvent(details, 1) }),
-  replayMarkers: () => ['RXBzaWctb3BlbnJvdXRlcg==', 'ZW5jcnlwdGVkLWJsb2I='],
-})
-
-/** Replays `body` unsplit and at every byte offset; every run must give the same events. */
-async function eventsAtEverySplit(
-  body: string,
-  options: Omit<OpenAICompatibleOptions, 'fetch'>,
-): Promise<Event[]> {
-  const run = async (splitAt?: number[]) => {
-    const { adapter } = compatibleWith([{ body, splitAt }], options)
-    return collect(adapter.stream(ask))
-  }
-  const baseline = await run()
-  for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
-  return baseline
-}
 
 describe('openai-compatible streaming', () => {
   it('splits <think> tags cut across chunks into thinking and text at every split point', async () => {

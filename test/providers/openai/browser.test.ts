@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { openai } from '../../../src/providers/openai/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { ask, doneTurn, fixture, run } from './support.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { ask, fixture } from './harness.ts'
 
 describe('openai in a browser page', () => {
   it('streams a turn when the caller allows browser use', async () => {

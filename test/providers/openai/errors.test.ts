@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
 import { openai } from '../../../src/providers/openai/index.ts'
-import { ask, errorBody, pretendToBeABrowser, run, setup } from './support.ts'
+import { run } from '../../helpers/stream.ts'
+import { ask, errorBody, pretendToBeABrowser, setup } from './harness.ts'
 
 const KEY = 'sk-test-key-0123456789'
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../../src/core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../../../src/core/conversation.ts'
-import { doneTurn, fixture, run, sentBody, setup } from './support.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { fixture, sentBody, setup } from './harness.ts'
 
 const tools = [
   { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
-import { splitsThatDiffer } from '../../helpers/stream.ts'
-import { doneTurn, fixture, replayOnce } from './support.ts'
+import { doneTurn, splitsThatDiffer } from '../../helpers/stream.ts'
+import { fixture, replayOnce } from './harness.ts'
 
 const FIXTURES = [
   'reasoning-then-text.sse',

@@ -1,0 +1,125 @@
+import type { Adapter, CallOptions } from './adapter.ts'
+import type { AssistantTurn, Conversation, ToolResult, ToolTurn, Turn } from './conversation.ts'
+import { abortedError, messageOf } from './errors.ts'
+import type { Event, ToolCall } from './events.ts'
+import { applyEvent, initialTurnState } from './reducer.ts'
+
+/** What a tool's code receives besides its input. */
+export type ToolContext = {
+  /** Aborted when the caller aborts: long-running tools should stop. */
+  signal: AbortSignal | undefined
+  /** The call being answered. */
+  call: ToolCall
+}
+
+/** Answers one tool call. What it returns is sent to the model; what it throws is sent as an error. */
+export type ToolExecutor = (call: ToolCall, context: ToolContext) => unknown
+
+/** Options of {@link toolLoop}: the call options of every step, plus how to answer the calls. */
+export type ToolLoopOptions = CallOptions & {
+  /** Answers the calls. Without it the loop makes one call and ends. */
+  execute?: ToolExecutor | undefined
+  /** Most model calls to make. @defaultValue 8 */
+  maxSteps?: number | undefined
+}
+
+/** What {@link toolLoop} yields: every event of every step, and each step's tool results. */
+export type ToolLoopEvent =
+  | Event
+  /**
+   * The answers to the calls of `turn`, appended after it. `stopped` when the signal aborted while
+   * the tools ran: then every call is answered as stopped, and the loop throws `aborted` next.
+   */
+  | { type: 'tool-results'; turn: AssistantTurn; results: ToolTurn; stopped: boolean }
+
+/** What {@link toolLoop} returns. */
+export type ToolLoopResult = {
+  /** The conversation with every step's assistant turn and tool results appended. */
+  conversation: Conversation
+  /** The last assistant turn. */
+  turn: AssistantTurn
+  /** How many model calls were made. */
+  steps: number
+}
+
+/**
+ * The tool loop, once for `runTools` and `Chat`: streams a call, appends its assistant turn (with
+ * its items, so thinking stays ahead of tool use), runs the turn's calls in parallel with
+ * `execute`, appends the tool turn, and calls the model again, until a turn asks for no tool or
+ * `maxSteps` calls were made. It fails as the stream fails; when the signal aborts while tools run,
+ * every call is answered as stopped (so the conversation stays valid to send) before it throws.
+ */
+export async function* toolLoop(
+  adapter: Adapter,
+  conversation: Conversation,
+  options: ToolLoopOptions,
+): AsyncGenerator<ToolLoopEvent, ToolLoopResult, undefined> {
+  const { execute, maxSteps = 8, ...callOptions } = options
+  let turns: Turn[] = conversation.turns
+  for (let step = 1; ; step++) {
+    let state = initialTurnState
+    for await (const event of adapter.stream({ ...conversation, turns }, callOptions)) {
+      state = applyEvent(state, event)
+      yield event
+    }
+    // guardStream makes every adapter end with done or throw; this only guards hand-made adapters.
+    const turn = state.turn
+    if (turn === null) throw new TypeError(`${adapter.provider}: stream ended without 'done'`)
+    turns = [...turns, turn]
+    const calls = turn.toolCalls ?? []
+    if (execute === undefined || calls.length === 0 || step >= maxSteps) {
+      return { conversation: { ...conversation, turns }, turn, steps: step }
+    }
+    let results: ToolTurn
+    try {
+      results = await executeToolCalls(calls, callOptions.signal, execute)
+    } catch (error) {
+      // Only an abort throws here (a failing tool is an isError result). Answer every call, so
+      // the conversation stays valid to send.
+      const output = 'Stopped before the tool finished.'
+      const stopped: ToolTurn = {
+        role: 'tool',
+        results: calls.map((call) => resultOf(call, output, true)),
+      }
+      yield { type: 'tool-results', turn, results: stopped, stopped: true }
+      throw error
+    }
+    turns = [...turns, results]
+    yield { type: 'tool-results', turn, results, stopped: false }
+  }
+}
+
+/**
+ * Runs the calls of one step in parallel and collects a tool turn with one result per call, in
+ * call order. A call that throws becomes an `isError` result holding the error's message. Throws
+ * an `aborted` error when `signal` aborted before or while the calls ran.
+ */
+export async function executeToolCalls(
+  calls: readonly ToolCall[],
+  signal: AbortSignal | undefined,
+  execute: ToolExecutor,
+): Promise<ToolTurn> {
+  const throwIfAborted = () => {
+    if (signal?.aborted === true) throw abortedError(undefined, signal.reason)
+  }
+  throwIfAborted()
+  const results = await Promise.all(
+    calls.map(async (call) => {
+      try {
+        return resultOf(call, await execute(call, { signal, call }))
+      } catch (error) {
+        return resultOf(call, messageOf(error), true)
+      }
+    }),
+  )
+  // Again: a tool may have aborted it while the calls ran.
+  throwIfAborted()
+  return { role: 'tool', results }
+}
+
+/** The result that answers `call`. */
+function resultOf(call: ToolCall, output: unknown, isError?: true): ToolResult {
+  const result: ToolResult = { callId: call.id, name: call.name, output }
+  if (isError) result.isError = isError
+  return result
+}

@@ -1,0 +1,271 @@
+import type { CallOptions } from '../core/adapter.ts'
+import type { AssistantTurn, OpaqueItems } from '../core/conversation.ts'
+import {
+  abortedError,
+  providerError,
+  toThinkwireError,
+  type ThinkwireError,
+} from '../core/errors.ts'
+import type { Event } from '../core/events.ts'
+import { applyEvent, initialTurnState, turnOf, type TurnState } from '../core/reducer.ts'
+import { thinkingModeOf, type ReplayTag } from './replay.ts'
+
+/** An event a producer yields: anything but `done`, which the guard builds itself. */
+export type Delta = Exclude<Event, { type: 'done' }>
+
+/**
+ * What a producer returns once the provider said the turn is complete: everything of the turn
+ * that the deltas do not carry. `text`, `thinking` and `toolCalls` come from the deltas, so the
+ * `done` turn always agrees with them.
+ */
+export type Finish = Omit<
+  AssistantTurn,
+  'role' | 'text' | 'thinking' | 'toolCalls' | 'items' | 'warnings'
+> & {
+  /**
+   * The provider's own records of the turn, which the guard tags with the provider, the model and
+   * the call's thinking mode; or items that already carry their tag (a relay client passes the
+   * relay's items on whole, seal included). Omitted: the turn has no items.
+   */
+  items?: unknown[] | OpaqueItems | undefined
+  /** What the adapter changed or dropped from the caller's options. */
+  warnings?: readonly string[] | undefined
+}
+
+/** What {@link guardStream} hands the producer. */
+export type StreamContext = {
+  /** Aborted when the caller aborts, stops iterating, or the idle timeout fires. Pass it upstream. */
+  signal: AbortSignal
+  /** Tells the idle timer the upstream is alive (e.g. on a ping that yields no event). */
+  touch(): void
+  /** The tag of this call: an assistant turn whose items carry it is replayed verbatim. */
+  tag: ReplayTag
+}
+
+/**
+ * An adapter's producer: it yields deltas (one at a time, or a batch per network read: an empty
+ * batch only proves the upstream is alive) and returns the {@link Finish} record once the provider
+ * says the turn is complete. Returning nothing means the stream ended early.
+ */
+export type Producer = (
+  context: StreamContext,
+) => AsyncIterable<Delta | readonly Delta[], Finish | undefined | void>
+
+/** Who the guard runs for. */
+export type GuardSetup = {
+  provider: string
+  model: string
+  options?: CallOptions | undefined
+  /** Maps whatever the producer threw to a `ThinkwireError`. @defaultValue `toThinkwireError` */
+  mapError?: ((error: unknown) => ThinkwireError) | undefined
+}
+
+/**
+ * Runs an adapter's producer under the contract every adapter shares: the upstream is aborted when
+ * the caller aborts or stops early, empty deltas are dropped, the `done` turn is folded from the
+ * deltas with the reducer plus the producer's finish record (so it agrees with them by
+ * construction) and comes exactly once and last, a producer that ends without finishing fails
+ * instead of passing for complete, a silent upstream fails with `timeout` after `idleTimeoutMs`,
+ * and every failure is a `ThinkwireError`.
+ *
+ * @example
+ * ```ts
+ * stream(conversation, options = {}) {
+ *   return guardStream({ provider: 'acme', model, options }, async function* ({ signal, tag }) {
+ *     const response = await fetch(url, { method: 'POST', body: encode(conversation, tag), signal })
+ *     for await (const batch of readEventStream(response.body, { provider: 'acme', decode })) {
+ *       yield batch.map(toDelta)
+ *     }
+ *     return { usage, stopReason: 'stop', items: [record] }
+ *   })
+ * }
+ * ```
+ */
+export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterableIterator<Event> {
+  // A plain iterator rather than an async generator: a generator pays several promise jobs per
+  // `yield`, which here would cost about as much as parsing the event. The deltas of a batch are
+  // handed out from `next()` at once; only the wait for the producer is asynchronous.
+  const { provider, model, options, mapError } = setup
+  const outer = options?.signal
+  const controller = new AbortController()
+  const signal = controller.signal
+  const tag: ReplayTag = { provider, model, thinkingMode: thinkingModeOf(options?.thinking) }
+  const idleMs = options?.idleTimeoutMs ?? 0
+  const abortable = outer !== undefined || idleMs > 0
+  const onOuterAbort = () => controller.abort(outer?.reason)
+
+  let iterator: AsyncIterator<Delta | readonly Delta[], Finish | undefined | void> | undefined
+  let state = initialTurnState
+  /** The batch being handed out, and the index of its next delta. */
+  let batch: readonly Delta[] = []
+  let index = 0
+  /** A `next()` waiting on the producer: a call made meanwhile waits for it. */
+  let pulling: Promise<IteratorResult<Event>> | undefined
+  /** Ended: `done` given, failed, or left by the consumer. */
+  let closed = false
+  // The idle timer measures upstream silence only: it runs while we wait for the producer, not
+  // while the consumer holds an event. One timer per quiet period, not one per event: when it
+  // fires it checks how long the current wait has lasted and either times out or waits the rest.
+  let waitingSince = -1
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let timedOut = false
+  /** Rejects the wait in progress when the stream aborts (a producer may ignore its signal). */
+  let rejectWait: ((reason: unknown) => void) | undefined
+
+  const check = (): void => {
+    timer = undefined
+    if (waitingSince < 0) return
+    const idle = Date.now() - waitingSince
+    if (idle < idleMs) {
+      timer = setTimeout(check, idleMs - idle)
+      return
+    }
+    timedOut = true
+    controller.abort(new Error('idle timeout'))
+  }
+
+  /**
+   * Stops everything once: the timer, the listener, the upstream (unless the turn is `finished`),
+   * and the producer.
+   */
+  const close = (finished?: boolean): void => {
+    if (closed) return
+    closed = true
+    batch = []
+    waitingSince = -1
+    if (timer !== undefined) clearTimeout(timer)
+    outer?.removeEventListener('abort', onOuterAbort)
+    if (finished !== true) controller.abort(new Error('stream closed'))
+    // Let the producer run its own cleanup (its finally blocks) without waiting on a stuck upstream.
+    void iterator?.return?.()?.catch(() => {})
+  }
+
+  /** Ends the stream with a failure, as a `ThinkwireError`. */
+  const fail = (error: unknown): ThinkwireError => {
+    close()
+    if (timedOut) return providerError('timeout', provider, `no data for ${idleMs} ms`, error)
+    // Read again: the signal may have been aborted while we waited.
+    if (outer?.aborted === true) return abortedError(provider, error)
+    return mapError?.(error) ?? toThinkwireError(error, provider)
+  }
+
+  /** The next delta of the batch in hand, folded into the state; undefined when it is used up. */
+  const take = (): Delta | undefined => {
+    while (index < batch.length) {
+      const delta = batch[index++]!
+      // An empty text or thinking delta says nothing: it is dropped.
+      if ('text' in delta && delta.text === '') continue
+      if ((delta.type as Event['type']) === 'done') {
+        const message = "a producer returns its finish record; it does not yield 'done'"
+        throw providerError('server', provider, message)
+      }
+      state = applyEvent(state, delta)
+      return delta
+    }
+    return undefined
+  }
+
+  /** `step`, or its rejection as soon as the stream aborts, when anything can abort it. */
+  const untilAbort = <T>(step: Promise<T>): Promise<T> =>
+    // One listener rejects the wait in progress; racing each wait against a shared abort promise
+    // instead would leave a reaction on that promise per wait, holding every event until the end.
+    new Promise<T>((resolve, reject) => {
+      step.then(resolve, reject)
+      if (signal.aborted) reject(signal.reason)
+      else rejectWait = reject
+    })
+
+  /** Waits for the producer until there is a delta to give, or the finish record. */
+  const pull = async (): Promise<IteratorResult<Event>> => {
+    try {
+      if (iterator === undefined) {
+        // The first pull: nothing runs before it, so a stream that is never read makes no request.
+        if (outer?.aborted === true) throw abortedError(provider, outer.reason)
+        outer?.addEventListener('abort', onOuterAbort, { once: true })
+        if (abortable) {
+          signal.addEventListener('abort', () => rejectWait?.(signal.reason), { once: true })
+        }
+        const touch = () => {
+          if (waitingSince >= 0) waitingSince = Date.now()
+        }
+        iterator = produce({ signal, touch, tag })[Symbol.asyncIterator]()
+      }
+      const source = iterator
+      for (;;) {
+        if (idleMs > 0) {
+          waitingSince = Date.now()
+          timer ??= setTimeout(check, idleMs)
+        }
+        const step = await (abortable ? untilAbort(source.next()) : source.next())
+        waitingSince = -1
+        rejectWait = undefined
+        if (step.done === true) {
+          const finish = step.value ?? undefined
+          if (finish === undefined) {
+            throw providerError(
+              'network',
+              provider,
+              'the stream ended before the turn was complete',
+            )
+          }
+          const turn = buildTurn(state, finish, tag)
+          close(true)
+          return { done: false, value: { type: 'done', turn } }
+        }
+        // A batch, or one delta (wrapped here, after the wait, not per delta of a batch).
+        batch = Array.isArray(step.value) ? step.value : [step.value]
+        index = 0
+        const delta = take()
+        if (delta !== undefined) return { done: false, value: delta }
+      }
+    } catch (error) {
+      throw fail(error)
+    }
+  }
+
+  const clearPulling = () => {
+    pulling = undefined
+  }
+
+  const next = (): Promise<IteratorResult<Event>> => {
+    if (pulling !== undefined) return pulling.then(next, next)
+    if (closed) return Promise.resolve(DONE)
+    try {
+      // The caller may abort while it holds an event: the rest of a batch is not delivered.
+      if (signal.aborted) throw signal.reason
+      const delta = take()
+      if (delta !== undefined) return Promise.resolve({ done: false, value: delta })
+    } catch (error) {
+      return Promise.reject(fail(error))
+    }
+    // Cleared before any call chained on it runs: reactions run in the order they were added.
+    pulling = pull()
+    pulling.then(clearPulling, clearPulling)
+    return pulling
+  }
+
+  const stream: AsyncIterableIterator<Event> = {
+    next,
+    return() {
+      close()
+      return Promise.resolve(DONE)
+    },
+    throw(error: unknown) {
+      close()
+      return Promise.reject(error)
+    },
+    [Symbol.asyncIterator]: () => stream,
+  }
+  return stream
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/** The `done` turn: the deltas folded, then the finish record, with its items tagged. */
+function buildTurn(state: TurnState, finish: Finish, tag: ReplayTag): AssistantTurn {
+  const { usage, stopReason, items, warnings, ...extra } = finish
+  const turn = turnOf(state, { usage, stopReason, ...extra })
+  if (items !== undefined) turn.items = Array.isArray(items) ? { ...tag, data: items } : items
+  if (warnings !== undefined && warnings.length > 0) turn.warnings = [...warnings]
+  return turn
+}

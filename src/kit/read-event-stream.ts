@@ -1,0 +1,148 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import { providerError } from '../core/errors.ts'
+
+export type { EventSourceMessage }
+
+/** What a decoder returns at the stream's terminal event: the reader stops there. */
+export const END: unique symbol = Symbol('thinkwire.end')
+
+/** How {@link readEventStream} reads one provider's Server-Sent Events. */
+export type ReadEventStreamOptions<T> = {
+  /** Names the provider in error messages. */
+  provider: string
+  /**
+   * Turns one SSE message into an item, into `END` at the provider's terminal event (nothing after
+   * it is read, and the body is released), or into undefined to skip it. What it throws is thrown
+   * by the reader after the items decoded before it.
+   */
+  decode(message: EventSourceMessage): T | typeof END | undefined
+  /** Sees each decoded network chunk before it is parsed; may throw (e.g. a JSON error body sent in place of a stream). */
+  inspect?: ((text: string) => void) | undefined
+  /** Called for each comment line (a heartbeat). */
+  onComment?: (() => void) | undefined
+  /**
+   * The most characters one event (or one unfinished line) may buffer; a larger one fails the
+   * stream with a `server` error rather than growing memory without end.
+   * @defaultValue 33554432 (32 Mi characters: a generated image fits)
+   */
+  maxEventChars?: number | undefined
+  /** Aborting it cancels the body, also when the runtime's fetch does not end it on abort. */
+  signal?: AbortSignal | undefined
+}
+
+const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
+const CR = 13
+
+/**
+ * Reads an SSE body once, with eventsource-parser, and yields the decoded items of each network
+ * read as one batch (possibly empty: a read that completed no event still proves the upstream is
+ * alive). Ends at the decoder's `END` or at the end of the body. SSE ends every event with a blank
+ * line: an event the body ends inside was cut off (a `network` error), unless the decoder calls it
+ * the terminal event, which some servers send without its blank line. Leaving early, failing, or
+ * reaching `END` cancels the body, which releases the connection.
+ */
+export function readEventStream<T>(
+  body: ReadableStream<Uint8Array> | null,
+  options: ReadEventStreamOptions<T>,
+): AsyncIterableIterator<T[]> {
+  const { provider, decode, inspect, onComment, signal } = options
+  const maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS
+  const cutOff = (cause?: unknown) =>
+    providerError('network', provider, 'the stream was cut off in the middle of an event', cause)
+  const reader = body?.getReader()
+  const cancel = () => void reader?.cancel().catch(() => {})
+  const decoder = new TextDecoder()
+  let batch: T[] = []
+  /** Set inside `feed` by the callbacks: a failure to throw after the items read before it. */
+  let failure: { error: unknown } | undefined
+  let atEnd = false
+  let lastChar = 0
+  /** Done reading: at the terminal event, at the end of the body, or on a failure. */
+  let closed = false
+  /** Stops reading, once; the body is released (cancelled) unless it was read to its end. */
+  const close = (drained?: boolean) => {
+    if (closed) return
+    closed = true
+    signal?.removeEventListener('abort', cancel)
+    if (drained !== true) cancel()
+  }
+  const failWith = (error: unknown) => {
+    close()
+    failure = { error }
+  }
+  signal?.addEventListener('abort', cancel, { once: true })
+  const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onEvent(message) {
+      if (closed) return
+      let item: T | typeof END | undefined
+      try {
+        item = decode(message)
+      } catch (error) {
+        return failWith(atEnd ? cutOff(error) : error)
+      }
+      if (item === END) close()
+      // An event the body ended inside that is not the terminal one: cut off, whatever it held.
+      else if (atEnd) failWith(cutOff())
+      else if (item !== undefined) batch.push(item)
+    },
+    onComment,
+    onError(error) {
+      if (error.type !== 'max-buffer-size-exceeded' || closed) return
+      const message = `an event of the stream is longer than ${maxEventChars} characters`
+      failWith(providerError('server', provider, message))
+    },
+  })
+
+  /** One network read, parsed: its batch, or the end. */
+  async function read(): Promise<IteratorResult<T[], undefined>> {
+    if (failure !== undefined) {
+      const { error } = failure
+      failure = undefined
+      throw error
+    }
+    if (closed) return DONE
+    if (reader === undefined) throw providerError('network', provider, 'the response has no body')
+    const chunk = await reader.read()
+    const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
+    if (text !== '') lastChar = text.charCodeAt(text.length - 1)
+    if (chunk.done) {
+      // A CR that ended the body may be the first half of a CRLF, so the parser still waits on
+      // it: an LF completes that line ending without adding a line. Then a blank line brings out
+      // any event the body ended inside.
+      parser.feed(lastChar === CR ? `${text}\n` : text)
+      atEnd = true
+      parser.feed('\n\n')
+      close(true)
+    } else {
+      try {
+        inspect?.(text)
+        parser.feed(text)
+      } catch (error) {
+        failWith(error)
+      }
+    }
+    const items = batch
+    batch = []
+    // What came before a failure in the same read is delivered first; the failure is the next.
+    if (items.length === 0 && failure !== undefined) return read()
+    return { done: false, value: items }
+  }
+
+  const iterator: AsyncIterableIterator<T[]> = {
+    // Whatever fails releases the body first.
+    next: () =>
+      read().catch((error: unknown) => {
+        close()
+        throw error
+      }),
+    return() {
+      close()
+      return Promise.resolve(DONE)
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  }
+  return iterator
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }

@@ -1,0 +1,52 @@
+import { ApiError } from '@google/genai'
+import { isRecord } from '../../kit/json.ts'
+
+/**
+ * Throws the SDK's `ApiError` for `{ error: { code, status } }` with an HTTP error code, as the
+ * SDK's own stream reader does for an error object sent in place of a chunk.
+ */
+export function throwIfErrorChunk(data: unknown): void {
+  if (!isRecord(data)) return
+  const error = data['error']
+  if (!isRecord(error)) return
+  const { code, status } = error
+  if (typeof code !== 'number' || code < 400 || code >= 600) return
+  throw new ApiError({
+    message: `got status: ${String(status)}. ${JSON.stringify(data)}`,
+    status: code,
+  })
+}
+
+/** How much of a body's start is kept while it may still be a JSON error body. */
+const MAX_HEAD_CHARS = 1024 * 1024
+const OPEN_BRACE = 0x7b
+
+/**
+ * A `readEventStream` `inspect` hook that watches the start of the body: Gemini may answer a
+ * stream request with a bare JSON error object in place of Server-Sent Events (no event comes
+ * out of it). A body whose first character other than whitespace is `{` is gathered until it
+ * parses, and an error object in it throws the SDK's `ApiError`. Any other body is left alone
+ * after its first characters.
+ */
+export function createBareErrorCheck(): (text: string) => void {
+  let head: string | undefined = ''
+  return (text) => {
+    if (head === undefined) return
+    head += text
+    const first = head.trimStart()
+    if (first === '') return
+    if (first.charCodeAt(0) !== OPEN_BRACE) {
+      head = undefined
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(first)
+    } catch {
+      if (head.length > MAX_HEAD_CHARS) head = undefined
+      return
+    }
+    head = undefined
+    throwIfErrorChunk(parsed)
+  }
+}

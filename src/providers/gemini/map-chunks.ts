@@ -1,0 +1,211 @@
+import type { ToolCall } from '../../core/events.ts'
+import type { Delta } from '../../kit/guard-stream.ts'
+import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import { createPartialArgs } from './partial-args.ts'
+
+/** The deltas of one chunk: usually one, sometimes several (parallel calls), often none. */
+export type ChunkDeltas = Delta | Delta[] | undefined
+
+/** Everything a finished stream said, for the `done` turn. */
+export type ChunkSummary = {
+  /** The candidate's parts in order, signatures on the parts they came on. */
+  parts: JsonRecord[]
+  /** How many tool calls the turn made. */
+  toolCallCount: number
+  /** The last `usageMetadata` (each chunk carries the running total). */
+  usage: JsonRecord | undefined
+  finishReason: string | undefined
+  finishMessage: string | undefined
+  /** Safety categories that blocked the answer (`safetyRatings[].blocked`). */
+  blockedCategories: string[]
+  /** Set when the prompt itself was blocked (`promptFeedback.blockReason`). */
+  blockReason: string | undefined
+}
+
+/** Maps one stream's chunks; see {@link createChunkMapper}. */
+export type ChunkMapper = {
+  /** The deltas of one parsed chunk. The mapper owns the chunk from then on (parts are kept). */
+  map(chunk: unknown): ChunkDeltas
+  /** True once a chunk carried the candidate's `finishReason` or the prompt's `blockReason`. */
+  readonly ended: boolean
+  /** Closes a call whose arguments were still streaming: its delta, if there was one. */
+  flush(): Delta | undefined
+  /** What the stream said, once it is over. */
+  summary(): ChunkSummary
+}
+
+type OpenCall = { part: JsonRecord; call: JsonRecord; args: ReturnType<typeof createPartialArgs> }
+
+/**
+ * Maps streamed `GenerateContentResponse` chunks (first candidate only) to deltas. Text parts
+ * become `thinking` (`thought: true`) or `text`, function calls become complete tool calls, and
+ * every part is kept in order for replay. Plain text parts merge into the one before them only
+ * when neither carries a signature, so a signature never moves to another part or gets lost. An
+ * empty text part without a signature carries nothing and is dropped. Function calls whose
+ * arguments arrive in pieces (`willContinue` + `partialArgs`) are assembled into one complete
+ * call. `makeCallId(index)` names the `index`-th call of the turn when Gemini gave it no id.
+ *
+ * Synchronous and allocation-light: per chunk, the deltas and nothing else. Merged text is
+ * appended to a string and written to its part once, when the run of text ends.
+ */
+export function createChunkMapper(makeCallId: (index: number) => string): ChunkMapper {
+  const parts: JsonRecord[] = []
+  let toolCallCount = 0
+  let usage: JsonRecord | undefined
+  let finishReason: string | undefined
+  let finishMessage: string | undefined
+  let blockReason: string | undefined
+  const blockedCategories: string[] = []
+  let open: OpenCall | undefined
+  // The last part, while it is plain text that the next plain text of its kind joins.
+  let run: JsonRecord | undefined
+  let runThought = false
+  let runText = ''
+  // The deltas of the chunk being mapped.
+  let out: ChunkDeltas
+
+  function emit(delta: Delta): void {
+    if (out === undefined) out = delta
+    else if (Array.isArray(out)) out.push(delta)
+    else out = [out, delta]
+  }
+
+  function push(part: JsonRecord): void {
+    if (run !== undefined) {
+      run['text'] = runText
+      run = undefined
+    }
+    parts.push(part)
+  }
+
+  function emitCall(part: JsonRecord, call: JsonRecord, args: unknown): Delta {
+    const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined
+    const name = typeof call['name'] === 'string' ? call['name'] : ''
+    const toolCall: ToolCall = { id: id ?? makeCallId(toolCallCount), name, input: args ?? {} }
+    push(part)
+    toolCallCount++
+    return { type: 'tool-call', call: toolCall }
+  }
+
+  function closeOpenCall(): Delta | undefined {
+    if (open === undefined) return undefined
+    const { part, call, args } = open
+    open = undefined
+    const complete: JsonRecord = { ...call, args: args.value() }
+    delete complete['willContinue']
+    delete complete['partialArgs']
+    return emitCall({ ...part, functionCall: complete }, complete, complete['args'])
+  }
+
+  function readFunctionCall(part: JsonRecord, call: JsonRecord): void {
+    if (open !== undefined && typeof call['name'] !== 'string') {
+      open.args.apply(call['partialArgs'])
+      if (typeof part['thoughtSignature'] === 'string' && !('thoughtSignature' in open.part))
+        open.part = { ...open.part, thoughtSignature: part['thoughtSignature'] }
+      if (call['willContinue'] !== true) emit(closeOpenCall()!)
+      return
+    }
+    const closed = closeOpenCall()
+    if (closed !== undefined) emit(closed)
+    if (call['willContinue'] === true || 'partialArgs' in call) {
+      const args = createPartialArgs()
+      args.apply(call['partialArgs'])
+      open = { part, call, args }
+      if (call['willContinue'] !== true) emit(closeOpenCall()!)
+      return
+    }
+    emit(emitCall(part, call, call['args']))
+  }
+
+  function readText(part: JsonRecord, text: string, plain: boolean): void {
+    const thought = part['thought'] === true
+    if (text !== '') emit(thought ? { type: 'thinking', text } : { type: 'text', text })
+    if (!plain) return push(part)
+    if (run !== undefined && runThought === thought) {
+      runText += text
+      return
+    }
+    if (text === '') return
+    push(part)
+    run = part
+    runThought = thought
+    runText = text
+  }
+
+  function readPart(part: unknown): void {
+    if (!isRecord(part)) return
+    const call = part['functionCall']
+    if (isRecord(call)) return readFunctionCall(part, call)
+    const closed = closeOpenCall()
+    if (closed !== undefined) emit(closed)
+    const text = part['text']
+    if (typeof text === 'string') {
+      const kind = textPartKind(part)
+      if (kind !== 'other') return readText(part, text, kind === 'plain')
+    }
+    // Anything else (inline data, code execution, server tool parts): kept for replay, not shown.
+    push(part)
+  }
+
+  return {
+    map(chunk) {
+      out = undefined
+      if (!isRecord(chunk)) return undefined
+      const metadata = chunk['usageMetadata']
+      if (isRecord(metadata)) usage = metadata
+      const feedback = chunk['promptFeedback']
+      if (isRecord(feedback) && typeof feedback['blockReason'] === 'string')
+        blockReason = feedback['blockReason']
+      const candidates = chunk['candidates']
+      const candidate = Array.isArray(candidates) ? candidates[0] : undefined
+      if (!isRecord(candidate)) return out
+      const content = candidate['content']
+      if (isRecord(content) && Array.isArray(content['parts'])) {
+        for (const part of content['parts']) readPart(part)
+      }
+      if (typeof candidate['finishReason'] === 'string') finishReason = candidate['finishReason']
+      if (typeof candidate['finishMessage'] === 'string') finishMessage = candidate['finishMessage']
+      const ratings = candidate['safetyRatings']
+      if (Array.isArray(ratings)) {
+        for (const rating of ratings) {
+          if (!isRecord(rating) || rating['blocked'] !== true) continue
+          const category = rating['category']
+          if (typeof category === 'string' && !blockedCategories.includes(category))
+            blockedCategories.push(category)
+        }
+      }
+      return out
+    },
+    get ended() {
+      return finishReason !== undefined || blockReason !== undefined
+    },
+    flush: closeOpenCall,
+    summary() {
+      if (run !== undefined) run['text'] = runText
+      return {
+        parts,
+        toolCallCount,
+        usage,
+        finishReason,
+        finishMessage,
+        blockedCategories,
+        blockReason,
+      }
+    },
+  }
+}
+
+/**
+ * What a part with a `text` string holds: nothing else (`plain`, which may join the text next to
+ * it), a signature or metadata beside the text (`signed`, kept apart), or more than text (`other`,
+ * e.g. an executable code block beside it). One pass over its keys, allocating nothing.
+ */
+function textPartKind(part: JsonRecord): 'plain' | 'signed' | 'other' {
+  let kind: 'plain' | 'signed' = 'plain'
+  for (const key in part) {
+    if (key === 'text' || key === 'thought') continue
+    if (key === 'thoughtSignature' || key === 'partMetadata') kind = 'signed'
+    else return 'other'
+  }
+  return kind
+}

@@ -1,0 +1,106 @@
+import type { GoogleGenAI } from '@google/genai'
+import type { CallOptions } from '../../core/adapter.ts'
+import type { Conversation } from '../../core/conversation.ts'
+import { ThinkwireError } from '../../core/errors.ts'
+import type { Delta, Finish, StreamContext } from '../../kit/guard-stream.ts'
+import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
+import { buildConfig } from './build-config.ts'
+import { encodeContents } from './encode-conversation.ts'
+import { createBareErrorCheck, throwIfErrorChunk } from './error-chunk.ts'
+import { createChunkMapper, type ChunkDeltas } from './map-chunks.ts'
+import { mapFinishReason, mapUsage } from './map-finish.ts'
+import type { GeminiModel } from './models.ts'
+import { sendRequest, type Exchange } from './send-request.ts'
+
+/** What every turn of one adapter shares. */
+export type TurnSetup = {
+  provider: string
+  client: GoogleGenAI
+  model: string
+  row: GeminiModel
+  /** The caller's fetch, if any. */
+  fetch: typeof globalThis.fetch | undefined
+}
+
+/**
+ * The producer of one Gemini turn, for `guardStream`: sends the request, reads the SSE body once
+ * with `readEventStream`, yields each network read's deltas, and ends at the chunk that carries
+ * the candidate's `finishReason` (or the prompt's `blockReason`), so a body that stays open after
+ * it still ends the turn. A blocked prompt fails with `content-filter`; a safety stop is a
+ * `refusal` that keeps what arrived, with a warning saying why.
+ */
+export async function* streamTurn(
+  setup: TurnSetup,
+  conversation: Conversation,
+  options: CallOptions,
+  context: StreamContext,
+  exchange: Exchange,
+): AsyncGenerator<Delta | readonly Delta[], Finish, undefined> {
+  const { provider, client, model, row } = setup
+  const { signal, tag } = context
+  const warnings: string[] = []
+  const config = buildConfig(row, conversation.system, options, warnings)
+  config.abortSignal = signal
+  const contents = encodeContents(conversation.turns, tag, {
+    placeholderSignature: row.requiresToolCallSignature,
+  })
+  const response = await sendRequest(client, { model, contents, config }, setup.fetch, exchange)
+
+  const turnPosition = conversation.turns.length
+  const mapper = createChunkMapper((index) => `gemini_${turnPosition}_${index}`)
+  // The terminal chunk's own deltas: the reader stops at it, so they go out after the loop.
+  const terminal: { deltas: ChunkDeltas } = { deltas: undefined }
+  const decode = (message: EventSourceMessage): ChunkDeltas | typeof END => {
+    const chunk: unknown = JSON.parse(message.data)
+    throwIfErrorChunk(chunk)
+    const deltas = mapper.map(chunk)
+    if (!mapper.ended) return deltas
+    terminal.deltas = deltas
+    return END
+  }
+  const batches = readEventStream(response.body, {
+    provider,
+    decode,
+    inspect: createBareErrorCheck(),
+    signal,
+  })
+  for await (const batch of batches) yield flatten(batch)
+  if (terminal.deltas !== undefined) yield terminal.deltas
+  const closed = mapper.flush()
+  if (closed !== undefined) yield closed
+
+  const summary = mapper.summary()
+  if (summary.blockReason !== undefined) {
+    throw new ThinkwireError({
+      kind: 'content-filter',
+      message: `${provider}: the prompt was blocked (${summary.blockReason})`,
+      provider,
+    })
+  }
+  if (summary.finishReason === undefined) {
+    throw new ThinkwireError({
+      kind: 'network',
+      message: `${provider}: the stream ended without a finish reason`,
+      provider,
+    })
+  }
+  const stopReason = mapFinishReason(summary.finishReason, summary.toolCallCount > 0)
+  if (stopReason === 'refusal' || stopReason === 'other') {
+    const categories = summary.blockedCategories.join(', ')
+    const detail =
+      (categories === '' ? '' : ` (${categories})`) +
+      (summary.finishMessage === undefined ? '' : `: ${summary.finishMessage}`)
+    warnings.push(`finishReason ${summary.finishReason}${detail}`)
+  }
+  return { usage: mapUsage(summary.usage), stopReason, items: summary.parts, warnings }
+}
+
+/**
+ * One read's deltas as one list. Nearly every chunk gives one delta (or none), so the batch is
+ * that list already; `flat()`, which costs more than the rest of the mapping, runs only when a
+ * chunk gave several.
+ */
+function flatten(batch: readonly (Delta | Delta[])[]): readonly Delta[] {
+  for (const item of batch) if (Array.isArray(item)) return batch.flat()
+  return batch as readonly Delta[]
+}

@@ -1,0 +1,129 @@
+import { assertNever } from '../../core/assert-never.ts'
+import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
+import { modelTable } from '../../kit/model-table.ts'
+import type { CompatibleReasoning, EffortLevels, ThinkingControl } from './reasoning.ts'
+
+/** How one model of a server differs from the server's defaults. */
+export type CompatibleModelRow = {
+  /** Merged over the server's `reasoning`, field by field. */
+  reasoning?: CompatibleReasoning | undefined
+  /** It takes tools. @defaultValue true */
+  tools?: boolean | undefined
+  /**
+   * It takes a JSON schema for its output (`json_schema`); without, a schema is dropped with a
+   * warning and a JSON object is asked for. @defaultValue true
+   */
+  json?: boolean | undefined
+  /** Context window in tokens, when known. */
+  contextTokens?: number | undefined
+  /** Largest `max_tokens` it takes, when known. */
+  maxOutputTokens?: number | undefined
+}
+
+/** A model row in list form: the model id, or a family as a prefix ending in `*`. */
+export type CompatibleModel = CompatibleModelRow & { id: string }
+
+/**
+ * The models of a server that differ from its defaults: a table keyed by model id or `'prefix*'`
+ * family (the exact id wins, then the longest prefix), or the same rows as a list with `id`.
+ */
+export type CompatibleModels =
+  | { readonly [idOrFamily: string]: CompatibleModelRow }
+  | readonly CompatibleModel[]
+
+/** What the adapter of one model works from: the server's defaults with the model's row over them. */
+export type CompatibleModelInfo = {
+  reasoning: CompatibleReasoning
+  tools: boolean
+  json: boolean
+  contextTokens?: number | undefined
+  maxOutputTokens?: number | undefined
+}
+
+/**
+ * The row of `model` on a server whose defaults are `reasoning` and whose differing models are
+ * `models`. A row keyed `'*'` says what every model of the server shares; the other rows are
+ * merged over it. A model the rows do not name gets the server's row (by default: its reasoning,
+ * tools, and JSON schemas).
+ */
+export function compatibleModel(
+  model: string,
+  reasoning: CompatibleReasoning | undefined,
+  models: CompatibleModels | undefined,
+): CompatibleModelInfo {
+  let server: CompatibleModelInfo = { reasoning: { ...reasoning }, tools: true, json: true }
+  if (models === undefined) return server
+  const rows = entries(models)
+  for (const [key, row] of rows) if (key === '*') server = { ...server, ...rowInfo(row, server) }
+  const overrides: { [idOrFamily: string]: Partial<CompatibleModelInfo> } = {}
+  for (const [key, row] of rows) if (key !== '*') overrides[key] = rowInfo(row, server)
+  return modelTable(server, overrides).find(model) ?? server
+}
+
+/** The reasoning settings for `model`: the server's, with the best-matching model row over them. */
+export function reasoningFor(
+  model: string,
+  reasoning: CompatibleReasoning | undefined,
+  models: CompatibleModels | undefined,
+): CompatibleReasoning {
+  return compatibleModel(model, reasoning, models).reasoning
+}
+
+/** What the model supports, as `Adapter.capabilities` says it. */
+export function capabilitiesOf(info: CompatibleModelInfo): Capabilities {
+  const capabilities: Capabilities = {
+    thinking: thinkingOf(info.reasoning.control),
+    tools: info.tools,
+    json: info.json,
+  }
+  if (info.contextTokens !== undefined) capabilities.contextTokens = info.contextTokens
+  if (info.maxOutputTokens !== undefined) capabilities.maxOutputTokens = info.maxOutputTokens
+  return capabilities
+}
+
+const LEVELS: readonly (keyof EffortLevels)[] = ['low', 'medium', 'high', 'max']
+
+/** The thinking a server's control takes: the levels it maps (`max` falls back on `high`). */
+function thinkingOf(control: ThinkingControl | undefined): ThinkingSupport {
+  if (control === undefined) return { mode: 'none' }
+  switch (control.type) {
+    case 'none':
+      return { mode: 'none' }
+    case 'openrouter-reasoning':
+      return { mode: 'effort', levels: LEVELS, canDisable: true }
+    case 'reasoning-effort': {
+      const { levels } = control
+      const taken = LEVELS.filter(
+        (level) => levels[level] !== undefined || (level === 'max' && levels.high !== undefined),
+      )
+      return { mode: 'effort', levels: taken, canDisable: control.off !== undefined }
+    }
+    default:
+      return assertNever(control)
+  }
+}
+
+function entries(models: CompatibleModels): [string, CompatibleModelRow][] {
+  if (isList(models)) return models.map((row) => [row.id, row])
+  return Object.entries(models)
+}
+
+function isList(models: CompatibleModels): models is readonly CompatibleModel[] {
+  return Array.isArray(models)
+}
+
+/** The fields a row gives (a field it leaves undefined keeps the server's). */
+function rowInfo(
+  row: CompatibleModelRow,
+  server: CompatibleModelInfo,
+): Partial<CompatibleModelInfo> {
+  // The table merges one level deep: the reasoning fields are merged here, field by field.
+  const info: Partial<CompatibleModelInfo> = {
+    reasoning: { ...server.reasoning, ...row.reasoning },
+  }
+  if (row.tools !== undefined) info.tools = row.tools
+  if (row.json !== undefined) info.json = row.json
+  if (row.contextTokens !== undefined) info.contextTokens = row.contextTokens
+  if (row.maxOutputTokens !== undefined) info.maxOutputTokens = row.maxOutputTokens
+  return info
+}

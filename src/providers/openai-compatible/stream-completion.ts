@@ -1,0 +1,97 @@
+import type OpenAI from 'openai'
+import { APIError } from 'openai'
+import type { CallOptions } from '../../core/adapter.ts'
+import type { Conversation } from '../../core/conversation.ts'
+import type { Delta, Producer } from '../../kit/guard-stream.ts'
+import { isRecord } from '../../kit/json.ts'
+import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
+import { assistantMessage } from './encode-messages.ts'
+import { buildRequest } from './build-request.ts'
+import { createChunkMapper } from './map-chunks.ts'
+import { mapFinishReason, mapUsage } from './map-finish.ts'
+import type { CompatibleModelInfo } from './models.ts'
+
+/** What one completion call reads with. */
+export type CompletionSetup = {
+  client: OpenAI
+  provider: string
+  info: CompatibleModelInfo
+  /** The bound on one SSE event, for `readEventStream`. */
+  maxEventChars?: number | undefined
+}
+
+/**
+ * The producer of one Chat Completions call, for `guardStream`: the SDK builds, authenticates and
+ * sends the request (and turns an HTTP error into its `APIError`); the SSE body is then read once
+ * and each chunk mapped synchronously, up to `[DONE]`, or up to the chunk after which nothing of
+ * the turn is left (finish reason and usage both came), since some servers never send `[DONE]` or
+ * keep the body open after it.
+ */
+export function streamCompletion(
+  setup: CompletionSetup,
+  conversation: Conversation,
+  options: CallOptions,
+): Producer {
+  const { client, provider, info } = setup
+  return async function* ({ signal, tag }) {
+    const { params, warnings } = buildRequest(info, conversation, options, tag)
+    const response = await client.chat.completions.create(params, { signal }).asResponse()
+    const turnPosition = conversation.turns.length
+    const mapper = createChunkMapper({
+      thinkTags: info.reasoning.thinkTags ?? 'tags',
+      makeCallId: (position) => `call_${turnPosition}_${position}`,
+      warnings,
+    })
+    const chunks = readEventStream(response.body, {
+      provider,
+      signal,
+      maxEventChars: setup.maxEventChars,
+      decode: chunkDecoder(response.headers),
+    })
+    for await (const batch of chunks) {
+      const deltas: Delta[] = []
+      let complete = false
+      for (const chunk of batch) {
+        complete = mapper.feed(chunk, deltas)
+        if (complete) break
+      }
+      yield deltas
+      // Leaving the loop cancels the body: a server that keeps it open cannot hang the turn.
+      if (complete) break
+    }
+    const rest: Delta[] = []
+    const summary = mapper.finish(rest)
+    // Cut off before the finish reason: returning nothing makes the guard fail the stream.
+    if (summary.finishReason === undefined) return undefined
+    yield rest
+    const hasCalls = summary.calls.length > 0
+    return {
+      usage: mapUsage(summary.usage),
+      stopReason: mapFinishReason(summary.finishReason, hasCalls, summary.refused),
+      items: [
+        assistantMessage({ text: summary.text, calls: summary.calls }, summary, info.reasoning),
+      ],
+      warnings,
+    }
+  }
+}
+
+/**
+ * Decodes one SSE message as the SDK's own stream does: `[DONE]` ends the stream, any other data
+ * is a JSON chunk, and a chunk with an `error` (how OpenRouter, vLLM and proxies report a failure
+ * after the 200) throws the SDK's `APIError` with the response headers.
+ */
+function chunkDecoder(headers: Headers): (message: EventSourceMessage) => unknown {
+  return ({ data }) => {
+    if (data.startsWith('[DONE]')) return END
+    if (data === '') return undefined
+    const chunk: unknown = JSON.parse(data)
+    if (isRecord(chunk) && chunk['error']) throw streamError(chunk['error'], headers)
+    return chunk
+  }
+}
+
+function streamError(error: unknown, headers: Headers): APIError {
+  const body = isRecord(error) ? error : { message: String(error) }
+  return new APIError(undefined, body, undefined, headers)
+}

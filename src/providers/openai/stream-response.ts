@@ -1,0 +1,56 @@
+import type OpenAI from 'openai'
+import type { CallOptions } from '../../core/adapter.ts'
+import type { Conversation } from '../../core/conversation.ts'
+import type { Delta, Producer } from '../../kit/guard-stream.ts'
+import { END, readEventStream } from '../../kit/read-event-stream.ts'
+import { buildRequest } from './build-request.ts'
+import { createStreamMapper } from './map-stream.ts'
+import type { OpenAIModel } from './models.ts'
+import { parseEvent } from './parse-event.ts'
+
+/** What one call streams with: the shared client, the model's row, and the body's bound. */
+export type StreamSetup = {
+  client: OpenAI
+  row: OpenAIModel
+  maxEventChars: number | undefined
+}
+
+/**
+ * The producer of one call: it sends the Responses request through the SDK, reads the raw SSE
+ * body once, yields each network read's deltas, and returns the finish record at the terminal
+ * event (nothing when the stream ended before it).
+ *
+ * `responses.create({ stream: true })` rather than the `responses.stream()` helper: the helper's
+ * accumulator throws on any event type it does not know (new hosted-tool events arrive all the
+ * time) and on gaps in `output_index`, and the adapter needs none of its accumulation: items come
+ * whole from the stream's own `output_item.done` and terminal events. The SDK builds,
+ * authenticates and sends the request and maps HTTP errors; the body is read by
+ * `readEventStream`, at a fraction of the cost of the SDK's own iterator (which copies its whole
+ * pending buffer after every event).
+ */
+export function streamResponse(
+  { client, row, maxEventChars }: StreamSetup,
+  conversation: Conversation,
+  options: CallOptions,
+): Producer {
+  return async function* ({ signal, tag }) {
+    const request = buildRequest(row, conversation, options, tag)
+    const response = await client.responses
+      .create({ ...request.body, stream: true }, { signal })
+      .asResponse()
+    const { headers } = response
+    const mapper = createStreamMapper()
+    const map = mapper.map
+    yield* readEventStream<Delta>(response.body, {
+      provider: 'openai',
+      signal,
+      maxEventChars,
+      decode(message) {
+        const event = parseEvent(message.data, headers)
+        return event === undefined || event === END ? event : map(event)
+      },
+    })
+    const finish = mapper.finish()
+    return finish === undefined ? undefined : { ...finish, warnings: request.warnings }
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The OpenAI Responses API as an upstream: its streamed answer (typed SSE events with sequence
+ * numbers) and the rules it sets for a request's `input` items.
+ */
+import type { AssistantTurn } from '../../../src/core/conversation.ts'
+import { sse } from '../../helpers/replay-fetch.ts'
+import { isJson, objects, stringField, type Json, type Wire } from './wire.ts'
+
+/** The tool call the answer streams. */
+export const openaiToolCall = { name: 'get_forecast', input: { city: 'Oslo', days: 2 } }
+
+/** What the answer streams as thinking (its reasoning summary) and as text. */
+export const openaiStreamed = {
+  thinking: '**Plan** → forecast for Oslo é',
+  text: 'Looking up Oslo → two days ❄️.',
+}
+
+function events(bodies: ({ type: string } & Json)[]): string[] {
+  return bodies.map((body, sequence_number) => sse([[body.type, { ...body, sequence_number }]]))
+}
+
+function response(model: string, status: string, output: object[], usage: object | null) {
+  return {
+    id: 'resp_contract',
+    object: 'response',
+    created_at: 1767225600,
+    status,
+    model,
+    output,
+    reasoning: { effort: 'high', summary: 'auto' },
+    store: false,
+    usage,
+  }
+}
+
+const reasoning = {
+  id: 'rs_contract',
+  type: 'reasoning',
+  summary: [{ type: 'summary_text', text: '**Plan** → forecast for Oslo é' }],
+  encrypted_content: 'gAAAAABpContractOpenAIEncrypted==',
+}
+const message = {
+  id: 'msg_contract',
+  type: 'message',
+  status: 'completed',
+  role: 'assistant',
+  content: [
+    { type: 'output_text', annotations: [], logprobs: [], text: 'Looking up Oslo → two days ❄️.' },
+  ],
+}
+const call = {
+  id: 'fc_contract',
+  type: 'function_call',
+  status: 'completed',
+  call_id: 'call_contract_oslo',
+  name: 'get_forecast',
+  arguments: '{"city":"Oslo","days":2}',
+}
+
+/** Reasoning summary, encrypted reasoning, a message and a function call whose arguments stream. */
+export function openaiAnswer(model: string): Wire {
+  const msg = { item_id: message.id, output_index: 1, content_index: 0 }
+  const fc = { item_id: call.id, output_index: 2 }
+  const summary = { item_id: reasoning.id, output_index: 0, summary_index: 0 }
+  return {
+    events: events([
+      { type: 'response.created', response: response(model, 'in_progress', [], null) },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { id: reasoning.id, type: 'reasoning', summary: [] },
+      },
+      {
+        type: 'response.reasoning_summary_part.added',
+        ...summary,
+        part: { type: 'summary_text', text: '' },
+      },
+      { type: 'response.reasoning_summary_text.delta', ...summary, delta: '**Plan** → ' },
+      { type: 'response.reasoning_summary_text.delta', ...summary, delta: 'forecast for Oslo é' },
+      {
+        type: 'response.reasoning_summary_text.done',
+        ...summary,
+        text: reasoning.summary[0]!.text,
+      },
+      { type: 'response.reasoning_summary_part.done', ...summary, part: reasoning.summary[0] },
+      { type: 'response.output_item.done', output_index: 0, item: reasoning },
+      {
+        type: 'response.output_item.added',
+        output_index: 1,
+        item: { ...message, status: 'in_progress', content: [] },
+      },
+      {
+        type: 'response.content_part.added',
+        ...msg,
+        part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
+      },
+      { type: 'response.output_text.delta', ...msg, delta: 'Looking up Oslo → ', logprobs: [] },
+      { type: 'response.output_text.delta', ...msg, delta: 'two days ❄️.', logprobs: [] },
+      {
+        type: 'response.output_text.done',
+        ...msg,
+        text: message.content[0]!.text,
+        logprobs: [],
+      },
+      { type: 'response.content_part.done', ...msg, part: message.content[0] },
+      { type: 'response.output_item.done', output_index: 1, item: message },
+      {
+        type: 'response.output_item.added',
+        output_index: 2,
+        item: { ...call, status: 'in_progress', arguments: '' },
+      },
+      { type: 'response.function_call_arguments.delta', ...fc, delta: '{"city":"Os' },
+      { type: 'response.function_call_arguments.delta', ...fc, delta: 'lo","days":2}' },
+      { type: 'response.function_call_arguments.done', ...fc, arguments: call.arguments },
+      { type: 'response.output_item.done', output_index: 2, item: call },
+      {
+        type: 'response.completed',
+        response: response(model, 'completed', [reasoning, message, call], {
+          input_tokens: 80,
+          input_tokens_details: { cached_tokens: 16 },
+          output_tokens: 70,
+          output_tokens_details: { reasoning_tokens: 32 },
+          total_tokens: 150,
+        }),
+      },
+    ]),
+    firstDelta: 3,
+  }
+}
+
+/** A reasoning delta, then `response.failed` (the API's way of failing a started stream). */
+export function openaiFailure(model: string): Wire {
+  const summary = { item_id: reasoning.id, output_index: 0, summary_index: 0 }
+  return {
+    events: events([
+      { type: 'response.created', response: response(model, 'in_progress', [], null) },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { id: reasoning.id, type: 'reasoning', summary: [] },
+      },
+      { type: 'response.reasoning_summary_text.delta', ...summary, delta: 'Thinking… ' },
+      {
+        type: 'response.failed',
+        response: {
+          ...response(model, 'failed', [], null),
+          error: {
+            code: 'server_error',
+            message: 'The server had an error processing your request.',
+          },
+        },
+      },
+    ]),
+    firstDelta: 2,
+  }
+}
+
+/** The encrypted reasoning of a turn: it reaches a request only when its items are replayed. */
+export function openaiMarkers(turn: AssistantTurn): string[] {
+  return objects(turn.items?.data).flatMap((item) => {
+    const encrypted = stringField(item, 'encrypted_content')
+    return encrypted === undefined ? [] : [encrypted]
+  })
+}
+
+const INPUT_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning']
+
+/**
+ * What the Responses API refuses in `input` (with `store: false`): an item type it does not know,
+ * a message without a known role or content, a `function_call_output` whose `call_id` no earlier
+ * `function_call` has, a `function_call` with no output after it ("No tool output found"), a
+ * reasoning item without `encrypted_content` (nothing is stored to look it up by id) or with
+ * nothing after it.
+ */
+export function openaiRequestProblems(body: unknown): string[] {
+  if (!isJson(body) || !Array.isArray(body['input'])) return ['the body has no input list']
+  const input = objects(body['input'])
+  const problems: string[] = []
+  const calls = new Set<unknown>()
+  const answered = new Set<unknown>(
+    input.flatMap((item) => (item['type'] === 'function_call_output' ? [item['call_id']] : [])),
+  )
+  input.forEach((item, i) => {
+    const at = `input[${i}]`
+    const type = item['type'] ?? (item['role'] === undefined ? undefined : 'message')
+    if (!INPUT_TYPES.includes(String(type))) problems.push(`${at} has type ${String(type)}`)
+    if (type === 'message') {
+      if (!['user', 'assistant', 'system', 'developer'].includes(String(item['role'])))
+        problems.push(`${at}.role is ${String(item['role'])}`)
+      const content = item['content']
+      if (!(typeof content === 'string' || (Array.isArray(content) && content.length > 0)))
+        problems.push(`${at} has no content`)
+    }
+    if (type === 'function_call') {
+      if (typeof item['call_id'] !== 'string' || item['call_id'] === '')
+        problems.push(`${at} has no call_id`)
+      if (typeof item['arguments'] !== 'string') problems.push(`${at}.arguments is not a string`)
+      if (!answered.has(item['call_id']))
+        problems.push(`${at}: no function_call_output for ${String(item['call_id'])}`)
+      calls.add(item['call_id'])
+    }
+    if (type === 'function_call_output' && !calls.has(item['call_id']))
+      problems.push(`${at} answers ${String(item['call_id'])}, which no function_call before has`)
+    if (type === 'reasoning') {
+      if (typeof item['encrypted_content'] !== 'string')
+        problems.push(`${at} is reasoning without encrypted_content`)
+      if (i === input.length - 1) problems.push(`${at} is reasoning with nothing after it`)
+    }
+  })
+  return problems
+}

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest'
+import type { OpaqueItems } from '../../src/core/conversation.ts'
+import { ThinkwireError } from '../../src/core/errors.ts'
+import type { Event } from '../../src/core/events.ts'
+import { sleep } from '../../src/core/sleep.ts'
+import { guardStream, type Finish } from '../../src/kit/guard-stream.ts'
+import { run } from '../helpers/stream.ts'
+
+const finish: Finish = { usage: { inputTokens: 1, outputTokens: 2 }, stopReason: 'stop' }
+const setup = { provider: 'p', model: 'm' }
+
+describe('guardStream', () => {
+  it('drops empty deltas', async () => {
+    const { events } = await run(
+      guardStream(setup, async function* () {
+        yield { type: 'text', text: '' }
+        yield { type: 'thinking', text: '' }
+        yield { type: 'text', text: 'a' }
+        return finish
+      }),
+    )
+    expect(events).toEqual([
+      { type: 'text', text: 'a' },
+      { type: 'done', turn: { role: 'assistant', text: 'a', ...finish } },
+    ])
+  })
+
+  it('builds the done turn from the deltas and the finish record, and tags the items', async () => {
+    const call = { id: 'c1', name: 'f', input: { x: 1 } }
+    const { events } = await run(
+      guardStream({ ...setup, options: { thinking: 'high' } }, async function* () {
+        yield [
+          { type: 'thinking', text: 'Hm' },
+          { type: 'thinking', text: 'm.' },
+        ]
+        yield { type: 'text', text: 'Hi' }
+        yield { type: 'tool-call', call }
+        return { ...finish, stopReason: 'tool-calls', items: [{ raw: true }], warnings: ['w'] }
+      }),
+    )
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      turn: {
+        role: 'assistant',
+        text: 'Hi',
+        thinking: 'Hmm.',
+        toolCalls: [call],
+        usage: finish.usage,
+        stopReason: 'tool-calls',
+        items: { provider: 'p', model: 'm', thinkingMode: 'high', data: [{ raw: true }] },
+        warnings: ['w'],
+      },
+    })
+  })
+
+  it('passes items that already carry their tag on whole, seal included', async () => {
+    const items: OpaqueItems = {
+      provider: 'other',
+      model: 'x',
+      thinkingMode: 'default',
+      data: [1],
+      seal: 'abc',
+    }
+    const { events } = await run(
+      guardStream(setup, async function* () {
+        yield { type: 'text', text: 'a' }
+        return { ...finish, items }
+      }),
+    )
+    expect(events.at(-1)).toMatchObject({ type: 'done', turn: { items } })
+  })
+
+  it('gives the producer the replay tag of the call', async () => {
+    let seen: unknown
+    await run(
+      guardStream(
+        { ...setup, options: { thinking: { budgetTokens: 2048 } } },
+        async function* ({ tag }) {
+          seen = tag
+          yield { type: 'text', text: 'a' }
+          return finish
+        },
+      ),
+    )
+    expect(seen).toEqual({ provider: 'p', model: 'm', thinkingMode: 'budget-2048' })
+  })
+
+  it('fails a producer that ends without a finish record, so a cut stream never passes for complete', async () => {
+    const { events, error } = await run(
+      guardStream(setup, async function* () {
+        yield { type: 'text', text: 'a' }
+      }),
+    )
+    expect(events).toHaveLength(1)
+    expect(error).toMatchObject({
+      kind: 'network',
+      message: 'p: the stream ended before the turn was complete',
+    })
+  })
+
+  it('fails a producer that yields done itself', async () => {
+    const { events, error } = await run(
+      guardStream(setup, async function* () {
+        yield { type: 'text', text: 'a' }
+        yield { type: 'done', turn: { role: 'assistant', text: 'a', ...finish } } as never
+        return finish
+      }),
+    )
+    expect(events).toEqual([{ type: 'text', text: 'a' }])
+    expect(error).toMatchObject({ kind: 'server', message: expect.stringMatching(/finish record/) })
+  })
+
+  it('maps what the producer throws with mapError', async () => {
+    const { error } = await run(
+      guardStream(
+        { ...setup, mapError: () => new ThinkwireError({ kind: 'overloaded', message: 'busy' }) },
+        async function* () {
+          yield { type: 'text', text: 'x' }
+          throw new Error('raw')
+        },
+      ),
+    )
+    expect(error).toMatchObject({ kind: 'overloaded' })
+  })
+
+  it('does not hang on a producer that ignores its signal when the caller aborts', async () => {
+    const controller = new AbortController()
+    const stream = guardStream(
+      { ...setup, options: { signal: controller.signal } },
+      async function* () {
+        yield { type: 'text', text: 'x' }
+        await new Promise(() => {})
+        return finish
+      },
+    )
+    setTimeout(() => controller.abort(), 10)
+    const { events, error } = await run(stream)
+    expect(events).toHaveLength(1)
+    expect(error).toMatchObject({ kind: 'aborted' })
+  })
+
+  it('delivers no more of a batch once the caller aborted while holding an event', async () => {
+    const controller = new AbortController()
+    const stream = guardStream(
+      { ...setup, options: { signal: controller.signal } },
+      async function* () {
+        yield [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+          { type: 'text', text: 'c' },
+        ]
+        return finish
+      },
+    )
+    const events: Event[] = []
+    let error: unknown
+    try {
+      for await (const event of stream) {
+        events.push(event)
+        controller.abort()
+      }
+    } catch (caught) {
+      error = caught
+    }
+    expect(events).toEqual([{ type: 'text', text: 'a' }])
+    expect(error).toMatchObject({ kind: 'aborted' })
+  })
+
+  it('turns upstream silence longer than idleTimeoutMs into a timeout, but not a slow consumer', async () => {
+    let touched = 0
+    const stream = guardStream(
+      { ...setup, options: { idleTimeoutMs: 40 } },
+      async function* ({ touch }) {
+        yield { type: 'text', text: 'a' }
+        for (let i = 0; i < 4; i++) {
+          await sleep(20)
+          touch()
+          touched++
+        }
+        yield { type: 'text', text: 'b' }
+        await new Promise(() => {})
+        return finish
+      },
+    )
+    const events: Event[] = []
+    let error: unknown
+    try {
+      for await (const e of stream) {
+        events.push(e)
+        await sleep(60) // a slow consumer does not count as upstream silence
+      }
+    } catch (e) {
+      error = e
+    }
+    expect(touched).toBe(4)
+    expect(events.map((e) => (e.type === 'text' ? e.text : e.type))).toEqual(['a', 'b'])
+    expect(error).toMatchObject({
+      kind: 'timeout',
+      retryable: true,
+      message: 'p: no data for 40 ms',
+    })
+  })
+
+  it('counts an empty batch as a sign of life for the idle timer', async () => {
+    const stream = guardStream({ ...setup, options: { idleTimeoutMs: 40 } }, async function* () {
+      for (let i = 0; i < 4; i++) {
+        await sleep(20)
+        yield []
+      }
+      yield { type: 'text', text: 'a' }
+      return finish
+    })
+    const { events, error } = await run(stream)
+    expect(error).toBeUndefined()
+    expect(events.at(-1)?.type).toBe('done')
+  })
+
+  it('sleep rejects at once when aborted', async () => {
+    const controller = new AbortController()
+    const wait = sleep(10_000, controller.signal, 'p')
+    controller.abort()
+    await expect(wait).rejects.toMatchObject({ kind: 'aborted', provider: 'p' })
+  })
+})

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest'
+import type { JsonRecord } from '../../../src/kit/json.ts'
+import { mapAnthropicError } from '../../../src/providers/anthropic/map-error.ts'
+import { mapStopReason, mapUsage } from '../../../src/providers/anthropic/map-finish.ts'
+import { sse } from '../../helpers/replay-fetch.ts'
+import { doneTurn } from '../../helpers/stream.ts'
+import { fixture, fixtureNames, replayOnce, sdkFinalMessage } from './harness.ts'
+
+describe('anthropic items against the SDK', () => {
+  it('has fixtures with citations, server tools, redacted thinking, unknown blocks and deltas', () => {
+    expect(fixtureNames()).toEqual(
+      expect.arrayContaining([
+        'citations.sse',
+        'server-tool.sse',
+        'redacted-thinking.sse',
+        'unknown-types.sse',
+        'parallel-tools.sse',
+        'tool-cut-off.sse',
+        'mid-stream-error.sse',
+      ]),
+    )
+  })
+
+  for (const name of fixtureNames()) {
+    it(`gives what finalMessage() gives for ${name}: the same content byte for byte, usage and stop reason`, async () => {
+      const body = fixture(name)
+      const sdk = await sdkFinalMessage(body)
+      const { events, error } = await replayOnce(body)
+      if (!sdk.ok) {
+        // The SDK fails the stream: the adapter fails it with the same error, mapped alike.
+        expect(events.some((e) => e.type === 'done')).toBe(false)
+        const expected = mapAnthropicError(sdk.error)
+        expect(error).toMatchObject({ kind: expected.kind, message: expected.message })
+        expect((error as Error).cause).toEqual(sdk.error)
+        return
+      }
+      expect(error).toBeUndefined()
+      const turn = doneTurn(events)
+      const content = JSON.stringify(sdk.message.content)
+      expect(turn.items?.data).toEqual(JSON.parse(content))
+      // Key order too, so a replayed turn is the same bytes whichever reader made it.
+      expect(JSON.stringify(turn.items?.data)).toBe(content)
+      expect(turn.usage).toEqual(mapUsage(sdk.message.usage as unknown as JsonRecord))
+      expect(turn.stopReason).toBe(mapStopReason(sdk.message.stop_reason))
+    })
+  }
+
+  it('keeps unknown block types as sent and ignores unknown deltas, without failing', async () => {
+    const { events, error } = await replayOnce(fixture('unknown-types.sse'))
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([{ type: 'text', text: 'Done ✅.' }])
+    expect(doneTurn(events).items?.data).toEqual([
+      { type: 'container_upload', file_id: 'file_01Fixture' },
+      { type: 'progress_note', note: '', meta: { step: 1, tags: ['a', 'b'] } },
+      { type: 'text', text: 'Done ✅.', citations: null },
+    ])
+  })
+
+  it('appends citations to their text block, starting a list where the block had none', async () => {
+    const { events } = await replayOnce(fixture('citations.sse'))
+    const data = doneTurn(events).items?.data as { text: string; citations: { type: string }[] }[]
+    expect(data.map((block) => block.text)).toEqual([
+      'According to the report, revenue grew 12% 📈.',
+      ' Costs were flat.',
+    ])
+    expect(data.map((block) => block.citations.map((c) => c.type))).toEqual([
+      ['char_location', 'page_location'],
+      ['content_block_location'],
+    ])
+  })
+
+  it('assembles the input of any block that has one, where this SDK would keep the empty start', async () => {
+    // The beta `mcp_tool_use` block: the non-beta SDK tracks input only for tool_use and
+    // server_tool_use and would keep `input: {}`; the adapter keeps what the model sent.
+    const body = sse([
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_mcp',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-5',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 9, output_tokens: 1 },
+          },
+        },
+      ],
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: {
+            type: 'mcp_tool_use',
+            id: 'mcptoolu_1',
+            name: 'lookup',
+            server_name: 'wiki',
+            input: {},
+          },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"q": "Osl' },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: 'o"}' },
+        },
+      ],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 7 },
+        },
+      ],
+      ['message_stop', { type: 'message_stop' }],
+    ])
+    const sdk = await sdkFinalMessage(body)
+    expect(sdk.ok && sdk.message.content[0]).toMatchObject({ type: 'mcp_tool_use', input: {} })
+    const { events } = await replayOnce(body)
+    expect(events.map((e) => e.type)).toEqual(['done'])
+    expect(doneTurn(events).items?.data).toEqual([
+      {
+        type: 'mcp_tool_use',
+        id: 'mcptoolu_1',
+        name: 'lookup',
+        server_name: 'wiki',
+        input: { q: 'Oslo' },
+      },
+    ])
+  })
+
+  it('streams every client tool call of a parallel step, an empty or missing input as {}', async () => {
+    const { events } = await replayOnce(fixture('parallel-tools.sse'))
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
+      {
+        type: 'tool-call',
+        call: { id: 'toolu_01Paris', name: 'get_weather', input: { city: 'Paris', note: 'été ☀' } },
+      },
+      {
+        type: 'tool-call',
+        call: { id: 'toolu_02Oslo', name: 'get_weather', input: { city: 'Oslo' } },
+      },
+      { type: 'tool-call', call: { id: 'toolu_03Clock', name: 'get_time', input: {} } },
+      { type: 'tool-call', call: { id: 'toolu_04Nothing', name: 'get_time', input: {} } },
+    ])
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('tool-calls')
+    expect(turn.usage).toEqual({
+      inputTokens: 820,
+      outputTokens: 140,
+      cacheReadTokens: 400,
+      cacheWriteTokens: 0,
+      reasoningTokens: 9,
+    })
+    // The items and the tool calls are separate objects: editing one cannot change the other.
+    const block = turn.items!.data[1] as { input: unknown }
+    expect(block.input).toEqual(turn.toolCalls![0]!.input)
+    expect(block.input).not.toBe(turn.toolCalls![0]!.input)
+  })
+
+  it('keeps a cut-off tool call in the items as the SDK reads it, and streams no call for it', async () => {
+    const { events, error } = await replayOnce(fixture('tool-cut-off.sse'))
+    expect(error).toBeUndefined()
+    expect(events.map((e) => e.type)).toEqual(['text', 'done'])
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('length')
+    expect(turn.toolCalls).toBeUndefined()
+    expect(turn.items?.data[1]).toMatchObject({ type: 'tool_use', id: 'toolu_01Save' })
+  })
+})

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest'
+import type { ToolCall } from '../../../src/core/events.ts'
+import type { Delta } from '../../../src/kit/guard-stream.ts'
+import { createChunkMapper, type ChunkDeltas } from '../../../src/providers/gemini/map-chunks.ts'
+import { createPartialArgs, parsePath } from '../../../src/providers/gemini/partial-args.ts'
+
+const list = (deltas: ChunkDeltas): Delta[] =>
+  deltas === undefined ? [] : Array.isArray(deltas) ? deltas : [deltas]
+
+function read(...partsPerChunk: unknown[][]) {
+  const seen: string[] = []
+  const calls: ToolCall[] = []
+  const mapper = createChunkMapper((index) => `made_${index}`)
+  const take = (deltas: ChunkDeltas) => {
+    for (const delta of list(deltas)) {
+      if (delta.type === 'tool-call') calls.push(delta.call)
+      else seen.push(`${delta.type}:${delta.text}`)
+    }
+  }
+  for (const parts of partsPerChunk)
+    take(mapper.map({ candidates: [{ content: { role: 'model', parts } }] }))
+  take(mapper.map({ candidates: [{ finishReason: 'STOP' }] }))
+  take(mapper.flush())
+  return { seen, calls, summary: mapper.summary() }
+}
+
+describe('gemini chunk mapper', () => {
+  it('merges consecutive unsigned text parts of the same kind and keeps thoughts apart from text', () => {
+    const { seen, summary } = read(
+      [{ text: 'a', thought: true }],
+      [{ text: 'b', thought: true }],
+      [{ text: 'c' }],
+      [{ text: 'd' }],
+    )
+    expect(seen).toEqual(['thinking:a', 'thinking:b', 'text:c', 'text:d'])
+    expect(summary.parts).toEqual([{ text: 'ab', thought: true }, { text: 'cd' }])
+  })
+
+  it('never merges text into or out of a part that carries a signature', () => {
+    const { summary } = read(
+      [{ text: 'one', thoughtSignature: 'S1' }],
+      [{ text: 'two' }],
+      [{ text: 'three' }],
+      [{ text: '', thoughtSignature: 'S2' }],
+      [{ text: 'four' }],
+    )
+    expect(summary.parts).toEqual([
+      { text: 'one', thoughtSignature: 'S1' },
+      { text: 'twothree' },
+      { text: '', thoughtSignature: 'S2' },
+      { text: 'four' },
+    ])
+  })
+
+  it('drops an empty text part that carries nothing and keeps other parts verbatim', () => {
+    const code = { executableCode: { language: 'PYTHON', code: 'print(1)' } }
+    const { summary, seen } = read([{ text: '' }], [code], [{ text: '' }])
+    expect(seen).toEqual([])
+    expect(summary.parts).toEqual([code])
+  })
+
+  it('gives calls without an id a made-up id and keeps Gemini’s own ids', () => {
+    const { calls } = read(
+      [{ functionCall: { name: 'a' } }],
+      [{ functionCall: { id: 'fc_1', name: 'b', args: { x: 1 } } }],
+      [{ functionCall: { name: 'c', args: {} } }],
+    )
+    expect(calls).toEqual([
+      { id: 'made_0', name: 'a', input: {} },
+      { id: 'fc_1', name: 'b', input: { x: 1 } },
+      { id: 'made_2', name: 'c', input: {} },
+    ])
+  })
+
+  it('closes a call streamed in pieces when a piece says no more follow', () => {
+    const { calls, summary } = read(
+      [{ functionCall: { name: 'f', willContinue: true }, thoughtSignature: 'S' }],
+      [{ functionCall: { partialArgs: [{ jsonPath: '$.n', numberValue: 1 }] } }],
+      [{ text: 'after' }],
+    )
+    expect(calls).toEqual([{ id: 'made_0', name: 'f', input: { n: 1 } }])
+    expect(summary.parts).toEqual([
+      { functionCall: { name: 'f', args: { n: 1 } }, thoughtSignature: 'S' },
+      { text: 'after' },
+    ])
+  })
+
+  it('reports the prompt block reason, blocked categories and the last usage', () => {
+    const mapper = createChunkMapper(String)
+    mapper.map({
+      promptFeedback: { blockReason: 'SAFETY' },
+      usageMetadata: { promptTokenCount: 1 },
+    })
+    mapper.map({
+      candidates: [
+        {
+          finishReason: 'SAFETY',
+          safetyRatings: [
+            { category: 'HARM_CATEGORY_HARASSMENT', blocked: true },
+            { category: 'HARM_CATEGORY_HATE_SPEECH', probability: 'LOW' },
+          ],
+        },
+      ],
+      usageMetadata: { promptTokenCount: 2 },
+    })
+    expect(mapper.summary()).toMatchObject({
+      blockReason: 'SAFETY',
+      finishReason: 'SAFETY',
+      blockedCategories: ['HARM_CATEGORY_HARASSMENT'],
+      usage: { promptTokenCount: 2 },
+    })
+  })
+  it('ends at the chunk that carries the finish reason, after mapping its parts and usage', () => {
+    const mapper = createChunkMapper(String)
+    expect(mapper.map({ candidates: [{ content: { parts: [{ text: 'a' }] } }] })).toEqual({
+      type: 'text',
+      text: 'a',
+    })
+    expect(mapper.ended).toBe(false)
+    const last = mapper.map({
+      candidates: [{ content: { parts: [{ text: 'b' }] }, finishReason: 'STOP' }],
+      usageMetadata: { candidatesTokenCount: 2 },
+    })
+    expect(last).toEqual({ type: 'text', text: 'b' })
+    expect(mapper.ended).toBe(true)
+    expect(mapper.summary()).toMatchObject({
+      parts: [{ text: 'ab' }],
+      usage: { candidatesTokenCount: 2 },
+    })
+  })
+
+  it('ends at a chunk that says the prompt was blocked', () => {
+    const mapper = createChunkMapper(String)
+    expect(mapper.map({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } })).toBeUndefined()
+    expect(mapper.ended).toBe(true)
+  })
+
+  it('returns one delta for a chunk of one part and a list for a chunk of several', () => {
+    const mapper = createChunkMapper((index) => `made_${index}`)
+    expect(mapper.map({ candidates: [{ content: { parts: [{ text: '' }] } }] })).toBeUndefined()
+    expect(
+      mapper.map({
+        candidates: [
+          {
+            content: {
+              parts: [
+                { text: 'Zwei Abfragen.', thought: true },
+                { functionCall: { name: 'a', args: {} } },
+                { functionCall: { name: 'b', args: {} } },
+              ],
+            },
+          },
+        ],
+      }),
+    ).toEqual([
+      { type: 'thinking', text: 'Zwei Abfragen.' },
+      { type: 'tool-call', call: { id: 'made_0', name: 'a', input: {} } },
+      { type: 'tool-call', call: { id: 'made_1', name: 'b', input: {} } },
+    ])
+    expect(mapper.summary().toolCallCount).toBe(2)
+  })
+
+  it('gives a call still streaming its arguments at the end to flush', () => {
+    const mapper = createChunkMapper((index) => `made_${index}`)
+    mapper.map({
+      candidates: [{ content: { parts: [{ functionCall: { name: 'f', willContinue: true } }] } }],
+    })
+    expect(mapper.flush()).toEqual({
+      type: 'tool-call',
+      call: { id: 'made_0', name: 'f', input: {} },
+    })
+    expect(mapper.flush()).toBeUndefined()
+  })
+
+  it('joins no text into a part that has no text of its own', () => {
+    const { summary } = read([{ thought: true }], [{ text: 'x', thought: true }])
+    expect(summary.parts).toEqual([{ thought: true }, { text: 'x', thought: true }])
+  })
+})
+
+describe('gemini streamed arguments', () => {
+  it.each([
+    ['$.a', ['a']],
+    ['$.a.b[0].c', ['a', 'b', 0, 'c']],
+    ["$['odd key'][2]", ['odd key', 2]],
+    ['$["x"]', ['x']],
+    ['a.b', undefined],
+    ['$', undefined],
+    ['$.a[', undefined],
+  ])('reads the JSON path %s', (path, keys) => {
+    expect(parsePath(path)).toEqual(keys)
+  })
+
+  it('joins continued strings and builds nested objects and arrays', () => {
+    const args = createPartialArgs()
+    args.apply([{ jsonPath: '$.items[0].name', stringValue: 'Grü', willContinue: true }])
+    args.apply([{ jsonPath: '$.items[0].name', stringValue: 'ße' }])
+    args.apply([{ jsonPath: '$.items[1].ok', boolValue: false }])
+    args.apply([{ jsonPath: '$.note', nullValue: 'NULL_VALUE' }])
+    args.apply([{ jsonPath: '$.count', numberValue: 2.5 }])
+    args.apply([{ jsonPath: 'bad path', stringValue: 'ignored' }, 'not a fragment'])
+    expect(args.value()).toEqual({
+      items: [{ name: 'Grüße' }, { ok: false }],
+      note: null,
+      count: 2.5,
+    })
+  })
+
+  it('replaces a finished string value instead of appending to it', () => {
+    const args = createPartialArgs()
+    args.apply([{ jsonPath: '$.s', stringValue: 'first' }])
+    args.apply([{ jsonPath: '$.s', stringValue: 'second' }])
+    expect(args.value()).toEqual({ s: 'second' })
+  })
+})

@@ -1,0 +1,42 @@
+/**
+ * The one harness of the OpenAI-compatible tests: fixtures in the Chat Completions wire format,
+ * adapters on a replaying fetch, the shared contract's wiring, and replays at every split.
+ */
+import { readFileSync } from 'node:fs'
+import { expect } from 'vitest'
+import type { Conversation } from '../../../src/core/conversation.ts'
+import type { Event } from '../../../src/core/events.ts'
+import {
+  openaiCompatible,
+  type OpenAICompatibleOptions,
+} from '../../../src/providers/openai-compatible/index.ts'
+import { everySplit, replayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+import { collect } from '../../helpers/stream.ts'
+
+/** Adapter options without the fetch, which the harness brings. */
+export type CompatibleSetup = Omit<OpenAICompatibleOptions, 'fetch'>
+
+/** A fixture in the Chat Completions wire format, as text. */
+export function fixture(name: string): string {
+  return readFileSync(new URL(`../../fixtures/openai-compatible/${name}`, import.meta.url), 'utf8')
+}
+
+/** An adapter on a server preset (or any options) whose upstream answers with `specs`. */
+export function compatibleWith(specs: ReplaySpec[], options: CompatibleSetup) {
+  const replay = replayFetch(specs)
+  const adapter = openaiCompatible({ ...options, fetch: replay.fetch })
+  return { adapter, replay }
+}
+
+/** Replays `body` unsplit and at every byte offset; every run must give the same events. */
+export async function eventsAtEverySplit(
+  body: string,
+  options: CompatibleSetup,
+  ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] },
+): Promise<Event[]> {
+  const run = async (splitAt?: number[]) =>
+    collect(compatibleWith([{ body, splitAt }], options).adapter.stream(ask))
+  const baseline = await run()
+  for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
+  return baseline
+}
