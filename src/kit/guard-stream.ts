@@ -99,8 +99,6 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
   /** The batch being handed out, and the index of its next delta. */
   let batch: readonly Delta[] = []
   let index = 0
-  /** A `next()` waiting on the producer: a call made meanwhile waits for it. */
-  let pulling: Promise<IteratorResult<Event>> | undefined
   /** Ended: `done` given, failed, or left by the consumer. */
   let closed = false
   // The idle timer measures upstream silence only: it runs while we wait for the producer, not
@@ -109,8 +107,6 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
   let waitingSince = -1
   let timer: ReturnType<typeof setTimeout> | undefined
   let timedOut = false
-  /** Rejects the wait in progress when the stream aborts (a producer may ignore its signal). */
-  let rejectWait: ((reason: unknown) => void) | undefined
 
   const check = (): void => {
     timer = undefined
@@ -165,83 +161,95 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
     return undefined
   }
 
-  /** `step`, or its rejection as soon as the stream aborts, when anything can abort it. */
-  const untilAbort = <T>(step: Promise<T>): Promise<T> =>
-    // One listener rejects the wait in progress; racing each wait against a shared abort promise
-    // instead would leave a reaction on that promise per wait, holding every event until the end.
-    new Promise<T>((resolve, reject) => {
-      step.then(resolve, reject)
-      if (signal.aborted) reject(signal.reason)
-      else rejectWait = reject
-    })
+  /**
+   * The `next()` waiting on the producer. Its promise is made once per wait, and an abort rejects
+   * it at once (a producer may ignore its signal): no promise or reaction per event.
+   */
+  let waiting:
+    | { resolve(result: IteratorResult<Event>): void; reject(error: unknown): void }
+    | undefined
+  let pending: Promise<IteratorResult<Event>> | undefined
 
-  /** Waits for the producer until there is a delta to give, or the finish record. */
-  const pull = async (): Promise<IteratorResult<Event>> => {
+  const settle = (result: IteratorResult<Event> | undefined, error?: unknown): void => {
+    const wait = waiting
+    waiting = undefined
+    pending = undefined
+    waitingSince = -1
+    if (wait === undefined) return
+    if (result === undefined) wait.reject(fail(error))
+    else wait.resolve(result)
+  }
+
+  /** Asks the producer for its next batch; `onStep` hands out its first delta or asks again. */
+  const step = (): void => {
+    if (idleMs > 0) {
+      waitingSince = Date.now()
+      timer ??= setTimeout(check, idleMs)
+    }
+    iterator!.next().then(onStep, onFailure)
+  }
+
+  const onFailure = (error: unknown): void => settle(undefined, error)
+
+  const onStep = (result: IteratorResult<Delta | readonly Delta[], Finish | undefined | void>) => {
+    // Settled already: aborted while the producer was busy; what it sent late is dropped.
+    if (waiting === undefined) return
     try {
-      if (iterator === undefined) {
-        // The first pull: nothing runs before it, so a stream that is never read makes no request.
-        if (outer?.aborted === true) throw abortedError(provider, outer.reason)
-        outer?.addEventListener('abort', onOuterAbort, { once: true })
-        if (abortable) {
-          signal.addEventListener('abort', () => rejectWait?.(signal.reason), { once: true })
+      waitingSince = -1
+      if (result.done === true) {
+        const finish = result.value ?? undefined
+        if (finish === undefined) {
+          throw providerError('network', provider, 'the stream ended before the turn was complete')
         }
-        const touch = () => {
-          if (waitingSince >= 0) waitingSince = Date.now()
-        }
-        iterator = produce({ signal, touch, tag })[Symbol.asyncIterator]()
+        const turn = buildTurn(state, finish, tag)
+        close(true)
+        return settle({ done: false, value: { type: 'done', turn } })
       }
-      const source = iterator
-      for (;;) {
-        if (idleMs > 0) {
-          waitingSince = Date.now()
-          timer ??= setTimeout(check, idleMs)
-        }
-        const step = await (abortable ? untilAbort(source.next()) : source.next())
-        waitingSince = -1
-        rejectWait = undefined
-        if (step.done === true) {
-          const finish = step.value ?? undefined
-          if (finish === undefined) {
-            throw providerError(
-              'network',
-              provider,
-              'the stream ended before the turn was complete',
-            )
-          }
-          const turn = buildTurn(state, finish, tag)
-          close(true)
-          return { done: false, value: { type: 'done', turn } }
-        }
-        // A batch, or one delta (wrapped here, after the wait, not per delta of a batch).
-        batch = Array.isArray(step.value) ? step.value : [step.value]
-        index = 0
-        const delta = take()
-        if (delta !== undefined) return { done: false, value: delta }
-      }
+      // A batch, or one delta (wrapped here, after the wait, not per delta of a batch).
+      batch = Array.isArray(result.value) ? result.value : [result.value]
+      index = 0
+      const delta = take()
+      if (delta !== undefined) return settle({ done: false, value: delta })
+      step()
     } catch (error) {
-      throw fail(error)
+      settle(undefined, error)
     }
   }
 
-  const clearPulling = () => {
-    pulling = undefined
+  /** Starts the producer on the first pull: a stream that is never read makes no request. */
+  const start = (): void => {
+    if (outer?.aborted === true) throw abortedError(provider, outer.reason)
+    outer?.addEventListener('abort', onOuterAbort, { once: true })
+    if (abortable) signal.addEventListener('abort', () => settle(undefined, signal.reason))
+    const touch = () => {
+      if (waitingSince >= 0) waitingSince = Date.now()
+    }
+    iterator = produce({ signal, touch, tag })[Symbol.asyncIterator]()
   }
 
   const next = (): Promise<IteratorResult<Event>> => {
-    if (pulling !== undefined) return pulling.then(next, next)
+    // A call made while one waits on the producer waits for it, as an async generator's would.
+    if (pending !== undefined) return pending.then(next, next)
     if (closed) return Promise.resolve(DONE)
     try {
       // The caller may abort while it holds an event: the rest of a batch is not delivered.
       if (signal.aborted) throw signal.reason
       const delta = take()
       if (delta !== undefined) return Promise.resolve({ done: false, value: delta })
+      if (iterator === undefined) start()
     } catch (error) {
       return Promise.reject(fail(error))
     }
-    // Cleared before any call chained on it runs: reactions run in the order they were added.
-    pulling = pull()
-    pulling.then(clearPulling, clearPulling)
-    return pulling
+    pending = new Promise<IteratorResult<Event>>((resolve, reject) => {
+      waiting = { resolve, reject }
+    })
+    const result = pending
+    try {
+      step()
+    } catch (error) {
+      settle(undefined, error)
+    }
+    return result
   }
 
   const stream: AsyncIterableIterator<Event> = {

@@ -94,33 +94,40 @@ export function readEventStream<T>(
     },
   })
 
-  /** One network read, parsed: its batch, or the end. */
+  /** One network read, parsed: its batch, or the end. Whatever fails releases the body first. */
   async function read(): Promise<IteratorResult<T[], undefined>> {
     if (failure !== undefined) {
       const { error } = failure
       failure = undefined
+      close()
       throw error
     }
     if (closed) return DONE
-    if (reader === undefined) throw providerError('network', provider, 'the response has no body')
-    const chunk = await reader.read()
+    let chunk: ReadableStreamReadResult<Uint8Array>
+    try {
+      if (reader === undefined) throw providerError('network', provider, 'the response has no body')
+      chunk = await reader.read()
+    } catch (error) {
+      close()
+      throw error
+    }
     const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
     if (text !== '') lastChar = text.charCodeAt(text.length - 1)
-    if (chunk.done) {
-      // A CR that ended the body may be the first half of a CRLF, so the parser still waits on
-      // it: an LF completes that line ending without adding a line. Then a blank line brings out
-      // any event the body ended inside.
-      parser.feed(lastChar === CR ? `${text}\n` : text)
-      atEnd = true
-      parser.feed('\n\n')
-      close(true)
-    } else {
-      try {
+    try {
+      if (chunk.done) {
+        // A CR that ended the body may be the first half of a CRLF, so the parser still waits on
+        // it: an LF completes that line ending without adding a line. Then a blank line brings
+        // out any event the body ended inside.
+        parser.feed(lastChar === CR ? `${text}\n` : text)
+        atEnd = true
+        parser.feed('\n\n')
+        close(true)
+      } else {
         inspect?.(text)
         parser.feed(text)
-      } catch (error) {
-        failWith(error)
       }
+    } catch (error) {
+      failWith(error)
     }
     const items = batch
     batch = []
@@ -130,12 +137,7 @@ export function readEventStream<T>(
   }
 
   const iterator: AsyncIterableIterator<T[]> = {
-    // Whatever fails releases the body first.
-    next: () =>
-      read().catch((error: unknown) => {
-        close()
-        throw error
-      }),
+    next: read,
     return() {
       close()
       return Promise.resolve(DONE)
