@@ -13,6 +13,8 @@ export type {
   AssistantTurn,
   Conversation,
   OpaqueItems,
+  Source,
+  StopDetails,
   StopReason,
   ToolResult,
   ToolTurn,

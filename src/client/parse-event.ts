@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser'
-import type { AssistantTurn, Usage } from '../core/conversation.ts'
+import type { AssistantTurn, Source, StopDetails, Usage } from '../core/conversation.ts'
 import { isRetryableKind, ThinkwireError, type ErrorKind } from '../core/errors.ts'
 import type { Event, ToolCall } from '../core/events.ts'
 import type { FieldTable, WireEvents } from '../core/wire.ts'
@@ -36,6 +36,15 @@ const isUsage = shape<Usage>({
   cacheReadTokens: optional(isCount),
   cacheWriteTokens: optional(isCount),
 })
+const isStopDetails = shape<StopDetails>({
+  category: optional(isString),
+  explanation: optional(isString),
+})
+const isSource = shape<Source>({
+  url: optional(isString),
+  title: optional(isString),
+  quote: optional(isString),
+})
 const isTurn = shape<AssistantTurn>({
   role: (value) => value === 'assistant',
   text: isString,
@@ -43,6 +52,8 @@ const isTurn = shape<AssistantTurn>({
   toolCalls: optional(listOf(isToolCall)),
   usage: isUsage,
   stopReason: isString,
+  stopDetails: optional(isStopDetails),
+  sources: optional(listOf(isSource)),
   // Passed on untouched: the items (and their seal) go back to the relay exactly as they came.
   items: optional(isRecord),
   warnings: optional(listOf(isString)),

@@ -56,6 +56,24 @@ export type StopReason =
   /** Any other reason the provider gave. */
   | 'other'
 
+/** What an answer cites: a web page or a document the provider grounded it on. */
+export type Source = {
+  /** The page's address, when it has one. */
+  url?: string | undefined
+  /** The page's or document's title. */
+  title?: string | undefined
+  /** The passage cited, when the provider quotes it. */
+  quote?: string | undefined
+}
+
+/** What a provider said about why it stopped, beyond the stop reason. */
+export type StopDetails = {
+  /** The provider's own word for it (Anthropic's refusal `category`, Gemini's `finishReason`, ...). */
+  category?: string | undefined
+  /** Its explanation, for display. */
+  explanation?: string | undefined
+}
+
 /** Token counts of one turn. */
 export type Usage = {
   /** Input tokens, including cached ones. */
@@ -83,6 +101,10 @@ export type AssistantTurn = {
   usage: Usage
   /** Why the model stopped. */
   stopReason: StopReason
+  /** What the provider said about why it stopped (a refusal's explanation, say), when it said more. */
+  stopDetails?: StopDetails | undefined
+  /** What the answer cites (web search results, grounding, citations), in the order given. */
+  sources?: Source[] | undefined
   /**
    * The provider's own record of the turn, replayed verbatim to the same provider, model and
    * thinking mode. Absent on turns written by hand or cut short, which are replayed from `text`

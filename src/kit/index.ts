@@ -15,6 +15,7 @@ export {
 export {
   encodeTurns,
   matchesTag,
+  sendableTurns,
   thinkingModeOf,
   type ReplayTag,
   type TurnEncoder,

@@ -1,5 +1,12 @@
 import type { Thinking } from '../core/adapter.ts'
-import type { AssistantTurn, OpaqueItems, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
+import type {
+  AssistantTurn,
+  OpaqueItems,
+  ToolTurn,
+  Turn,
+  UserPart,
+  UserTurn,
+} from '../core/conversation.ts'
 
 /** Who made a turn's items: the adapter's provider and model, and the thinking mode of the call. */
 export type ReplayTag = { provider: string; model: string; thinkingMode: string }
@@ -36,7 +43,10 @@ export type TurnEncoder<T> = {
 
 /**
  * Encodes turns under the replay policy: an assistant turn whose items carry `tag` is replayed
- * verbatim, every other assistant turn is re-encoded from its normalized fields.
+ * verbatim, every other assistant turn is re-encoded from its normalized fields. The turns are
+ * first made into a conversation every provider accepts (see {@link sendableTurns}), so any
+ * conversation a helper can produce (a question whose answer was stopped before it began, say)
+ * encodes to a valid request. `index` is the turn's place in `turns`.
  */
 export function encodeTurns<T>(
   turns: readonly Turn[],
@@ -44,12 +54,46 @@ export function encodeTurns<T>(
   encoder: TurnEncoder<T>,
 ): T[] {
   const out: T[] = []
-  for (let i = 0; i < turns.length; i++) {
-    const turn = turns[i]!
+  for (const [turn, i] of sendableTurns(turns)) {
     if (turn.role === 'user') out.push(encoder.user(turn, i))
     else if (turn.role === 'tool') out.push(encoder.tool(turn, i))
     else if (matchesTag(turn.items, tag)) out.push(encoder.replay(turn.items, turn, i))
     else out.push(encoder.reencode(turn, i))
   }
   return out
+}
+
+/**
+ * The turns as a provider takes them, each with its index in `turns`: an assistant turn that says
+ * nothing (no text, no tool calls, no items: an answer stopped before its first word) is left
+ * out, and user turns that then follow each other are sent as one (their texts a paragraph apart, or
+ * their parts one after the other),
+ * since providers refuse two user turns in a row or an empty assistant turn.
+ */
+export function sendableTurns(turns: readonly Turn[]): [Turn, number][] {
+  const out: [Turn, number][] = []
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i]!
+    if (turn.role === 'assistant' && isEmpty(turn)) continue
+    const last = out.at(-1)
+    if (turn.role === 'user' && last?.[0].role === 'user') {
+      last[0] = joinUserTurns(last[0], turn)
+      continue
+    }
+    out.push([turn, i])
+  }
+  return out
+}
+
+function isEmpty(turn: AssistantTurn): boolean {
+  return turn.text === '' && (turn.toolCalls ?? []).length === 0 && turn.items === undefined
+}
+
+function joinUserTurns(first: UserTurn, second: UserTurn): UserTurn {
+  if (typeof first.content === 'string' && typeof second.content === 'string') {
+    return { role: 'user', content: `${first.content}\n\n${second.content}` }
+  }
+  const parts = (content: UserTurn['content']): UserPart[] =>
+    typeof content === 'string' ? [{ type: 'text', text: content }] : content
+  return { role: 'user', content: [...parts(first.content), ...parts(second.content)] }
 }

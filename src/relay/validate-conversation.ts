@@ -2,6 +2,8 @@ import type {
   AssistantTurn,
   Conversation,
   OpaqueItems,
+  Source,
+  StopDetails,
   StopReason,
   ToolResult,
   ToolTurn,
@@ -140,6 +142,21 @@ function assistantTurn(turn: JsonRecord, field: string, depth: number): Assistan
     usage,
     // Hand-written turns (few-shot examples) may leave it out.
     stopReason: (value, at) => (value === undefined ? 'stop' : oneOf(value, at, STOP_REASONS)),
+    stopDetails: optional((value, at) =>
+      fields<StopDetails>(record(value, at), at, {
+        category: optionalText,
+        explanation: optionalText,
+      }),
+    ),
+    sources: optional((value, at) =>
+      array(value, at).map((source, j) =>
+        fields<Source>(record(source, `${at}[${j}]`), `${at}[${j}]`, {
+          url: optionalText,
+          title: optionalText,
+          quote: optionalText,
+        }),
+      ),
+    ),
     items: optional((value, at) => opaqueItems(value, at, depth)),
     warnings: optional((value, at) => array(value, at).map((w, j) => string(w, `${at}[${j}]`))),
   })
@@ -150,6 +167,7 @@ function assistantTurn(turn: JsonRecord, field: string, depth: number): Assistan
 }
 
 const count = (value: unknown, field: string) => integer(value, field, 0, MAX_COUNT)
+const optionalText = optional((value, field) => string(value, field))
 
 function usage(value: unknown, field: string): Usage {
   // Hand-written turns (few-shot examples) carry no usage.

@@ -65,12 +65,24 @@ describe('parseEvent', () => {
       { ...turn, warnings: [1] },
       { ...turn, toolCalls: [{ id: 'c', name: 'f' }] },
       { ...turn, items: 'sealed' },
+      { ...turn, sources: [{ url: 1 }] },
+      { ...turn, stopDetails: 'refused' },
     ]) {
       expect(thrown(() => parseEvent(message('done', { turn: bad }), 'p'))).toMatchObject({
         kind: 'server',
         message: "relay: malformed 'done' event",
       })
     }
+  })
+
+  it('passes sources and stop details on with the turn', () => {
+    const full = {
+      ...turn,
+      stopReason: 'refusal',
+      stopDetails: { category: 'cyber', explanation: 'Declined.' },
+      sources: [{ url: 'https://example.com', title: 'Example', quote: 'a line' }, {}],
+    }
+    expect(parseEvent(message('done', { turn: full }), 'p')).toEqual({ type: 'done', turn: full })
   })
 
   it('ignores an event name it does not know', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
-import { encodeTurns, matchesTag, thinkingModeOf } from '../../src/kit/replay.ts'
+import type { AssistantTurn, Turn, UserTurn } from '../../src/core/conversation.ts'
+import { encodeTurns, matchesTag, thinkingModeOf, type TurnEncoder } from '../../src/kit/replay.ts'
 
 const tag = { provider: 'p', model: 'm', thinkingMode: 'high' }
 const turn = (items?: AssistantTurn['items']): AssistantTurn => ({
@@ -50,6 +50,47 @@ describe('replay policy', () => {
       'tool@2',
       'reencode@3',
       'reencode@4',
+    ])
+  })
+})
+
+describe('encodeTurns: a conversation every provider accepts', () => {
+  const tag = { provider: 'p', model: 'm', thinkingMode: 'default' }
+  const encoder: TurnEncoder<unknown> = {
+    user: (turn: UserTurn, i: number) => ({ user: turn.content, i }),
+    tool: (_: unknown, i: number) => ({ tool: i }),
+    replay: (_: unknown, __: unknown, i: number) => ({ replay: i }),
+    reencode: (turn: AssistantTurn, i: number) => ({ assistant: turn.text, i }),
+  }
+  const stopped: AssistantTurn = {
+    role: 'assistant',
+    text: '',
+    thinking: 'I was about to',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    stopReason: 'aborted',
+  }
+
+  it('leaves out an answer stopped before its first word, and sends the questions around it as one', () => {
+    const turns: Turn[] = [
+      { role: 'user', content: 'First?' },
+      stopped,
+      { role: 'user', content: 'Second?' },
+    ]
+    expect(encodeTurns(turns, tag, encoder)).toEqual([{ user: 'First?\n\nSecond?', i: 0 }])
+  })
+
+  it('joins user turns with parts by their parts, and keeps every other turn with its index', () => {
+    const image = { type: 'image' as const, url: 'https://x.test/a.png' }
+    const turns: Turn[] = [
+      { role: 'user', content: 'Look:' },
+      { role: 'user', content: [image] },
+      { ...stopped, text: 'A cat.' },
+      { role: 'user', content: 'Thanks' },
+    ]
+    expect(encodeTurns(turns, tag, encoder)).toEqual([
+      { user: [{ type: 'text', text: 'Look:' }, image], i: 0 },
+      { assistant: 'A cat.', i: 2 },
+      { user: 'Thanks', i: 3 },
     ])
   })
 })

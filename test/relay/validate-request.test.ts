@@ -446,3 +446,35 @@ describe('validateChatRequest: stop sequences and caching', () => {
     }
   })
 })
+
+describe('validateChatRequest: sources and stop details on an assistant turn', () => {
+  const turnWith = (extra: Record<string, unknown>) => ({
+    model: 'mock/echo',
+    conversation: {
+      turns: [
+        user,
+        { role: 'assistant', text: 'Sunny.', usage: { inputTokens: 1, outputTokens: 1 }, ...extra },
+        { role: 'user', content: 'Thanks' },
+      ],
+    },
+  })
+
+  it('keeps them, and names what is wrong with them', () => {
+    const ok = validateChatRequest(
+      turnWith({
+        stopReason: 'refusal',
+        stopDetails: { category: 'cyber', explanation: 'No.' },
+        sources: [{ url: 'https://x.test', title: 'X' }],
+      }),
+      limits,
+    )
+    expect(ok.ok && ok.value.conversation.turns[1]).toMatchObject({
+      stopDetails: { category: 'cyber', explanation: 'No.' },
+      sources: [{ url: 'https://x.test', title: 'X' }],
+    })
+    const bad = validateChatRequest(turnWith({ sources: [{ url: 3 }] }), limits)
+    expect(bad.ok === false && bad.error.message).toBe(
+      'conversation.turns[1].sources[0].url must be a string, got 3',
+    )
+  })
+})
