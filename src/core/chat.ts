@@ -63,6 +63,8 @@ type Run = {
   pending?: { state: TurnState; id: string } | undefined
   /** The last complete assistant turn of this send. */
   last?: AssistantTurn | undefined
+  /** A regenerate: until its first complete answer, a stop keeps the answer it would replace. */
+  replaces: boolean
 }
 
 /** Where a chat is; its `type` is the chat's status. Only `#setState` assigns it. */
@@ -159,7 +161,7 @@ export class Chat {
         message: 'regenerate() needs a user turn to answer',
       })
     }
-    return this.#send(turns.slice(0, last), user, options)
+    return this.#send(turns.slice(0, last), user, options, true)
   }
 
   /** Stops the running send. What arrived stays, as a plain-text assistant turn. */
@@ -182,7 +184,7 @@ export class Chat {
   }
 
   /** ready or error → submitted → streaming → ready or error; a send is refused while one runs. */
-  async *#send(base: Turn[], user: UserTurn, options: CallOptions | undefined) {
+  async *#send(base: Turn[], user: UserTurn, options: CallOptions | undefined, replaces = false) {
     if (this.busy) {
       throw new ThinkwireError({
         kind: 'invalid-request',
@@ -190,7 +192,7 @@ export class Chat {
       })
     }
     const turns = [...base, user]
-    const run: Run = { controller: new AbortController(), turns }
+    const run: Run = { controller: new AbortController(), turns, replaces }
     this.#setState({ type: 'submitted', run })
     const { adapter, onToolCall, maxSteps, options: defaults } = this.#settings
     const outer = options?.signal ?? defaults?.signal
@@ -242,15 +244,18 @@ export class Chat {
   }
 
   /**
-   * Ends a stopped send. What arrived of the answer stays as an `aborted` turn with no items and
-   * no tool calls (calls without results could not be sent again), after the user turn.
+   * Ends a stopped send. The question stays, and what arrived of its answer (thinking, text) as an
+   * `aborted` turn with no items and no tool calls (calls without results could not be sent
+   * again); one that is empty is shown as stopped and left out of later requests. A regenerate
+   * stopped before its new answer was complete changes nothing: the answer it would replace stays.
    */
   #keepStopped(run: Run): void {
     run.controller.abort()
+    if (run.replaces && run.last === undefined) return this.#finish(undefined)
     const pending = run.pending
     let last = run.last
     let kept = run.turns
-    if (pending !== undefined && pending.state.text !== '') {
+    if (pending !== undefined) {
       last = partialTurn({ ...pending.state, toolCalls: [] })
       adoptId(last, pending.id)
       kept = [...kept, last]

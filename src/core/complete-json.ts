@@ -2,8 +2,8 @@ import type { Adapter, JSONSchema } from './adapter.ts'
 import { complete, type CompleteOptions } from './complete.ts'
 import type { AssistantTurn, Conversation } from './conversation.ts'
 import { ThinkwireError } from './errors.ts'
-import { parseNearJson } from './json-repair.ts'
-import { formatIssuePath, type StandardSchemaV1 } from './standard-schema.ts'
+import { nearJsonValues, parseNearJson } from './json-repair.ts'
+import { formatIssuePath, type StandardIssue, type StandardSchemaV1 } from './standard-schema.ts'
 
 /** Options of {@link completeJson}. */
 export type CompleteJsonOptions<T> = Omit<CompleteOptions, 'responseFormat'> & {
@@ -50,19 +50,21 @@ export async function completeJson<T = unknown>(
     })
   }
   if (schema === undefined) return { value: parsed.value as T, turn }
-  const result = await schema['~standard'].validate(parsed.value)
-  if (result.issues !== undefined) {
-    const first = result.issues[0]
-    const detail =
-      first === undefined ? 'invalid' : `at ${formatIssuePath(first)}: ${first.message}`
-    const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more)` : ''
-    throw new ThinkwireError({
-      kind: 'invalid-output',
-      message: `${adapter.provider}/${adapter.model} answered JSON that does not match the schema ${detail}${more}`,
-      provider: adapter.provider,
-    })
+  // The first value in the output that matches the schema: prose may hold another one before it.
+  let firstIssues: readonly StandardIssue[] | undefined
+  for (const candidate of nearJsonValues(turn.text)) {
+    const result = await schema['~standard'].validate(candidate)
+    if (result.issues === undefined) return { value: result.value, turn }
+    firstIssues ??= result.issues
   }
-  return { value: result.value, turn }
+  const first = firstIssues?.[0]
+  const detail = first === undefined ? 'invalid' : `at ${formatIssuePath(first)}: ${first.message}`
+  const more = (firstIssues?.length ?? 0) > 1 ? ` (and ${firstIssues!.length - 1} more)` : ''
+  throw new ThinkwireError({
+    kind: 'invalid-output',
+    message: `${adapter.provider}/${adapter.model} answered JSON that does not match the schema ${detail}${more}`,
+    provider: adapter.provider,
+  })
 }
 
 function schemaOf(schema: StandardSchemaV1 | undefined): JSONSchema | undefined {

@@ -28,7 +28,8 @@ export type ToolLoopEvent =
   | Event
   /**
    * The answers to the calls of `turn`, appended after it. `stopped` when the signal aborted while
-   * the tools ran: then every call is answered as stopped, and the loop throws `aborted` next.
+   * the tools ran: then every call is answered as stopped, and the loop throws `aborted` next. At
+   * `maxSteps`, the calls of the last turn are answered as not run, and the loop ends.
    */
   | { type: 'tool-results'; turn: AssistantTurn; results: ToolTurn; stopped: boolean }
 
@@ -67,7 +68,19 @@ export async function* toolLoop(
     if (turn === null) throw new TypeError(`${adapter.provider}: stream ended without 'done'`)
     turns = [...turns, turn]
     const calls = turn.toolCalls ?? []
-    if (execute === undefined || calls.length === 0 || step >= maxSteps) {
+    if (execute === undefined || calls.length === 0) {
+      return { conversation: { ...conversation, turns }, turn, steps: step }
+    }
+    if (step >= maxSteps) {
+      // The model still asks for tools, but may not be called again: its calls are answered so
+      // the conversation stays valid to continue (a call without a result is refused upstream).
+      const output = `Not run: the limit of ${maxSteps} model calls was reached before this call.`
+      const limited: ToolTurn = {
+        role: 'tool',
+        results: calls.map((call) => resultOf(call, output, true)),
+      }
+      turns = [...turns, limited]
+      yield { type: 'tool-results', turn, results: limited, stopped: false }
       return { conversation: { ...conversation, turns }, turn, steps: step }
     }
     let results: ToolTurn

@@ -58,15 +58,20 @@ export async function runTools(
     tools: specs,
     execute: toolExecutor(tools),
   })
+  let answered: AssistantTurn | undefined
   for (;;) {
     const next = await loop.next()
     if (next.done === true) {
-      onStep?.({ turn: next.value.turn, results: undefined })
+      // The last step has told onStep already when its calls were answered (at maxSteps).
+      if (next.value.turn !== answered) onStep?.({ turn: next.value.turn, results: undefined })
       return next.value
     }
     const event = next.value
     if (event.type !== 'tool-results') onEvent?.(event)
-    else if (!event.stopped) onStep?.({ turn: event.turn, results: event.results })
+    else if (!event.stopped) {
+      answered = event.turn
+      onStep?.({ turn: event.turn, results: event.results })
+    }
   }
 }
 

@@ -66,9 +66,10 @@ export function encodeTurns<T>(
 /**
  * The turns as a provider takes them, each with its index in `turns`: an assistant turn that says
  * nothing (no text, no tool calls, no items: an answer stopped before its first word) is left
- * out, and user turns that then follow each other are sent as one (their texts a paragraph apart, or
- * their parts one after the other),
- * since providers refuse two user turns in a row or an empty assistant turn.
+ * out; user turns that then follow each other are sent as one (their texts a paragraph apart, or
+ * their parts one after the other); and a tool call that the next turn does not answer is answered
+ * as not given (an error result), since providers refuse two user turns in a row, an empty
+ * assistant turn, and a call without a result.
  */
 export function sendableTurns(turns: readonly Turn[]): [Turn, number][] {
   const out: [Turn, number][] = []
@@ -76,13 +77,46 @@ export function sendableTurns(turns: readonly Turn[]): [Turn, number][] {
     const turn = turns[i]!
     if (turn.role === 'assistant' && isEmpty(turn)) continue
     const last = out.at(-1)
-    if (turn.role === 'user' && last?.[0].role === 'user') {
-      last[0] = joinUserTurns(last[0], turn)
+    if (last !== undefined && last[0].role === 'assistant') {
+      const answered = withEveryCallAnswered(last[0], turn)
+      if (answered !== turn) {
+        if (turn.role === 'tool') {
+          out.push([answered, i])
+          continue
+        }
+        out.push([answered, last[1]])
+      }
+    }
+    if (turn.role === 'user' && out.at(-1)?.[0].role === 'user') {
+      const previous = out.at(-1)!
+      previous[0] = joinUserTurns(previous[0] as UserTurn, turn)
       continue
     }
     out.push([turn, i])
   }
   return out
+}
+
+const NOT_GIVEN = 'No result was given for this call.'
+
+/**
+ * `next` when it answers every call of `turn` (or `turn` made none); else the tool turn that
+ * does: `next`'s results with an error result for each call it leaves out.
+ */
+function withEveryCallAnswered(turn: AssistantTurn, next: Turn): Turn {
+  const calls = turn.toolCalls ?? []
+  if (calls.length === 0) return next
+  const given = next.role === 'tool' ? next.results : []
+  const ids = new Set(given.map((result) => result.callId))
+  const missing = calls.filter((call) => !ids.has(call.id))
+  if (missing.length === 0) return next
+  const results = missing.map((call) => ({
+    callId: call.id,
+    name: call.name,
+    output: NOT_GIVEN,
+    isError: true,
+  }))
+  return { role: 'tool', results: [...given, ...results] }
 }
 
 function isEmpty(turn: AssistantTurn): boolean {

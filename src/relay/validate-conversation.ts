@@ -160,8 +160,13 @@ function assistantTurn(turn: JsonRecord, field: string, depth: number): Assistan
     items: optional((value, at) => opaqueItems(value, at, depth)),
     warnings: optional((value, at) => array(value, at).map((w, j) => string(w, `${at}[${j}]`))),
   })
-  if (out.text === '' && out.toolCalls === undefined && out.items === undefined) {
-    fail(`${field}.text`, 'must not be empty when the turn has no toolCalls or items')
+  // An answer stopped before its first word is kept by `Chat` (and left out of every request).
+  const empty = out.text === '' && out.toolCalls === undefined && out.items === undefined
+  if (empty && out.stopReason !== 'aborted') {
+    fail(
+      `${field}.text`,
+      "must not be empty when the turn has no toolCalls or items (unless its stopReason is 'aborted')",
+    )
   }
   return out
 }

@@ -72,13 +72,26 @@ describe('Chat', () => {
     expect(events.map((e) => e.type)).toEqual(['thinking', 'thinking', 'thinking'])
     await expect.poll(() => adapter.calls[0]?.signal.aborted).toBe(true)
     expect(chat.status).toBe('ready')
-    expect(chat.conversation.turns).toEqual([{ role: 'user', content: 'go' }])
+    // Stopped while thinking: the question stays, answered by a stopped turn that says nothing.
+    expect(chat.conversation.turns).toEqual([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        text: '',
+        thinking: 'think',
+        usage: { inputTokens: 0, outputTokens: 0 },
+        stopReason: 'aborted',
+      },
+    ])
+    expect(chat.getSnapshot().messages.at(-1)).toMatchObject({ status: 'stopped', text: '' })
 
     // With text arrived, the text stays as an aborted turn without items.
     const adapter2 = mock({ chunkSize: 2, script: [{ text: 'abcdefgh', stallAfterEvents: 2 }] })
     chat.update({ adapter: adapter2 })
     for await (const event of chat.send('again'))
       if (event.type === 'text' && event.text === 'cd') setTimeout(() => chat.stop(), 5)
+    // The empty stopped answer is left out upstream, so the two questions go as one user turn.
+    expect(adapter2.calls[0]?.request).toEqual([{ role: 'user', content: 'go\n\nagain' }])
     const last = chat.conversation.turns.at(-1)
     expect(last).toEqual({
       role: 'assistant',
@@ -116,6 +129,21 @@ describe('Chat', () => {
       'user',
       'second',
     ])
+  })
+
+  it('keeps the previous answer, items and all, when a regenerate is stopped before it completes', async () => {
+    const adapter = mock({
+      chunkSize: 2,
+      script: [{ text: 'first answer' }, { text: 'second answer', stallAfterEvents: 2 }],
+    })
+    const chat = new Chat({ adapter })
+    await drain(chat.send('q'))
+    const before = chat.conversation
+    for await (const event of chat.regenerate())
+      if (event.type === 'text') setTimeout(() => chat.stop(), 5)
+    expect(chat.status).toBe('ready')
+    expect(chat.conversation).toBe(before)
+    expect(chat.conversation.turns.at(-1)).toMatchObject({ text: 'first answer', items: {} })
   })
 
   it('refuses a second send while one runs', async () => {
@@ -173,7 +201,18 @@ describe('Chat', () => {
     const chat = new Chat({ adapter, onToolCall: () => 'ok', maxSteps: 3 })
     await drain(chat.send('loop'))
     expect(adapter.calls).toHaveLength(3)
-    expect(chat.conversation.turns.at(-1)?.role).toBe('assistant')
+    // The last turn's calls are answered as not run, so the conversation can be sent again.
+    expect(chat.conversation.turns.at(-1)).toEqual({
+      role: 'tool',
+      results: [
+        {
+          callId: 'call_2_0',
+          name: 'again',
+          output: 'Not run: the limit of 3 model calls was reached before this call.',
+          isError: true,
+        },
+      ],
+    })
   })
 
   it('answers every call as stopped when stopped while tools run, so the conversation stays valid', async () => {

@@ -46,6 +46,8 @@ describe('parseNearJson', () => {
     ['trailing commas', '{"a": [1, 2,], "b": {"c": 3,},}', { a: [1, 2], b: { c: 3 } }],
     ['brackets and commas inside strings', 'x {"a": "},]{", "b": ",}"} y', { a: '},]{', b: ',}' }],
     ['escaped quotes in strings', '{"a": "say \\"hi\\",}"}', { a: 'say "hi",}' }],
+    ['prose with a bracket before the value', 'The results [below]: {"a": 1}', { a: 1 }],
+    ['an unbalanced bracket before the value', 'Note (see [1: {"a": 2} end', { a: 2 }],
   ]
   for (const [name, input, expected] of table) {
     it(`repairs ${name}`, () => expect(parseNearJson(input)).toEqual({ ok: true, value: expected }))
@@ -62,6 +64,15 @@ describe('parseNearJson', () => {
 
 describe('completeJson', () => {
   const answer = (text: string) => mock({ script: [{ text }] })
+
+  it('takes the first value in the answer that matches the schema, not the first that parses', async () => {
+    const { value } = await completeJson(
+      answer('Steps [1, 2] done. Answer: {"city": "Oslo"}'),
+      { turns: [{ role: 'user', content: 'City?' }] },
+      { schema: z.object({ city: z.string() }) },
+    )
+    expect(value).toEqual({ city: 'Oslo' })
+  })
 
   it('asks for JSON mode with the schema and returns the validated value (zod)', async () => {
     const schema = z.object({ city: z.string(), days: z.number() })

@@ -106,7 +106,7 @@ describe('toolLoop', () => {
     })
   })
 
-  it('makes at most maxSteps calls and leaves the last calls unanswered', async () => {
+  it('makes at most maxSteps calls and answers the last calls as not run, so the conversation stays valid', async () => {
     const adapter = mock({ script: [{ toolCalls: [{ name: 'again', input: {} }] }] })
     let executed = 0
     const { result } = await drive(
@@ -115,7 +115,17 @@ describe('toolLoop', () => {
     expect(adapter.calls).toHaveLength(3)
     expect(executed).toBe(2)
     expect(result?.steps).toBe(3)
-    expect(result?.conversation.turns.at(-1)).toMatchObject({ role: 'assistant' })
+    expect(result?.conversation.turns.at(-1)).toEqual({
+      role: 'tool',
+      results: [
+        {
+          callId: 'call_2_0',
+          name: 'again',
+          output: 'Not run: the limit of 3 model calls was reached before this call.',
+          isError: true,
+        },
+      ],
+    })
     expect(result?.turn.toolCalls).toHaveLength(1)
   })
 

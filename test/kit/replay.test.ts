@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn, UserTurn } from '../../src/core/conversation.ts'
-import { encodeTurns, matchesTag, thinkingModeOf, type TurnEncoder } from '../../src/kit/replay.ts'
+import {
+  encodeTurns,
+  matchesTag,
+  sendableTurns,
+  thinkingModeOf,
+  type TurnEncoder,
+} from '../../src/kit/replay.ts'
 
 const tag = { provider: 'p', model: 'm', thinkingMode: 'high' }
 const turn = (items?: AssistantTurn['items']): AssistantTurn => ({
@@ -91,6 +97,45 @@ describe('encodeTurns: a conversation every provider accepts', () => {
       { user: [{ type: 'text', text: 'Look:' }, image], i: 0 },
       { assistant: 'A cat.', i: 2 },
       { user: 'Thanks', i: 3 },
+    ])
+  })
+
+  it('answers a tool call the next turn leaves unanswered, so no call goes without a result', () => {
+    const asked: AssistantTurn = {
+      role: 'assistant',
+      text: 'Checking.',
+      toolCalls: [
+        { id: 'a', name: 'weather', input: {} },
+        { id: 'b', name: 'time', input: {} },
+      ],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stopReason: 'tool-calls',
+    }
+    const notGiven = (callId: string, name: string) => ({
+      callId,
+      name,
+      output: 'No result was given for this call.',
+      isError: true,
+    })
+    const partly: Turn[] = [
+      { role: 'user', content: 'Weather and time?' },
+      asked,
+      { role: 'tool', results: [{ callId: 'a', name: 'weather', output: 'sunny' }] },
+    ]
+    expect(sendableTurns(partly).map(([turn]) => turn)).toEqual([
+      partly[0],
+      asked,
+      {
+        role: 'tool',
+        results: [{ callId: 'a', name: 'weather', output: 'sunny' }, notGiven('b', 'time')],
+      },
+    ])
+    const unanswered: Turn[] = [partly[0]!, asked, { role: 'user', content: 'Never mind.' }]
+    expect(sendableTurns(unanswered)).toEqual([
+      [partly[0], 0],
+      [asked, 1],
+      [{ role: 'tool', results: [notGiven('a', 'weather'), notGiven('b', 'time')] }, 1],
+      [unanswered[2], 2],
     ])
   })
 })

@@ -233,7 +233,7 @@ describe('validateChatRequest', () => {
     [
       'an empty assistant turn',
       { ...base, conversation: { turns: [user, { role: 'assistant', text: '' }] } },
-      'conversation.turns[1].text must not be empty when the turn has no toolCalls or items',
+      "conversation.turns[1].text must not be empty when the turn has no toolCalls or items (unless its stopReason is 'aborted')",
     ],
     [
       'negative usage',
@@ -476,5 +476,16 @@ describe('validateChatRequest: sources and stop details on an assistant turn', (
     expect(bad.ok === false && bad.error.message).toBe(
       'conversation.turns[1].sources[0].url must be a string, got 3',
     )
+  })
+})
+
+describe('validateChatRequest: a stopped answer', () => {
+  it('takes an empty assistant turn whose stopReason is aborted, as Chat keeps one', () => {
+    const stopped = { role: 'assistant', text: '', thinking: 'Hm', stopReason: 'aborted' }
+    const result = validateChatRequest(
+      { ...base, conversation: { turns: [user, stopped, { role: 'user', content: 'Go on' }] } },
+      limits,
+    )
+    expect(result.ok).toBe(true)
   })
 })
