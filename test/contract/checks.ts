@@ -5,6 +5,7 @@
  */
 import type { Adapter, CallOptions, ToolSpec } from '../../src/core/adapter.ts'
 import type { AssistantTurn, Conversation, ToolTurn, Turn } from '../../src/core/conversation.ts'
+import { Chat } from '../../src/core/chat.ts'
 import { isThinkwireError } from '../../src/core/errors.ts'
 import type { ToolCall } from '../../src/core/events.ts'
 import { collect, doneTurn, failure } from '../helpers/stream.ts'
@@ -89,6 +90,7 @@ export type CheckName =
   | 'streams a tool call as one complete tool-call event, and answers it on replay'
   | 'leaves out an option its model does not take, and names it in warnings'
   | "builds a valid request from its own and every other adapter's turns, replaying only its own"
+  | 'replays every conversation a helper commits (stopped, step-limited, stopped in a tool) as a valid request'
   | 'streams the same events as in Node'
 
 const ask: Conversation = {
@@ -404,6 +406,85 @@ const foreignCheck: Check = {
   },
 }
 
+/** Drains a `Chat` send that may end quietly (a stop) or fail; what matters is what it commits. */
+async function settle(send: AsyncIterable<unknown>): Promise<void> {
+  try {
+    for await (const _ of send);
+  } catch {
+    // A failure commits nothing: the conversation is checked as it is.
+  }
+}
+
+const committedCheck: Check = {
+  name: 'replays every conversation a helper commits (stopped, step-limited, stopped in a tool) as a valid request',
+  async run(entry) {
+    const options = { ...entry.callOptions, tools: toolsFor([entry.toolCall]) }
+    /** The request an adapter sends to go on from `conversation`, which must be valid. */
+    const goOn = async (conversation: Conversation, what: string) => {
+      const upstream = entry.answer()
+      await collect(
+        upstream.adapter.stream(
+          { ...conversation, turns: [...conversation.turns, { role: 'user', content: 'Go on.' }] },
+          options,
+        ),
+      )
+      assertValid(entry, upstream.lastRequest(), `the request after ${what}`)
+    }
+
+    // Stopped after the first event of the answer (thinking or text): kept as a stopped turn.
+    const stalled = new Chat({ adapter: entry.stallAfterFirstEvent().adapter, options })
+    await settle(
+      (async function* () {
+        for await (const event of stalled.send('What is the weather?')) {
+          yield event
+          stalled.stop()
+        }
+      })(),
+    )
+    assertEqual(stalled.conversation.turns.at(-1)?.role, 'assistant', 'the turn a stop keeps')
+    await goOn(stalled.conversation, 'a stop')
+
+    // The model still calls a tool at the step limit: the call is answered as not run.
+    const limited = new Chat({
+      adapter: entry.answer().adapter,
+      options,
+      maxSteps: 1,
+      onToolCall: () => 'never run',
+    })
+    await settle(limited.send('What is the weather?'))
+    assertEqual(limited.conversation.turns.at(-1)?.role, 'tool', 'the last turn at the step limit')
+    await goOn(limited.conversation, 'the step limit')
+
+    // Stopped while a tool runs: every call is answered as stopped.
+    const inTool = new Chat({
+      adapter: entry.answer().adapter,
+      options,
+      onToolCall: (_call, { signal }) =>
+        new Promise((_, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('stopped'))),
+        ),
+    })
+    const sending = settle(inTool.send('What is the weather?'))
+    await eventually(
+      () => inTool.getSnapshot().messages.some((m) => m.toolCalls.length > 0),
+      'the tool call to arrive',
+    )
+    inTool.stop()
+    await sending
+    assertEqual(
+      inTool.conversation.turns.at(-1)?.role,
+      'tool',
+      'the last turn after a stop in a tool',
+    )
+    await goOn(inTool.conversation, 'a stop in a tool')
+
+    // A tool call the app never answered, then a new question.
+    const unanswered = new Chat({ adapter: entry.answer().adapter, options })
+    await settle(unanswered.send('What is the weather?'))
+    await goOn(unanswered.conversation, 'an unanswered tool call')
+  },
+}
+
 const sameEventsCheck: Check = {
   name: 'streams the same events as in Node',
   async run(entry, context) {
@@ -417,7 +498,14 @@ const sameEventsCheck: Check = {
 }
 
 /** Every check, in order. `streams the same events as in Node` runs only outside Node. */
-export const checks: Check[] = [...basicChecks, toolCheck, dropCheck, foreignCheck, sameEventsCheck]
+export const checks: Check[] = [
+  ...basicChecks,
+  toolCheck,
+  dropCheck,
+  foreignCheck,
+  committedCheck,
+  sameEventsCheck,
+]
 
 /** The events of an adapter's answer, as JSON: what every runtime must stream alike. */
 export async function answerEvents(entry: AdapterEntry): Promise<unknown[]> {
