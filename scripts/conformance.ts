@@ -3,8 +3,10 @@
  * checks that what the adapter streams is what the recording holds.
  *
  * The folder's name picks the checker: `scripts/conformance/<folder-name>.ts` (for example
- * `../shared/conformance/anthropic` runs `scripts/conformance/anthropic.ts`). A checker module
- * exports one function:
+ * `../shared/conformance/anthropic` runs `scripts/conformance/anthropic.ts`), and the repository's
+ * own fixture folders (`test/fixtures/<provider>`) name theirs by provider (`gemini` is checked by
+ * `google.ts`, `openai` by `openai-responses.ts`, `openai-compatible` by `openai-chat.ts`). A
+ * checker module exports one function:
  *
  * ```ts
  * export async function check(files: RecordingFile[]): Promise<CheckRow[]>
@@ -12,14 +14,16 @@
  *
  * It gets every file of the folder (name and text) and returns one row per stream it replayed
  * (a file may hold several streams back to back, or none that the checker can use, in which case
- * it returns a row with `ok: true` and a note saying why it was skipped). Each row says what the
+ * it returns a row with `actual: 'skipped'` and a note saying why). Each row says what the
  * recording holds (`expected`), what the adapter did (`actual`), and whether they agree. Checkers
  * turn each recording into wire bytes, replay them through the real SDK with an injected `fetch`
  * ({@link replayBody}), and compare the streamed thinking, text and tool calls, or the error kind
- * for a recorded failure. This script prints the table and exits non-zero on any mismatch.
+ * for a recorded failure. This script prints the table and exits non-zero on any mismatch, and
+ * also when the folder has no checker or none of its files could be checked.
  *
  * The helpers below are for checkers to import (`import { ... } from '../conformance.ts'`).
  */
+import { createParser } from 'eventsource-parser'
 import { readdir, readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -66,6 +70,23 @@ export function chunkLines(text: string): unknown[] {
     .map((line) => line.trim())
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as unknown)
+}
+
+/**
+ * The events of an SSE body (a `.sse` fixture), each as its parsed JSON `data`: what a checker
+ * reads its expectation from, as it reads a `.chunks.txt` file. `[DONE]` is left out.
+ */
+export function sseEvents(text: string): unknown[] {
+  const events: unknown[] = []
+  const parser = createParser({
+    onEvent(message) {
+      if (message.data.startsWith('[DONE]')) return
+      events.push(JSON.parse(message.data) as unknown)
+    },
+  })
+  parser.feed(text)
+  parser.feed('\n\n')
+  return events
 }
 
 /** `event: <type>` + `data: <json>` frames, the way the provider sends them. */
@@ -167,6 +188,13 @@ function printRows(rows: CheckRow[]): void {
   }
 }
 
+/** The checker of each of the repository's fixture folders, by the folder's name. */
+const CHECKER_OF: Readonly<Record<string, string>> = {
+  gemini: 'google',
+  openai: 'openai-responses',
+  'openai-compatible': 'openai-chat',
+}
+
 async function main(): Promise<number> {
   const folder = process.argv[2]
   if (folder === undefined) {
@@ -174,7 +202,7 @@ async function main(): Promise<number> {
     return 2
   }
   const dir = resolve(folder)
-  const name = basename(dir)
+  const name = CHECKER_OF[basename(dir)] ?? basename(dir)
   const modulePath = join(import.meta.dirname, 'conformance', `${name}.ts`)
   let checker: Checker
   try {
@@ -190,7 +218,12 @@ async function main(): Promise<number> {
   const rows = await checker.check(files)
   printRows(rows)
   const bad = rows.filter((row) => !row.ok).length
+  const checked = rows.filter((row) => row.actual !== 'skipped').length
   console.log(`\n${rows.length - bad}/${rows.length} streams agree with their recording`)
+  if (checked === 0) {
+    console.error(`nothing in ${folder} was checked: no file holds a stream the checker reads`)
+    return 1
+  }
   return bad === 0 ? 0 : 1
 }
 
