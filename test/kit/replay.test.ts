@@ -61,12 +61,12 @@ describe('replay policy', () => {
 })
 
 describe('encodeTurns: a conversation every provider accepts', () => {
-  const tag = { provider: 'p', model: 'm', thinkingMode: 'default' }
+  const plainTag = { provider: 'p', model: 'm', thinkingMode: 'default' }
   const encoder: TurnEncoder<unknown> = {
-    user: (turn: UserTurn, i: number) => ({ user: turn.content, i }),
+    user: (asked: UserTurn, i: number) => ({ user: asked.content, i }),
     tool: (_: unknown, i: number) => ({ tool: i }),
     replay: (_: unknown, __: unknown, i: number) => ({ replay: i }),
-    reencode: (turn: AssistantTurn, i: number) => ({ assistant: turn.text, i }),
+    reencode: (answer: AssistantTurn, i: number) => ({ assistant: answer.text, i }),
   }
   const stopped: AssistantTurn = {
     role: 'assistant',
@@ -82,7 +82,7 @@ describe('encodeTurns: a conversation every provider accepts', () => {
       stopped,
       { role: 'user', content: 'Second?' },
     ]
-    expect(encodeTurns(turns, tag, encoder)).toEqual([{ user: 'First?\n\nSecond?', i: 0 }])
+    expect(encodeTurns(turns, plainTag, encoder)).toEqual([{ user: 'First?\n\nSecond?', i: 0 }])
   })
 
   it('joins user turns with parts by their parts, and keeps every other turn with its index', () => {
@@ -93,7 +93,7 @@ describe('encodeTurns: a conversation every provider accepts', () => {
       { ...stopped, text: 'A cat.' },
       { role: 'user', content: 'Thanks' },
     ]
-    expect(encodeTurns(turns, tag, encoder)).toEqual([
+    expect(encodeTurns(turns, plainTag, encoder)).toEqual([
       { user: [{ type: 'text', text: 'Look:' }, image], i: 0 },
       { assistant: 'A cat.', i: 2 },
       { user: 'Thanks', i: 3 },
@@ -122,7 +122,7 @@ describe('encodeTurns: a conversation every provider accepts', () => {
       asked,
       { role: 'tool', results: [{ callId: 'a', name: 'weather', output: 'sunny' }] },
     ]
-    expect(sendableTurns(partly).map(([turn]) => turn)).toEqual([
+    expect(sendableTurns(partly).map(([kept]) => kept)).toEqual([
       partly[0],
       asked,
       {
