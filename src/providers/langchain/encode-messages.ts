@@ -9,19 +9,30 @@ import type { AssistantTurn, Conversation, UserTurn } from '../../core/conversat
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 import { isRecord } from '../../kit/json.ts'
 
-/** The plain-text record of a turn, kept as its items. */
+/** The record of a turn, kept as its items. */
 export type LangChainTurnRecord = {
   text: string
   /** The reasoning the model exposed, sent back to the same model. */
   reasoning?: string | undefined
   toolCalls?: { id: string; name: string; args: unknown }[] | undefined
+  /** The message as the integration assembled it, sent back to the same model as it was. */
+  message?: NativeMessage | undefined
+}
+
+/** What a LangChain integration keeps on its message and reads back on replay, as plain JSON. */
+export type NativeMessage = {
+  /** Provider-native content blocks (signed thinking, reasoning, tool-use blocks, ...). */
+  content?: unknown[] | undefined
+  additional_kwargs?: { [key: string]: unknown } | undefined
+  response_metadata?: { [key: string]: unknown } | undefined
 }
 
 /**
  * LangChain messages for a conversation. A turn this model made under the same thinking mode is
- * rebuilt from its record, reasoning included (as `additional_kwargs.reasoning_content`, where
- * LangChain integrations keep it); any other assistant turn is rebuilt from its text and tool
- * calls alone.
+ * rebuilt from its record: the integration's own content blocks, `additional_kwargs` and
+ * `response_metadata` when it kept them (so signatures and encrypted reasoning go back as they
+ * came), else its reasoning as `additional_kwargs.reasoning_content`, where LangChain
+ * integrations keep it. Any other assistant turn is rebuilt from its text and tool calls alone.
  */
 export function encodeMessages(conversation: Conversation, tag: ReplayTag): BaseMessage[] {
   const messages: BaseMessage[] = []
@@ -71,11 +82,15 @@ function toolCallsOf(calls: { id: string; name: string; args: unknown }[]) {
 }
 
 function fromRecord(record: LangChainTurnRecord): AIMessage {
+  const native = record.message
+  const kwargs =
+    native?.additional_kwargs ??
+    (record.reasoning === undefined ? {} : { reasoning_content: record.reasoning })
   return new AIMessage({
-    content: record.text,
+    content: (native?.content as AIMessage['content'] | undefined) ?? record.text,
     tool_calls: toolCallsOf(record.toolCalls ?? []),
-    additional_kwargs:
-      record.reasoning === undefined ? {} : { reasoning_content: record.reasoning },
+    additional_kwargs: kwargs,
+    response_metadata: native?.response_metadata ?? {},
   })
 }
 
@@ -93,6 +108,16 @@ function isTurnRecord(value: unknown): value is LangChainTurnRecord {
     isRecord(value) &&
     typeof value['text'] === 'string' &&
     (value['reasoning'] === undefined || typeof value['reasoning'] === 'string') &&
-    (value['toolCalls'] === undefined || Array.isArray(value['toolCalls']))
+    (value['toolCalls'] === undefined || Array.isArray(value['toolCalls'])) &&
+    (value['message'] === undefined || isNativeMessage(value['message']))
+  )
+}
+
+function isNativeMessage(value: unknown): value is NativeMessage {
+  return (
+    isRecord(value) &&
+    (value['content'] === undefined || Array.isArray(value['content'])) &&
+    (value['additional_kwargs'] === undefined || isRecord(value['additional_kwargs'])) &&
+    (value['response_metadata'] === undefined || isRecord(value['response_metadata']))
   )
 }

@@ -1,18 +1,22 @@
 import type { BaseChatModel, BindToolsInput } from '@langchain/core/language_models/chat_models'
 import type { AIMessageChunk } from '@langchain/core/messages'
 import type { Adapter, CallOptions, ToolChoice } from '../../core/adapter.ts'
-import type { Conversation, StopReason, Usage } from '../../core/conversation.ts'
+import type { Conversation, Usage } from '../../core/conversation.ts'
 import { abortedError } from '../../core/errors.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
 import { isRecord } from '../../kit/json.ts'
-import { encodeMessages, type LangChainTurnRecord } from './encode-messages.ts'
+import { encodeMessages, type LangChainTurnRecord, type NativeMessage } from './encode-messages.ts'
 import { mapLangChainError } from './map-error.ts'
 import { deltasOf } from './read-chunk.ts'
 
 /** Options of {@link fromLangChain}. */
 export type FromLangChainOptions = {
-  /** @defaultValue the model's `_llmType()`, else `'langchain'` */
+  /**
+   * The adapter's provider name, which tags its turns for replay.
+   * @defaultValue `langchain-` and the model's `_llmType()` (`'langchain-anthropic'`), else
+   * `'langchain'`: never a native adapter's name, whose turns are shaped differently
+   */
   provider?: string | undefined
   /** @defaultValue the model's `model` or `modelName` field, else its `_llmType()` */
   model?: string | undefined
@@ -22,10 +26,14 @@ export type FromLangChainOptions = {
  * Wraps any LangChain.js chat model as an adapter. Text streams as `text`, reasoning the model
  * exposes (`additional_kwargs.reasoning_content`, or `reasoning` / `thinking` content blocks) as
  * `thinking`, and tool calls, assembled by LangChain from their chunks, as complete `tool-call`s
- * at the end. Its items are the plain-text turn. Thinking levels, `maxTokens`, `temperature` and
- * `responseFormat` are set on the LangChain model itself; here they are dropped with a warning.
- * `providerOptions[provider]` is passed to `stream()` as call options. Its capabilities: no
- * thinking control, tools when the model can bind them, JSON by instruction.
+ * at the end. Its items keep the message the integration assembled (its content blocks,
+ * `additional_kwargs` and `response_metadata`, as plain JSON), so the same model gets back what
+ * its integration needs: Anthropic thinking with its signature, OpenAI encrypted reasoning, Gemini
+ * thought signatures. `stop` is passed as LangChain's `stop` call option and `responseFormat` is
+ * asked for by a system instruction; thinking levels, `maxTokens` and `temperature` are set on the
+ * LangChain model itself, so here they are dropped with a warning. `providerOptions[provider]` is
+ * passed to `stream()` as call options. Its capabilities: no thinking control, tools when the model
+ * can bind them, JSON by instruction.
  *
  * @example
  * ```ts
@@ -38,17 +46,22 @@ export function fromLangChain(
 ): Adapter {
   // oxlint-disable-next-line no-underscore-dangle -- LangChain's name for a model's type
   const type = typeof chatModel._llmType === 'function' ? chatModel._llmType() : ''
-  const provider = options.provider ?? (type === '' ? 'langchain' : type)
+  const provider = options.provider ?? (type === '' ? 'langchain' : `langchain-${type}`)
   const model = options.model ?? modelName(chatModel) ?? (type === '' ? 'unknown' : type)
   const mapError = (error: unknown) => mapLangChainError(error, provider)
 
   function produce(conversation: Conversation, callOptions: CallOptions): Producer {
     return async function* ({ signal, tag }) {
       const warnings = unsupported(callOptions)
-      const messages = encodeMessages(conversation, tag)
+      const messages = encodeMessages(withJsonInstruction(conversation, callOptions), tag)
       const runnable = withTools(chatModel, callOptions, warnings)
       const extra = callOptions.providerOptions?.[provider]
-      const stream = await runnable.stream(messages, { ...(isRecord(extra) ? extra : {}), signal })
+      const stop = callOptions.stop?.length ? { stop: callOptions.stop } : {}
+      const stream = await runnable.stream(messages, {
+        ...stop,
+        ...(isRecord(extra) ? extra : {}),
+        signal,
+      })
       let full: AIMessageChunk | undefined
       let text = ''
       let thinking = ''
@@ -66,12 +79,19 @@ export function fromLangChain(
       if (signal.aborted) throw abortedError(provider, signal.reason)
 
       const turnPosition = conversation.turns.length
+      const ended = endOf(full)
       const toolCalls: ToolCall[] = (full?.tool_calls ?? []).map((call, i) => ({
         id: call.id !== undefined && call.id !== '' ? call.id : `lc_${turnPosition}_${i}`,
         name: call.name,
         input: call.args,
       }))
-      for (const bad of full?.invalid_tool_calls ?? [])
+      // LangChain parses a call's arguments however far they got: when the model was cut off,
+      // the last call is the one it was writing, and it is never run or replayed.
+      const cut = ended === 'length' || ended === 'refusal' ? toolCalls.pop() : undefined
+      if (cut !== undefined)
+        warnings.push(`tool call ${cut.name}: cut off before its arguments were complete; dropped`)
+      const invalid = full?.invalid_tool_calls ?? []
+      for (const bad of invalid)
         warnings.push(
           `tool call ${bad.name ?? bad.id ?? '?'}: ${bad.error ?? 'its arguments are not valid JSON'}; dropped`,
         )
@@ -85,9 +105,15 @@ export function fromLangChain(
           name: call.name,
           args: call.input,
         }))
+      // The integration's own message, unless it holds a call that was dropped: replaying that
+      // would send a call with no result.
+      if (full !== undefined && invalid.length === 0 && cut === undefined) {
+        const native = nativeMessage(full)
+        if (native !== undefined) record.message = native
+      }
       return {
         usage: usageOf(full),
-        stopReason: stopReasonOf(full, toolCalls.length > 0),
+        stopReason: ended ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
         items: [record],
         warnings,
       }
@@ -152,8 +178,48 @@ function unsupported(options: CallOptions): string[] {
   if (options.thinking !== undefined) note('thinking')
   if (options.maxTokens !== undefined) note('maxTokens')
   if (options.temperature !== undefined) note('temperature')
-  if (options.responseFormat !== undefined) note('responseFormat')
+  const cache = options.cache
+  if (typeof cache === 'object' && (cache.key !== undefined || cache.ttl !== undefined))
+    note('cache.key and cache.ttl')
   return warnings
+}
+
+const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
+
+/** The conversation with JSON asked for in its system prompt, when the call wants JSON. */
+function withJsonInstruction(conversation: Conversation, options: CallOptions): Conversation {
+  const format = options.responseFormat
+  if (format === undefined) return conversation
+  const schema =
+    format.schema === undefined
+      ? ''
+      : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
+  const system = conversation.system
+  const ask = JSON_INSTRUCTION + schema
+  return {
+    ...conversation,
+    system: system === undefined || system === '' ? ask : `${system}\n\n${ask}`,
+  }
+}
+
+/**
+ * The parts of the assembled message its integration reads back on replay, as plain JSON: content
+ * blocks (a plain string content is the text, already kept), `additional_kwargs` and
+ * `response_metadata`. Undefined when there is nothing beyond the text.
+ */
+function nativeMessage(message: AIMessageChunk): NativeMessage | undefined {
+  const out: NativeMessage = {}
+  if (Array.isArray(message.content)) out.content = plainJson(message.content)
+  if (Object.keys(message.additional_kwargs).length > 0)
+    out.additional_kwargs = plainJson(message.additional_kwargs)
+  if (Object.keys(message.response_metadata).length > 0)
+    out.response_metadata = plainJson(message.response_metadata)
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** A JSON copy: no class instances, functions or undefined values reach a stored conversation. */
+function plainJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T
 }
 
 function toolChoiceFor(choice: ToolChoice): string {
@@ -183,11 +249,28 @@ function usageOf(message: AIMessageChunk | undefined): Usage {
   return result
 }
 
-function stopReasonOf(message: AIMessageChunk | undefined, hasToolCalls: boolean): StopReason {
-  if (hasToolCalls) return 'tool-calls'
-  const metadata = message?.response_metadata ?? {}
-  const reason = metadata['finish_reason'] ?? metadata['stop_reason']
-  if (reason === 'length' || reason === 'max_tokens') return 'length'
-  if (reason === 'content_filter' || reason === 'refusal') return 'refusal'
-  return 'stop'
+/**
+ * How the model ended, when it did not simply finish: integrations keep the provider's reason in
+ * `response_metadata` (`finish_reason`, `stop_reason`, `incomplete_details`) or in
+ * `additional_kwargs.stop_reason`.
+ */
+function endOf(message: AIMessageChunk | undefined): 'length' | 'refusal' | undefined {
+  if (message === undefined) return undefined
+  const metadata: { [key: string]: unknown } = message.response_metadata
+  const incomplete = metadata['incomplete_details']
+  const reasons = [
+    metadata['finish_reason'],
+    metadata['stop_reason'],
+    message.additional_kwargs['stop_reason'],
+    isRecord(incomplete) ? incomplete['reason'] : undefined,
+  ]
+  for (const reason of reasons) {
+    if (typeof reason !== 'string') continue
+    if (LENGTH_REASONS.has(reason)) return 'length'
+    if (REFUSAL_REASONS.has(reason)) return 'refusal'
+  }
+  return undefined
 }
+
+const LENGTH_REASONS = new Set(['length', 'max_tokens', 'max_output_tokens', 'MAX_TOKENS'])
+const REFUSAL_REASONS = new Set(['content_filter', 'refusal', 'SAFETY', 'PROHIBITED_CONTENT'])

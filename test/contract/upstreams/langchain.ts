@@ -117,9 +117,24 @@ export function langchainAnswer(): AIMessageChunk[] {
   ]
 }
 
-/** The reasoning a turn keeps in its record: it reaches the model only on replay. */
+/**
+ * The reasoning a turn keeps in its record, which reaches the model only on replay: the pieces of
+ * the integration's own message (its `reasoning_content` and reasoning blocks) when the record
+ * kept it, else the record's joined reasoning.
+ */
 export function langchainMarkers(turn: AssistantTurn): string[] {
-  const reasoning = stringField(objects(turn.items?.data)[0] ?? {}, 'reasoning')
+  const record = objects(turn.items?.data)[0] ?? {}
+  const message = record['message']
+  if (isJson(message)) {
+    const kwargs = message['additional_kwargs']
+    const pieces = objects(message['content']).flatMap((block) => {
+      const text = stringField(block, 'reasoning') ?? stringField(block, 'thinking')
+      return text === undefined ? [] : [text]
+    })
+    const content = isJson(kwargs) ? stringField(kwargs, 'reasoning_content') : undefined
+    return content === undefined ? pieces : [content, ...pieces]
+  }
+  const reasoning = stringField(record, 'reasoning')
   return reasoning === undefined ? [] : [reasoning]
 }
 

@@ -48,7 +48,7 @@ describe('fromLangChain', () => {
       stopReason: 'tool-calls',
       usage: { inputTokens: 12, outputTokens: 9, reasoningTokens: 5, cacheReadTokens: 3 },
       items: {
-        provider: 'fake',
+        provider: 'langchain-fake',
         model: 'fake',
         thinkingMode: 'default',
         data: [
@@ -65,7 +65,7 @@ describe('fromLangChain', () => {
   it('streams FakeListChatModel answers and names the turn after the model type', async () => {
     const model = new FakeListChatModel({ responses: ['Grüß dich 👋'] })
     const adapter = fromLangChain(model)
-    expect(adapter.provider).toBe('fake-list')
+    expect(adapter.provider).toBe('langchain-fake-list')
     const events = await collect(adapter.stream(ask))
     const texts = events.flatMap((e) => (e.type === 'text' ? [e.text] : []))
     expect(texts).toEqual([...'Grüß dich 👋'])
