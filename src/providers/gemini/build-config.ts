@@ -8,12 +8,13 @@ import {
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { GeminiModel } from './models.ts'
-import { thinkingConfigFor } from './thinking-config.ts'
+import { fitThinkingBudget, thinkingConfigFor } from './thinking-config.ts'
 
 /**
  * The request `config` for the call options: thinking per the model row, tools, tool choice,
- * JSON output, limits, the system prompt, then `providerOptions.gemini` merged over the top
- * (shallow). What the model cannot take is dropped or adjusted, with a warning.
+ * JSON output, limits, stop sequences, the system prompt, then `providerOptions.gemini` merged
+ * over the top (see `mergeProviderOptions`); last, a thinking budget is held under the output
+ * cap. What the model cannot take is dropped or adjusted, with a warning.
  */
 export function buildConfig(
   info: GeminiModel,
@@ -66,9 +67,42 @@ export function buildConfig(
     } else config.maxOutputTokens = options.maxTokens
   }
   if (options.temperature !== undefined) config.temperature = options.temperature
+  if (options.stop !== undefined && options.stop.length > 0)
+    config.stopSequences = stopSequences(options.stop, warnings)
+  cacheWarnings(options.cache, warnings)
 
   mergeProviderOptions(config, options, 'gemini', warnings)
+  // After the merge, so a budget given in providerOptions is held to the cap as well.
+  fitThinkingBudget(config, info.thinking, warnings)
   return config
+}
+
+/** Gemini takes at most this many stop sequences. */
+const MAX_STOP_SEQUENCES = 5
+
+/** The first five stop sequences; the rest are dropped, with a warning naming them. */
+function stopSequences(stop: readonly string[], warnings: string[]): string[] {
+  if (stop.length <= MAX_STOP_SEQUENCES) return [...stop]
+  const dropped = stop.slice(MAX_STOP_SEQUENCES).map((s) => JSON.stringify(s))
+  warnings.push(
+    `stop: Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; dropped ${dropped.join(', ')}`,
+  )
+  return stop.slice(0, MAX_STOP_SEQUENCES)
+}
+
+/**
+ * Gemini caches request prefixes on its own (implicit caching; what it read from the cache is in
+ * the usage), so `cache: true` needs nothing sent. It has no per-request cache key or lifetime:
+ * an explicit cache is a resource of its own, used with `providerOptions.gemini.cachedContent`.
+ * So a `key` or `ttl` is not used, and the turn says so.
+ */
+function cacheWarnings(cache: CallOptions['cache'], warnings: string[]): void {
+  if (typeof cache !== 'object') return
+  const explicit = 'an explicit cache goes in providerOptions.gemini.cachedContent'
+  if (cache.key !== undefined)
+    warnings.push(`cache.key not used: Gemini caches on its own and takes no key (${explicit})`)
+  if (cache.ttl !== undefined)
+    warnings.push(`cache.ttl not used: Gemini caches on its own and takes no ttl (${explicit})`)
 }
 
 function toolConfigFor(choice: ToolChoice): ToolConfig {

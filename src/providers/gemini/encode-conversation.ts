@@ -8,6 +8,7 @@ import type {
 } from '../../core/conversation.ts'
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 import { isRecord } from '../../kit/json.ts'
+import { isContinuationRecord } from './continuation.ts'
 
 /**
  * The signature Gemini documents for function calls it did not sign itself (history from another
@@ -76,11 +77,15 @@ function encodeToolResults(turn: ToolTurn, wireIds: Map<string, string | undefin
   return { role: 'user', parts }
 }
 
-/** The stored parts, or undefined when they are not a list of objects (then the turn is rebuilt). */
+/**
+ * The stored parts, or undefined when they are not a list of objects or hold no part (then the
+ * turn is rebuilt). A continuation token kept beside them is not a part and stays out.
+ */
 function replayParts(items: OpaqueItems): Part[] | undefined {
-  if (items.data.length === 0 || !items.data.every(isRecord)) return undefined
+  if (!items.data.every(isRecord)) return undefined
+  const parts = items.data.filter((record) => !isContinuationRecord(record))
   // Each element is a part exactly as Gemini sent it; the SDK's `Part` type describes them.
-  return items.data as Part[]
+  return parts.length === 0 ? undefined : (parts as Part[])
 }
 
 /** Matches the turn's tool calls, in order, to the function-call parts that made them. */

@@ -78,9 +78,11 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
 /**
  * An adapter for Google's Gemini API on `@google/genai` (`models.generateContentStream`). Thoughts
  * (`thought: true` parts) stream as `thinking`; the turn's items are the candidate's parts with
- * their `thoughtSignature`s, replayed verbatim to the same model and thinking mode. The SDK does
- * not retry: wrap the adapter in `withRetry` for that. To serve several models from one SDK
- * client, use {@link createGemini}.
+ * their `thoughtSignature`s, replayed verbatim to the same model and thinking mode. Grounding and
+ * citations become the turn's `sources`; a safety stop or a blocked prompt is a `refusal` turn
+ * (the reason in `stopDetails`); a function call Gemini could not make fails with
+ * `invalid-output`. The SDK does not retry: wrap the adapter in `withRetry` for that. To serve
+ * several models from one SDK client, use {@link createGemini}.
  *
  * @example
  * ```ts

@@ -1,7 +1,8 @@
 import type { ToolCall } from '../../core/events.ts'
 import type { Delta } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
-import { createPartialArgs } from './partial-args.ts'
+import type { GeminiCandidateMetadata } from './map-sources.ts'
+import { createPartialArgs, type PartialArgs } from './partial-args.ts'
 
 /** The deltas of one chunk: usually one, sometimes several (parallel calls), often none. */
 export type ChunkDeltas = Delta | Delta[] | undefined
@@ -16,10 +17,19 @@ export type ChunkSummary = {
   usage: JsonRecord | undefined
   finishReason: string | undefined
   finishMessage: string | undefined
-  /** Safety categories that blocked the answer (`safetyRatings[].blocked`). */
+  /**
+   * The candidate's last `continuationToken`: with `finishReason: 'CONTINUATION'`, what resumes
+   * the answer (the same request again with this token).
+   */
+  continuationToken: string | undefined
+  /** Safety categories that blocked the answer or the prompt (`safetyRatings[].blocked`). */
   blockedCategories: string[]
   /** Set when the prompt itself was blocked (`promptFeedback.blockReason`). */
   blockReason: string | undefined
+  /** `promptFeedback.blockReasonMessage`, when Gemini explains the block (Vertex AI does). */
+  blockReasonMessage: string | undefined
+  /** Each chunk's `groundingMetadata` and `citationMetadata`, in order, for the turn's sources. */
+  metadata: GeminiCandidateMetadata[]
 }
 
 /** Maps one stream's chunks; see {@link createChunkMapper}. */
@@ -30,11 +40,16 @@ export type ChunkMapper = {
   readonly ended: boolean
   /** Closes a call whose arguments were still streaming: its delta, if there was one. */
   flush(): Delta | undefined
+  /**
+   * Drops a call whose arguments were still streaming (the output ended inside them): it is never
+   * emitted, and its part is not kept. Its name, when a call was open.
+   */
+  drop(): { name: string } | undefined
   /** What the stream said, once it is over. */
   summary(): ChunkSummary
 }
 
-type OpenCall = { part: JsonRecord; call: JsonRecord; args: ReturnType<typeof createPartialArgs> }
+type OpenCall = { part: JsonRecord; call: JsonRecord; args: PartialArgs }
 
 /**
  * Maps streamed `GenerateContentResponse` chunks (first candidate only) to deltas. Text parts
@@ -43,7 +58,11 @@ type OpenCall = { part: JsonRecord; call: JsonRecord; args: ReturnType<typeof cr
  * when neither carries a signature, so a signature never moves to another part or gets lost. An
  * empty text part without a signature carries nothing and is dropped. Function calls whose
  * arguments arrive in pieces (`willContinue` + `partialArgs`) are assembled into one complete
- * call. `makeCallId(index)` names the `index`-th call of the turn when Gemini gave it no id.
+ * call, emitted when a piece says no more follow or a part that says something comes after it;
+ * one still open when the stream ends is closed (`flush`) or dropped (`drop`) by the caller,
+ * which knows why the stream ended. `makeCallId(index)` names the `index`-th call of the turn
+ * when Gemini gave it no id. The candidate's grounding and citation records, its continuation
+ * token and the prompt's block are read for the summary.
  *
  * Synchronous and allocation-light: per chunk, the deltas and nothing else. Merged text is
  * appended to a string and written to its part once, when the run of text ends.
@@ -54,8 +73,11 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
   let usage: JsonRecord | undefined
   let finishReason: string | undefined
   let finishMessage: string | undefined
+  let continuationToken: string | undefined
   let blockReason: string | undefined
+  let blockReasonMessage: string | undefined
   const blockedCategories: string[] = []
+  const metadata: GeminiCandidateMetadata[] = []
   let open: OpenCall | undefined
   // The last part, while it is plain text that the next plain text of its kind joins.
   let run: JsonRecord | undefined
@@ -136,26 +158,53 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
     if (!isRecord(part)) return
     const call = part['functionCall']
     if (isRecord(call)) return readFunctionCall(part, call)
+    const text = part['text']
+    const kind = typeof text === 'string' ? textPartKind(part) : 'other'
+    // An empty text part says nothing (Gemini ends streams with one): a call still streaming its
+    // arguments stays open, so a stop that cuts it off finds it unfinished.
+    if (text === '' && kind === 'plain' && open !== undefined) return
     const closed = closeOpenCall()
     if (closed !== undefined) emit(closed)
-    const text = part['text']
-    if (typeof text === 'string') {
-      const kind = textPartKind(part)
-      if (kind !== 'other') return readText(part, text, kind === 'plain')
-    }
+    if (typeof text === 'string' && kind !== 'other') return readText(part, text, kind === 'plain')
     // Anything else (inline data, code execution, server tool parts): kept for replay, not shown.
     push(part)
+  }
+
+  function readBlocked(ratings: unknown): void {
+    if (!Array.isArray(ratings)) return
+    for (const rating of ratings) {
+      if (!isRecord(rating) || rating['blocked'] !== true) continue
+      const category = rating['category']
+      if (typeof category === 'string' && !blockedCategories.includes(category))
+        blockedCategories.push(category)
+    }
+  }
+
+  function readFeedback(feedback: unknown): void {
+    if (!isRecord(feedback)) return
+    if (typeof feedback['blockReason'] === 'string') blockReason = feedback['blockReason']
+    if (typeof feedback['blockReasonMessage'] === 'string')
+      blockReasonMessage = feedback['blockReasonMessage']
+    readBlocked(feedback['safetyRatings'])
+  }
+
+  function readMetadata(candidate: JsonRecord): void {
+    const grounding = candidate['groundingMetadata']
+    const citation = candidate['citationMetadata']
+    if (!isRecord(grounding) && !isRecord(citation)) return
+    metadata.push({
+      grounding: isRecord(grounding) ? grounding : undefined,
+      citation: isRecord(citation) ? citation : undefined,
+    })
   }
 
   return {
     map(chunk) {
       out = undefined
       if (!isRecord(chunk)) return undefined
-      const metadata = chunk['usageMetadata']
-      if (isRecord(metadata)) usage = metadata
-      const feedback = chunk['promptFeedback']
-      if (isRecord(feedback) && typeof feedback['blockReason'] === 'string')
-        blockReason = feedback['blockReason']
+      const counts = chunk['usageMetadata']
+      if (isRecord(counts)) usage = counts
+      readFeedback(chunk['promptFeedback'])
       const candidates = chunk['candidates']
       const candidate = Array.isArray(candidates) ? candidates[0] : undefined
       if (!isRecord(candidate)) return out
@@ -165,21 +214,22 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
       }
       if (typeof candidate['finishReason'] === 'string') finishReason = candidate['finishReason']
       if (typeof candidate['finishMessage'] === 'string') finishMessage = candidate['finishMessage']
-      const ratings = candidate['safetyRatings']
-      if (Array.isArray(ratings)) {
-        for (const rating of ratings) {
-          if (!isRecord(rating) || rating['blocked'] !== true) continue
-          const category = rating['category']
-          if (typeof category === 'string' && !blockedCategories.includes(category))
-            blockedCategories.push(category)
-        }
-      }
+      if (typeof candidate['continuationToken'] === 'string')
+        continuationToken = candidate['continuationToken']
+      readBlocked(candidate['safetyRatings'])
+      readMetadata(candidate)
       return out
     },
     get ended() {
       return finishReason !== undefined || blockReason !== undefined
     },
     flush: closeOpenCall,
+    drop() {
+      if (open === undefined) return undefined
+      const name = open.call['name']
+      open = undefined
+      return { name: typeof name === 'string' ? name : '' }
+    },
     summary() {
       if (run !== undefined) run['text'] = runText
       return {
@@ -188,8 +238,11 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
         usage,
         finishReason,
         finishMessage,
+        continuationToken,
         blockedCategories,
         blockReason,
+        blockReasonMessage,
+        metadata,
       }
     },
   }

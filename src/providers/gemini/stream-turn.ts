@@ -1,14 +1,13 @@
 import type { GoogleGenAI } from '@google/genai'
 import type { CallOptions } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
-import { ThinkwireError } from '../../core/errors.ts'
 import type { Delta, Finish, StreamContext } from '../../kit/guard-stream.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
 import { buildConfig } from './build-config.ts'
 import { encodeContents } from './encode-conversation.ts'
 import { createBareErrorCheck, throwIfErrorChunk } from './error-chunk.ts'
 import { createChunkMapper, type ChunkDeltas } from './map-chunks.ts'
-import { mapFinishReason, mapUsage } from './map-finish.ts'
+import { cutsOpenCall, finishOf } from './map-finish.ts'
 import type { GeminiModel } from './models.ts'
 import { sendRequest, type Exchange } from './send-request.ts'
 
@@ -26,8 +25,10 @@ export type TurnSetup = {
  * The producer of one Gemini turn, for `guardStream`: sends the request, reads the SSE body once
  * with `readEventStream`, yields each network read's deltas, and ends at the chunk that carries
  * the candidate's `finishReason` (or the prompt's `blockReason`), so a body that stays open after
- * it still ends the turn. A blocked prompt fails with `content-filter`; a safety stop is a
- * `refusal` that keeps what arrived, with a warning saying why.
+ * it still ends the turn. A function call whose arguments were still streaming when the answer
+ * stopped for any reason but `STOP` (the output limit, a filter) is dropped with a warning: never
+ * yielded, never in the items. The finish record is `finishOf`'s (a blocked prompt or a safety
+ * stop is a `refusal` turn; an unusable tool call fails with `invalid-output`).
  */
 export async function* streamTurn(
   setup: TurnSetup,
@@ -66,33 +67,19 @@ export async function* streamTurn(
   })
   for await (const batch of batches) yield flatten(batch)
   if (terminal.deltas !== undefined) yield terminal.deltas
-  const closed = mapper.flush()
-  if (closed !== undefined) yield closed
 
-  const summary = mapper.summary()
-  if (summary.blockReason !== undefined) {
-    throw new ThinkwireError({
-      kind: 'content-filter',
-      message: `${provider}: the prompt was blocked (${summary.blockReason})`,
-      provider,
-    })
+  const reason = mapper.summary().finishReason
+  if (cutsOpenCall(reason)) {
+    const dropped = mapper.drop()
+    if (dropped !== undefined)
+      warnings.push(
+        `tool call ${dropped.name || '(unnamed)'} dropped: the answer stopped (${reason ?? 'no finish reason'}) before its arguments were complete`,
+      )
+  } else {
+    const closed = mapper.flush()
+    if (closed !== undefined) yield closed
   }
-  if (summary.finishReason === undefined) {
-    throw new ThinkwireError({
-      kind: 'network',
-      message: `${provider}: the stream ended without a finish reason`,
-      provider,
-    })
-  }
-  const stopReason = mapFinishReason(summary.finishReason, summary.toolCallCount > 0)
-  if (stopReason === 'refusal' || stopReason === 'other') {
-    const categories = summary.blockedCategories.join(', ')
-    const detail =
-      (categories === '' ? '' : ` (${categories})`) +
-      (summary.finishMessage === undefined ? '' : `: ${summary.finishMessage}`)
-    warnings.push(`finishReason ${summary.finishReason}${detail}`)
-  }
-  return { usage: mapUsage(summary.usage), stopReason, items: summary.parts, warnings }
+  return finishOf(mapper.summary(), provider, warnings)
 }
 
 /**

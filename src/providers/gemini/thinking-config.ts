@@ -1,3 +1,4 @@
+import type { GenerateContentConfig } from '@google/genai'
 import type { Thinking } from '../../core/adapter.ts'
 import { assertNever } from '../../core/assert-never.ts'
 import type { ThinkingSupport } from '../../core/capabilities.ts'
@@ -91,4 +92,40 @@ function levelConfig(
       warnings.push(`thinking: this model has no '${wanted}' level; used '${level}'`)
   }
   return { includeThoughts: true, thinkingLevel: level.toUpperCase() }
+}
+
+/**
+ * Holds a thinking budget under `maxOutputTokens` (the caller's `maxTokens`), which counts
+ * thoughts too: the cap is never raised, so a budget that would not fit under it shrinks to half
+ * the cap (the other half left for the answer), not below the model's smallest budget. When even
+ * that does not fit, thinking is turned off where the model can, else no budget is sent (the
+ * model then thinks within the cap). Each change is a warning. Runs on the finished config, so a
+ * budget from `providerOptions` is held to the cap as well.
+ */
+export function fitThinkingBudget(
+  config: GenerateContentConfig,
+  support: ThinkingSupport,
+  warnings: string[],
+): void {
+  const thinking = config.thinkingConfig
+  const budget = thinking?.thinkingBudget
+  const cap = config.maxOutputTokens
+  // 0 is off and -1 dynamic (the model picks, within the cap): neither is a budget to fit.
+  if (thinking === undefined || typeof budget !== 'number' || typeof cap !== 'number') return
+  if (budget <= 0 || budget < cap) return
+  const min = support.mode === 'budget' ? support.min : 1
+  const wontFit = `thinking: budget ${budget} does not fit under maxTokens ${cap}`
+  if (min < cap) {
+    const fitted = Math.max(min, Math.floor(cap / 2))
+    thinking.thinkingBudget = fitted
+    warnings.push(`${wontFit}; used ${fitted}, leaving the rest for the answer`)
+  } else if (support.mode === 'budget' && support.canDisable) {
+    config.thinkingConfig = { thinkingBudget: 0 }
+    warnings.push(`${wontFit}, nor does the smallest, ${min}; thinking turned off`)
+  } else {
+    delete thinking.thinkingBudget
+    warnings.push(
+      `${wontFit}, nor does the smallest, ${min}, and this model cannot turn thinking off; no budget sent`,
+    )
+  }
 }

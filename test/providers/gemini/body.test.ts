@@ -81,9 +81,10 @@ describe('gemini body reading', () => {
 
   it('ends at a blocked prompt although the body stays open', async () => {
     const body = fixture('prompt-blocked.sse')
-    const { adapter } = geminiWith([{ body, stallAfterBytes: Buffer.byteLength(body) }])
-    const { error } = await failure(adapter.stream(ask))
-    expect(error).toMatchObject({ kind: 'content-filter' })
+    const { adapter, replay } = geminiWith([{ body, stallAfterBytes: Buffer.byteLength(body) }])
+    const turn = doneTurn(await collect(adapter.stream(ask)))
+    expect(turn.stopReason).toBe('refusal')
+    expect(replay.aborted()).toBe(true)
   })
 
   it('reads nothing after the terminal chunk', async () => {

@@ -172,6 +172,67 @@ describe('gemini chunk mapper', () => {
     expect(mapper.flush()).toBeUndefined()
   })
 
+  it('drops a call still streaming its arguments at the end: no delta, no part, its name told', () => {
+    const mapper = createChunkMapper((index) => `made_${index}`)
+    mapper.map({ candidates: [{ content: { parts: [{ text: 'vorher' }] } }] })
+    mapper.map({
+      candidates: [
+        {
+          content: {
+            parts: [
+              { functionCall: { name: 'f', willContinue: true }, thoughtSignature: 'S' },
+              {
+                functionCall: {
+                  partialArgs: [{ jsonPath: '$.a', stringValue: 'x' }],
+                  willContinue: true,
+                },
+              },
+            ],
+          },
+        },
+      ],
+    })
+    expect(mapper.drop()).toEqual({ name: 'f' })
+    expect(mapper.drop()).toBeUndefined()
+    expect(mapper.flush()).toBeUndefined()
+    expect(mapper.summary()).toMatchObject({ parts: [{ text: 'vorher' }], toolCallCount: 0 })
+  })
+
+  it('keeps a call open across an empty text part, and closes it at a part that says something', () => {
+    const open = { functionCall: { name: 'f', willContinue: true } }
+    const quiet = createChunkMapper((index) => `made_${index}`)
+    quiet.map({
+      candidates: [{ content: { parts: [open, { text: '' }, { text: '', thought: true }] } }],
+    })
+    expect(quiet.drop()).toEqual({ name: 'f' })
+
+    const said = createChunkMapper((index) => `made_${index}`)
+    expect(said.map({ candidates: [{ content: { parts: [open, { text: 'so' }] } }] })).toEqual([
+      { type: 'tool-call', call: { id: 'made_0', name: 'f', input: {} } },
+      { type: 'text', text: 'so' },
+    ])
+    expect(said.drop()).toBeUndefined()
+  })
+
+  it('keeps the last continuation token and each chunk’s grounding and citation records', () => {
+    const mapper = createChunkMapper(String)
+    const grounding = { groundingChunks: [] }
+    const citation = { citationSources: [] }
+    mapper.map({ candidates: [{ continuationToken: 'T1', citationMetadata: citation }] })
+    mapper.map({
+      candidates: [
+        { continuationToken: 'T2', groundingMetadata: grounding, finishReason: 'CONTINUATION' },
+      ],
+    })
+    expect(mapper.summary()).toMatchObject({
+      continuationToken: 'T2',
+      metadata: [
+        { grounding: undefined, citation },
+        { grounding, citation: undefined },
+      ],
+    })
+  })
+
   it('joins no text into a part that has no text of its own', () => {
     const { summary } = read([{ thought: true }], [{ text: 'x', thought: true }])
     expect(summary.parts).toEqual([{ thought: true }, { text: 'x', thought: true }])

@@ -88,15 +88,6 @@ describe('gemini streaming', () => {
     ])
   })
 
-  it('ends a safety stop as a refusal that keeps what arrived and says why', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse'), ask))
-    expect(turn.stopReason).toBe('refusal')
-    expect(turn.text).toBe('Ich kann dabei nicht helfen — ')
-    expect(turn.warnings).toEqual([
-      'finishReason SAFETY (HARM_CATEGORY_DANGEROUS_CONTENT): Blocked by safety filters.',
-    ])
-  })
-
   it('maps MAX_TOKENS to length and keeps a signature that sits on a text part', async () => {
     const turn = doneTurn(await eventsAtEverySplit(fixture('max-tokens.sse'), ask))
     expect(turn.stopReason).toBe('length')
@@ -130,13 +121,6 @@ describe('gemini streaming', () => {
       provider: 'gemini',
     })
     expect((error as Error).message).toContain('The model is overloaded')
-  })
-
-  it('fails with content-filter and no done when the prompt itself is blocked', async () => {
-    const { events, error } = await failureAtEverySplit(fixture('prompt-blocked.sse'), ask)
-    expect(events).toEqual([])
-    expect(error).toMatchObject({ kind: 'content-filter', retryable: false })
-    expect((error as Error).message).toContain('PROHIBITED_CONTENT')
   })
 
   it('fails with a network error when the stream ends before a finish reason', async () => {
