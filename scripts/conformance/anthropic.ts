@@ -1,9 +1,10 @@
 /**
  * Checks recorded Anthropic Messages streams against `anthropic()`. `.chunks.txt` files hold one
- * event per line (data only): each gets its `event:` line back, as the API sends it. `.json` files
- * hold a whole (non-streaming) message: it is streamed the way the API would stream it, and the
- * turn's items must equal its `content`. What a recording should come to is read from the
- * recording itself, independently of the adapter.
+ * event per line (data only): each gets its `event:` line back, as the API sends it. `.sse` files
+ * (the repository's own fixtures) hold an SSE body as the API sends it, replayed as it is. `.json`
+ * files hold a whole (non-streaming) message: it is streamed the way the API would stream it, and
+ * the turn's items must equal its `content` (then its container, when it has one). What a
+ * recording should come to is read from the recording itself, independently of the adapter.
  */
 import { isDeepStrictEqual } from 'node:util'
 import { anthropic } from '../../src/providers/anthropic/index.ts'
@@ -12,6 +13,7 @@ import {
   compare,
   field,
   replayBody,
+  sseEvents,
   sseFrames,
   type CheckRow,
   type Outcome,
@@ -37,14 +39,31 @@ const STOP: Record<string, string> = {
   refusal: 'refusal',
 }
 
-/** What a recorded event list should stream: summed from its deltas, or the error it ends in. */
-function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: string } {
+/** A tool call's input as JSON, `{}` when blank, or undefined when it is unfinished. */
+function inputOf(json: string): { input: unknown } | undefined {
+  if (json.trim() === '') return { input: {} }
+  try {
+    return { input: JSON.parse(json) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What a recorded event list should stream: summed from its deltas (thinking blocks a paragraph
+ * apart once one showed text), or the error it ends in. A tool call whose input is unfinished (not
+ * JSON, or its block never stopped) is left out when the output limit or a refusal cut the turn,
+ * and fails the stream otherwise.
+ */
+function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: string | undefined } {
   let thinking = ''
   let text = ''
   let stop = 'other'
   let open = false
-  const tools = new Map<number, { name: string; json: string }>()
-  const toolCalls: { name: string; input: unknown }[] = []
+  let finished = false
+  const tools = new Map<number, { name: string; json: string; stopped: boolean }>()
+  /** Tool blocks in the order they stopped: the order their calls stream. */
+  const stops: number[] = []
   for (const event of events) {
     const type = field(event, 'type')
     const index = Number(field(event, 'index'))
@@ -55,14 +74,17 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
           note: 'a second message_start before message_stop is a broken stream: it must fail',
         }
       open = true
-    } else if (type === 'message_stop') open = false
-    else if (type === 'error') {
+    } else if (type === 'message_stop') {
+      open = false
+      finished = true
+    } else if (type === 'error') {
       const errorType = String(field(field(event, 'error'), 'type'))
       return { outcome: { ok: false, kind: KIND_BY_TYPE[errorType] ?? 'server' } }
     } else if (type === 'content_block_start') {
       const block = field(event, 'content_block')
       if (field(block, 'type') === 'tool_use')
-        tools.set(index, { name: String(field(block, 'name')), json: '' })
+        tools.set(index, { name: String(field(block, 'name')), json: '', stopped: false })
+      if (field(block, 'type') === 'thinking' && thinking !== '') thinking += '\n\n'
     } else if (type === 'content_block_delta') {
       const delta = field(event, 'delta')
       const kind = field(delta, 'type')
@@ -74,16 +96,38 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
       }
     } else if (type === 'content_block_stop') {
       const tool = tools.get(index)
-      if (tool !== undefined)
-        toolCalls.push({
-          name: tool.name,
-          input: tool.json.trim() === '' ? {} : JSON.parse(tool.json),
-        })
+      if (tool !== undefined && !tool.stopped) {
+        tool.stopped = true
+        stops.push(index)
+      }
     } else if (type === 'message_delta') {
       stop = STOP[String(field(field(event, 'delta'), 'stop_reason'))] ?? 'other'
     }
   }
-  return { outcome: { ok: true, thinking, text, toolCalls, stopReason: stop } }
+  if (!finished)
+    return {
+      outcome: { ok: false, kind: 'network' },
+      note: 'the recording ends before message_stop: the turn is incomplete and must fail',
+    }
+  const cutShort = stop === 'length' || stop === 'refusal'
+  const unfinished = [...tools.values()].filter(
+    (tool) => !tool.stopped || inputOf(tool.json) === undefined,
+  )
+  if (unfinished.length > 0 && !cutShort)
+    return {
+      outcome: { ok: false, kind: 'server' },
+      note: 'a tool call with unfinished input in a turn that was not cut short must fail',
+    }
+  const toolCalls = stops.flatMap((index) => {
+    const tool = tools.get(index)!
+    const parsed = inputOf(tool.json)
+    return parsed === undefined ? [] : [{ name: tool.name, input: parsed.input }]
+  })
+  const note =
+    unfinished.length > 0
+      ? `cut off: ${unfinished.map((tool) => tool.name).join(', ')} must be dropped`
+      : undefined
+  return { outcome: { ok: true, thinking, text, toolCalls, stopReason: stop }, note }
 }
 
 /** The stream the API sends for a whole message: each block started empty, filled, stopped. */
@@ -138,10 +182,20 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
       const { outcome: expected, note } = expectedOf(events)
       const { outcome } = await replayBody(sseFrames(events), make)
       rows.push(compare(file.name, expected, outcome, note))
+    } else if (file.name.endsWith('.sse')) {
+      const { outcome: expected, note } = expectedOf(sseEvents(file.text))
+      const { outcome } = await replayBody(file.text, make)
+      rows.push(compare(file.name, expected, outcome, note))
     } else if (file.name.endsWith('.json')) {
       const message = JSON.parse(file.text) as unknown
       if (field(message, 'type') !== 'message') {
-        rows.push({ name: file.name, expected: 'not a message', actual: 'skipped', ok: true })
+        rows.push({
+          name: file.name,
+          expected: 'not a message',
+          actual: 'skipped',
+          ok: true,
+          note: 'a JSON file that is not a Messages API message (an error body, say) holds no stream',
+        })
         continue
       }
       const events = streamOfMessage(message)
@@ -153,7 +207,13 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
         outcome,
         'streamed as the API would; items must equal content',
       )
-      const same = isDeepStrictEqual(done?.turn.items?.data, field(message, 'content'))
+      const container = field(message, 'container')
+      const content = field(message, 'content')
+      const items =
+        container === undefined || container === null || !Array.isArray(content)
+          ? content
+          : [...content, { type: 'thinkwire_container', container }]
+      const same = isDeepStrictEqual(done?.turn.items?.data, items)
       rows.push({
         ...row,
         ok: row.ok && same,
@@ -165,6 +225,7 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
         expected: 'no checker for this format',
         actual: 'skipped',
         ok: true,
+        note: 'only .sse, .chunks.txt and .json recordings are read',
       })
     }
   }

@@ -7,6 +7,7 @@ import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
+import { cacheControlOf, markCacheBreakpoints } from './cache-control.ts'
 import { encodeConversation } from './encode-conversation.ts'
 import type { ModelEntry } from './models.ts'
 import { planThinking } from './thinking.ts'
@@ -24,8 +25,10 @@ const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fen
 
 /**
  * Builds the Messages request for one call: thinking per model, tools and tool choice, output
- * format, the conversation under the replay policy, and `providerOptions.anthropic` merged last.
- * Options the model rejects are left out and named in `warnings`.
+ * format, stop sequences, the conversation under the replay policy (with the container of a turn
+ * being continued), `providerOptions.anthropic` merged, and last the cache breakpoints when
+ * `options.cache` asks for caching. Options the model rejects are left out and named in
+ * `warnings`.
  */
 export function buildRequest(
   model: ModelEntry,
@@ -45,6 +48,7 @@ export function buildRequest(
     max_tokens: plan.maxTokens,
     messages: encoded.messages,
   }
+  if (encoded.container !== undefined) body.container = encoded.container
 
   let thinking = plan.thinking
   let manual = plan.manual
@@ -103,8 +107,29 @@ export function buildRequest(
     else Object.assign(body, { temperature: options.temperature })
   }
 
+  const stop = stopSequences(options.stop, warnings)
+  if (stop !== undefined) body.stop_sequences = stop
+
   mergeProviderOptions(body, options, 'anthropic', warnings, rejects)
+  // Last, so that the last tool is the last one sent, the caller's own included.
+  const cacheControl = cacheControlOf(options.cache)
+  if (cacheControl !== undefined) markCacheBreakpoints(body, cacheControl)
   return { body, warnings, replayedThinking: encoded.replayedThinking }
+}
+
+/** `stop` as `stop_sequences`: the API refuses an empty or whitespace-only one, so those are dropped. */
+function stopSequences(
+  stop: readonly string[] | undefined,
+  warnings: string[],
+): string[] | undefined {
+  if (stop === undefined || stop.length === 0) return undefined
+  const kept = [...new Set(stop.filter((sequence) => /\S/.test(sequence)))]
+  const dropped = stop.filter((sequence) => !/\S/.test(sequence))
+  if (dropped.length > 0)
+    warnings.push(
+      `stop sequences ${dropped.map((sequence) => JSON.stringify(sequence)).join(', ')} dropped: Anthropic takes none that is empty or only whitespace`,
+    )
+  return kept.length === 0 ? undefined : kept
 }
 
 function toolChoice(

@@ -12,6 +12,7 @@ import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/convers
 import { ThinkwireError } from '../../core/errors.ts'
 import { isRecord } from '../../kit/json.ts'
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
+import { CONTAINER_RECORD } from './map-finish.ts'
 
 /** A user or assistant message. */
 export type MessageParam = UserMessageParam | AssistantMessageParam
@@ -26,16 +27,29 @@ export type EncodedConversation = {
    * whose assistant turn was re-encoded, so it has no thinking block to start with.
    */
   openLoopWithoutThinking: boolean
+  /**
+   * The container (its id) of the turn being continued: the last assistant turn, replayed, when
+   * nothing but tool results follows it (a paused turn, or a call from code execution).
+   */
+  container: string | undefined
 }
 
-type Encoded = { message: MessageParam | undefined; thinking: boolean }
+type Encoded = {
+  message: MessageParam | undefined
+  thinking: boolean
+  /** Index of the turn in the conversation. */
+  index: number
+  /** The container id a replayed turn's items hold. */
+  container?: string | undefined
+}
 
 /**
  * Encodes turns as Anthropic `messages`. A turn of this provider, model and thinking mode goes
  * back as its stored content blocks, untouched and in order (without `thinking` blocks when
  * `stripThinking`); any other assistant turn becomes text plus `tool_use` blocks; tool results
  * become `tool_result` blocks in a user message. Consecutive messages of one role are merged, and
- * empty ones dropped, as the API requires.
+ * empty ones dropped, as the API requires. A conversation that ends with an assistant turn sends
+ * it last, as it is: that is how the API continues a turn it paused (`pause_turn`).
  */
 export function encodeConversation(
   turns: readonly Turn[],
@@ -46,10 +60,15 @@ export function encodeConversation(
     user: (turn, index) => ({
       message: { role: 'user', content: userContent(turn, index) },
       thinking: false,
+      index,
     }),
-    tool: (turn) => ({ message: { role: 'user', content: toolResults(turn) }, thinking: false }),
-    replay: (items) => replayBlocks(items.data, stripThinking),
-    reencode: (turn) => ({ message: reencode(turn), thinking: false }),
+    tool: (turn, index) => ({
+      message: { role: 'user', content: toolResults(turn) },
+      thinking: false,
+      index,
+    }),
+    replay: (items, _turn, index) => replayBlocks(items.data, stripThinking, index),
+    reencode: (turn, index) => ({ message: reencode(turn), thinking: false, index }),
   })
 
   const messages: MessageParam[] = []
@@ -64,14 +83,29 @@ export function encodeConversation(
         last.role === 'user' ? { role: 'user', content } : { role: 'assistant', content }
     } else messages.push(message)
   }
-  return { messages, replayedThinking, openLoopWithoutThinking: openLoop(turns, encoded) }
+  const continued = continuedTurn(turns, encoded)
+  return {
+    messages,
+    replayedThinking,
+    openLoopWithoutThinking: continued !== undefined && continued.openLoop && !continued.thinking,
+    container: continued?.container,
+  }
 }
 
-function openLoop(turns: readonly Turn[], encoded: readonly Encoded[]): boolean {
+/**
+ * The last assistant turn when only tool results follow it (it is being continued), as encoded,
+ * and whether any do (an open tool loop).
+ */
+function continuedTurn(
+  turns: readonly Turn[],
+  encoded: readonly Encoded[],
+): (Encoded & { openLoop: boolean }) | undefined {
   let i = turns.length - 1
   while (i >= 0 && turns[i]!.role === 'tool') i--
-  if (i === turns.length - 1 || i < 0 || turns[i]!.role !== 'assistant') return false
-  return !encoded[i]!.thinking
+  if (i < 0 || turns[i]!.role !== 'assistant') return undefined
+  // Found by index: an empty turn before it may have been left out of `encoded`.
+  const entry = encoded.find((e) => e.index === i)
+  return entry === undefined ? undefined : { ...entry, openLoop: i < turns.length - 1 }
 }
 
 function blocksOf(content: MessageContentParam): ContentBlockParam[] {
@@ -113,10 +147,15 @@ function toolResults(turn: ToolTurn): ToolResultBlockParam[] {
   })
 }
 
-function replayBlocks(data: readonly unknown[], stripThinking: boolean): Encoded {
+function replayBlocks(data: readonly unknown[], stripThinking: boolean, index: number): Encoded {
   const content: ContentBlockParam[] = []
   let thinking = false
+  let container: string | undefined
   for (const block of data) {
+    if (isRecord(block) && block['type'] === CONTAINER_RECORD) {
+      container = containerId(block['container']) ?? container
+      continue
+    }
     if (!isBlock(block)) continue
     const isThinking = block.type === 'thinking' || block.type === 'redacted_thinking'
     if (isThinking && stripThinking) continue
@@ -126,7 +165,15 @@ function replayBlocks(data: readonly unknown[], stripThinking: boolean): Encoded
   return {
     message: content.length === 0 ? undefined : { role: 'assistant', content },
     thinking,
+    index,
+    container,
   }
+}
+
+/** The id of a message's `container`. */
+function containerId(container: unknown): string | undefined {
+  const id = isRecord(container) ? container['id'] : undefined
+  return typeof id === 'string' && id !== '' ? id : undefined
 }
 
 /** A stored content block: a JSON object with a string `type`, sent back exactly as stored. */

@@ -36,6 +36,18 @@ const PROVIDER = 'anthropic'
  * the table in `models.ts`; each turn's final content blocks come back as `items` and are replayed
  * verbatim to the same model and thinking mode. SDK retries are off: use `withRetry`.
  *
+ * A turn the API paused (`pause_turn`: a server tool such as web search ran long) ends with
+ * `stopReason: 'other'` and `stopDetails.category: 'pause_turn'`; its items keep every block
+ * (`server_tool_use` included) and the message's container. To let the model finish it, call
+ * `stream()` again with the same conversation, the paused turn last: it is sent back as the last
+ * assistant message, with its `container`, which is how the API continues a paused turn. The
+ * continuation is a turn of its own; keep both in the conversation, in order.
+ *
+ * A tool call that the output limit or a refusal cut off is never streamed, and is left out of
+ * `toolCalls` and `items` (named in `warnings`), so the turn replays without it. `options.cache`
+ * marks cache breakpoints (system, last tool, last message); `options.stop` becomes
+ * `stop_sequences`; an explicit `maxTokens` is never raised for thinking.
+ *
  * @example
  * ```ts
  * const adapter = anthropic({ apiKey: env.ANTHROPIC_API_KEY, model: 'claude-sonnet-5' })

@@ -1,25 +1,95 @@
-import type { StopReason, Usage } from '../../core/conversation.ts'
+import type { StopDetails, StopReason, Usage } from '../../core/conversation.ts'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { Finish } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import { mapSources } from './map-sources.ts'
 import type { StreamedMessage } from './map-stream.ts'
 
 /**
- * The finish record of a complete message: its stop reason and usage as ours, and its content
- * blocks as the items, every block kept in order (thinking with its signature, redacted thinking,
- * server-tool blocks). A tool call whose input is not JSON fails the turn, unless the response was
- * cut short (`length`), which is what leaves one.
+ * The `type` of the items record that holds the message's `container`: not a content block, kept
+ * after them so that continuing the turn names the same container.
+ */
+export const CONTAINER_RECORD = 'thinkwire_container'
+
+/**
+ * The finish record of a complete message: its stop reason, stop details and usage as ours, what
+ * it cites as `sources`, and its content blocks as the items, every block kept in order (thinking
+ * with its signature, redacted thinking, server-tool blocks, compaction summaries), then the
+ * message's container when it has one. A tool call that the output limit or a refusal cut off
+ * (its input unfinished) is left out of the items, with any block that answers it, and named in a
+ * warning, so the turn never replays half a call; in a turn that was not cut short, such a call
+ * fails the turn.
  */
 export function mapFinish(message: StreamedMessage, warnings: readonly string[]): Finish {
   const stopReason = mapStopReason(message.stopReason)
-  if (message.brokenToolCall !== undefined && stopReason !== 'length') {
-    throw new ThinkwireError({
-      kind: 'server',
-      message: `anthropic: the input of tool call '${message.brokenToolCall}' is not valid JSON`,
-      provider: 'anthropic',
-    })
+  const notes = [...warnings]
+  const content = keptBlocks(message, stopReason, notes)
+  const items: unknown[] = isRecord(message.container)
+    ? [...content, { type: CONTAINER_RECORD, container: message.container }]
+    : content
+  const finish: Finish = { usage: mapUsage(message.usage), stopReason, items, warnings: notes }
+  const stopDetails = mapStopDetails(message.stopReason, message.stopDetails)
+  if (stopDetails !== undefined) finish.stopDetails = stopDetails
+  const sources = mapSources(content)
+  if (sources.length > 0) finish.sources = sources
+  return finish
+}
+
+/** The content blocks without the cut-off calls (and what answers them), each one named in `warnings`. */
+function keptBlocks(
+  message: StreamedMessage,
+  stopReason: StopReason,
+  warnings: string[],
+): JsonRecord[] {
+  const { content, cut } = message
+  if (cut.length === 0) return content
+  const cutShort = stopReason === 'length' || stopReason === 'refusal'
+  const dropped = new Set<number>()
+  const ids = new Set<string>()
+  for (const index of cut) {
+    const block = content[index]!
+    const name = String(block['name'])
+    if (!cutShort) {
+      if (block['type'] !== 'tool_use') continue // kept as the SDK reads it
+      throw new ThinkwireError({
+        kind: 'server',
+        message: `anthropic: the input of tool call '${name}' is not complete JSON, and the turn was not cut short`,
+        provider: 'anthropic',
+      })
+    }
+    dropped.add(index)
+    const id = block['id']
+    if (typeof id === 'string') ids.add(id)
+    const what = block['type'] === 'tool_use' ? 'tool call' : String(block['type'])
+    const by = stopReason === 'refusal' ? 'the refusal' : 'the output limit'
+    warnings.push(
+      `${what} '${name}' (${String(id)}) dropped: ${by} cut it off before its input was complete`,
+    )
   }
-  return { usage: mapUsage(message.usage), stopReason, items: message.content, warnings }
+  return content.filter((block, index) => {
+    if (dropped.has(index)) return false
+    const answers = block['tool_use_id']
+    return !(typeof answers === 'string' && ids.has(answers))
+  })
+}
+
+/**
+ * What the API said beyond its stop reason: a refusal's `stop_details` (its `category` and
+ * `explanation`), or, for a reason we have no word for (`pause_turn`, say), the reason itself as
+ * the category.
+ */
+export function mapStopDetails(reason: unknown, details: unknown): StopDetails | undefined {
+  if (reason === 'refusal') {
+    if (!isRecord(details)) return undefined
+    const out: StopDetails = {}
+    const { category, explanation } = details
+    if (typeof category === 'string' && category !== '') out.category = category
+    if (typeof explanation === 'string' && explanation !== '') out.explanation = explanation
+    return out.category === undefined && out.explanation === undefined ? undefined : out
+  }
+  if (typeof reason === 'string' && reason !== '' && mapStopReason(reason) === 'other')
+    return { category: reason }
+  return undefined
 }
 
 /** Anthropic's stop reason as ours. */

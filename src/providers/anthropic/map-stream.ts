@@ -7,12 +7,20 @@ import { END } from '../../kit/read-event-stream.ts'
 /** The message a stream assembled, once `message_stop` arrived. */
 export type StreamedMessage = {
   /** The content blocks, as the SDK's `finalMessage().content` holds them, as plain JSON. */
-  content: unknown[]
+  content: JsonRecord[]
   /** `message_start`'s usage with `message_delta`'s totals written over it. */
   usage: JsonRecord
   stopReason: unknown
-  /** Name of a tool call whose input was not valid JSON (a response cut short leaves one). */
-  brokenToolCall: string | undefined
+  /** `message_delta`'s `stop_details` (a refusal's category and explanation), as sent. */
+  stopDetails: unknown
+  /** The message's `container` (code execution and other container tools), as sent; null when none. */
+  container: unknown
+  /**
+   * Indexes of the blocks that take an input (`tool_use`, `server_tool_use`, ...) whose input is
+   * unfinished: not valid JSON, or the block never got its `content_block_stop`. A response cut
+   * short (by the output limit or a refusal) leaves one.
+   */
+  cut: number[]
 }
 
 /** The mapper of one stream: parsed events in, deltas out, the message at the end. */
@@ -25,21 +33,29 @@ export type StreamMapper = {
 
 /**
  * Maps Anthropic stream events to deltas, one at most per event (`thinking_delta` to `thinking`,
- * `text_delta` to `text`, a finished `tool_use` block to `tool-call`), and assembles the content
- * blocks beside them the way the SDK's `MessageStream` does: each block as `content_block_start`
- * sent it, text, thinking and citations appended, a signature replaced, and the `input_json_delta`
- * fragments of any block with an `input` joined and parsed only at `content_block_stop` (fragments
- * split strings and escapes anywhere). Unknown block types stay as sent; unknown deltas and events
- * change nothing. Synchronous and free of I/O.
+ * `text_delta` to `text`, a finished `tool_use` block to `tool-call`, and a paragraph break as
+ * `thinking` at the start of each thinking block after one that showed text, so interleaved
+ * thinking does not run together), and assembles the content blocks beside them the way the SDK's
+ * `MessageStream` does: each block as `content_block_start` sent it, text, thinking and citations
+ * appended, a signature replaced, a compaction's summary set, and the `input_json_delta` fragments
+ * of any block with an `input` joined and parsed only at `content_block_stop` (fragments split
+ * strings and escapes anywhere). A tool call whose input is unfinished is never streamed. Unknown
+ * block types stay as sent; unknown deltas and events change nothing. Synchronous and free of I/O.
  */
 export function createStreamMapper(): StreamMapper {
   let content: JsonRecord[] | undefined
   let usage: JsonRecord = {}
   let stopReason: unknown = null
-  let brokenToolCall: string | undefined
+  let stopDetails: unknown = null
+  let container: unknown = null
   let done = false
+  /** Some thinking text was streamed: a later thinking block starts with a paragraph break. */
+  let thoughtShown = false
   // The unparsed input of each block that got `input_json_delta`s, by index.
   const json: (string | undefined)[] = []
+  /** Blocks started and not yet stopped, and blocks whose input was not JSON, by index. */
+  const open = new Set<number>()
+  const broken = new Set<number>()
 
   function map(event: unknown): Delta | typeof END | undefined {
     if (!isRecord(event)) return undefined
@@ -66,6 +82,7 @@ export function createStreamMapper(): StreamMapper {
               const before = block['thinking']
               block['thinking'] = (typeof before === 'string' ? before : String(before)) + text
             }
+            thoughtShown ||= text !== ''
             return { type: 'thinking', text }
           }
           case 'signature_delta':
@@ -84,6 +101,14 @@ export function createStreamMapper(): StreamMapper {
               json[index] = (json[index] ?? '') + part
             return undefined
           }
+          case 'compaction_delta':
+            // The delta carries the summary whole (null when compaction failed): it replaces.
+            if (block?.['type'] === 'compaction') {
+              block['content'] = delta['content']
+              if ('encrypted_content' in delta)
+                block['encrypted_content'] = delta['encrypted_content']
+            }
+            return undefined
           default:
             return undefined
         }
@@ -91,19 +116,25 @@ export function createStreamMapper(): StreamMapper {
       case 'content_block_start': {
         const block = event['content_block']
         if (content === undefined || !isRecord(block)) return undefined
-        content.push(block)
+        open.add(content.push(block) - 1)
+        // Interleaved thinking (thinking, tool use, thinking, ...): one paragraph between blocks.
+        if (block['type'] === 'thinking' && thoughtShown) return { type: 'thinking', text: '\n\n' }
         return undefined
       }
       case 'content_block_stop': {
         const index = indexOf(event)
         const block = content?.[index]
-        if (block === undefined) return undefined
+        // A block stops once: a repeated stop would stream its call twice.
+        if (block === undefined || !open.delete(index)) return undefined
         const input = json[index]
         if (input !== undefined) setInput(block, input, index)
-        if (block['type'] !== 'tool_use') return undefined
-        const call = toolCall(block, input ?? '')
-        if (call === undefined) brokenToolCall ??= String(block['name'])
-        return call
+        if (block['type'] !== 'tool_use' || broken.has(index)) return undefined
+        // Parsed again: the call and the block in the items are separate objects.
+        const args: unknown = input === undefined || input.trim() === '' ? {} : JSON.parse(input)
+        return {
+          type: 'tool-call',
+          call: { id: String(block['id']), name: String(block['name']), input: args },
+        }
       }
       case 'message_start': {
         if (content !== undefined) {
@@ -121,11 +152,16 @@ export function createStreamMapper(): StreamMapper {
           for (const block of blocks) if (isRecord(block)) content.push(block)
         if (isRecord(start['usage'])) usage = start['usage']
         stopReason = start['stop_reason'] ?? null
+        container = start['container'] ?? null
         return undefined
       }
       case 'message_delta': {
         const delta = event['delta']
-        if (isRecord(delta)) stopReason = delta['stop_reason']
+        if (isRecord(delta)) {
+          stopReason = delta['stop_reason']
+          stopDetails = delta['stop_details'] ?? null
+          if (delta['container'] != null) container = delta['container']
+        }
         const totals = event['usage']
         // Totals, not increments: each one present replaces the one before.
         if (isRecord(totals)) {
@@ -152,16 +188,23 @@ export function createStreamMapper(): StreamMapper {
 
   function setInput(block: JsonRecord, input: string, index: number): void {
     json[index] = undefined
+    const parsed = parseInput(input)
+    if (!parsed.complete) broken.add(index)
     // The SDK re-creates the block with `input` last: keep its key order, so replays match.
     delete block['input']
-    block['input'] = input === '' ? {} : parseLoosely(input)
+    block['input'] = parsed.value
   }
 
-  return {
-    map,
-    message: () =>
-      done && content !== undefined ? { content, usage, stopReason, brokenToolCall } : undefined,
+  function assembled(): StreamedMessage | undefined {
+    if (!done || content === undefined) return undefined
+    const blocks = content
+    const cut = blocks.flatMap((block, index) =>
+      takesInput(block) && (open.has(index) || broken.has(index)) ? [index] : [],
+    )
+    return { content: blocks, usage, stopReason, stopDetails, container, cut }
   }
+
+  return { map, message: assembled }
 }
 
 /** The block index an event names; -1 (no block) when it names none. */
@@ -185,31 +228,20 @@ const LATER_TOTALS = [
   'output_tokens_details',
 ] as const
 
-/** The `tool-call` of a finished `tool_use` block, or undefined when its input is not JSON. */
-function toolCall(block: JsonRecord, json: string): Delta | undefined {
-  let input: unknown = {}
-  if (json.trim() !== '') {
-    try {
-      input = JSON.parse(json)
-    } catch {
-      return undefined
-    }
-  }
-  return {
-    type: 'tool-call',
-    call: { id: String(block['id']), name: String(block['name']), input },
-  }
-}
-
-/** A block's input as the SDK reads it: JSON, or as much of it as parses (a cut-off response). */
-function parseLoosely(json: string): unknown {
+/**
+ * A block's input as the SDK reads it (`{}` when empty, JSON, or as much of it as parses: a
+ * cut-off response), and whether it was complete (blank, or valid JSON).
+ */
+function parseInput(json: string): { value: unknown; complete: boolean } {
+  if (json === '') return { value: {}, complete: true }
   try {
-    return JSON.parse(json)
+    return { value: JSON.parse(json), complete: true }
   } catch {
+    const complete = json.trim() === ''
     try {
-      return partialParse(json) as unknown
+      return { value: partialParse(json) as unknown, complete }
     } catch {
-      return {}
+      return { value: {}, complete }
     }
   }
 }

@@ -17,17 +17,19 @@ export type ThinkingPlan = {
 
 /** `max_tokens` when the caller gives none (the API requires one; it caps thinking too). */
 const DEFAULT_MAX_TOKENS = 32_000
-/** Room left for the answer above a thinking budget when `max_tokens` has to grow. */
+/** Room left for the answer above a thinking budget that had to grow `max_tokens` or shrink. */
 const ANSWER_ROOM = 4_096
 const LEVEL_BUDGET = { low: 2_048, medium: 8_192, high: 16_384, max: 32_768 } as const
 
 /**
  * The `thinking`, `output_config.effort` and `max_tokens` to send for `thinking` on this model.
  * Budget models get `enabled` with a budget of at least the model's minimum and below
- * `max_tokens` (which grows when needed); effort models get `adaptive` plus an effort; a model
- * that cannot stop thinking never gets `disabled`; a model that hides its thinking by default is
- * asked for a summary; an unlisted model (`known` false) is never sent `disabled`. Every change to
- * what the caller asked for is pushed to `warnings`.
+ * `max_tokens`; the caller's `maxTokens` is a cap that is never raised (the budget shrinks to fit
+ * under it, and thinking is turned off when even the minimum does not fit), while the default
+ * `max_tokens` grows to fit the budget. Effort models get `adaptive` plus an effort; a model that
+ * cannot stop thinking never gets `disabled`; a model that hides its thinking by default is asked
+ * for a summary; an unlisted model (`known` false) is never sent `disabled`. Every change to what
+ * the caller asked for is pushed to `warnings`.
  */
 export function planThinking(
   { id: model, row: info, known }: ModelEntry,
@@ -42,6 +44,12 @@ export function planThinking(
       `maxTokens lowered from ${maxTokens} to ${info.maxOutputTokens}, the most ${model} takes`,
     )
     maxTokens = info.maxOutputTokens
+  }
+  const room: Room = {
+    model,
+    maxTokens,
+    maxOutputTokens: info.maxOutputTokens,
+    capped: requestedMaxTokens !== undefined,
   }
   if (support.mode === 'none') {
     if (thinking !== undefined && thinking !== 'off')
@@ -78,7 +86,7 @@ export function planThinking(
         manual: false,
       }
     }
-    return budgetPlan(support.min, support.min, maxTokens, info.maxOutputTokens, {})
+    return budgetPlan(room, support.min, support, {}, warnings)
   }
 
   if (support.mode === 'budget') {
@@ -88,12 +96,7 @@ export function planThinking(
       warnings.push(
         `thinking budget ${wanted} moved to ${budget}, within ${model}'s ${support.min}–${support.max}`,
       )
-    const plan = budgetPlan(budget, support.min, maxTokens, info.maxOutputTokens, display)
-    if (requestedMaxTokens !== undefined && plan.maxTokens !== requestedMaxTokens)
-      warnings.push(
-        `maxTokens raised from ${requestedMaxTokens} to ${plan.maxTokens} to leave room above the thinking budget`,
-      )
-    return plan
+    return budgetPlan(room, budget, support, display, warnings)
   }
 
   const wanted = typeof thinking === 'string' ? thinking : levelForBudget(thinking.budgetTokens)
@@ -112,23 +115,53 @@ export function planThinking(
   }
 }
 
-/** `enabled` with `budget_tokens` below `max_tokens`, growing `max_tokens` when it must. */
+/** The output room a budget must fit in. */
+type Room = {
+  model: string
+  /** `max_tokens` as it stands: the caller's (within the model's limit) or the default. */
+  maxTokens: number
+  maxOutputTokens: number
+  /** The caller set `maxTokens`: it is never raised. */
+  capped: boolean
+}
+
+/**
+ * `enabled` with a `budget_tokens` below `max_tokens` (the API's rule). The default `max_tokens`
+ * grows to leave room above the budget; the caller's never does: the budget shrinks to fit under
+ * it (leaving room for the answer when it can, never below the model's minimum), and when even
+ * the minimum does not fit, thinking is sent `disabled` (or, for a model that cannot stop, left to
+ * its default).
+ */
 function budgetPlan(
+  room: Room,
   budget: number,
-  min: number,
-  maxTokens: number,
-  maxOutputTokens: number,
+  support: { min: number; canDisable: boolean },
   display: { display?: 'summarized' },
+  warnings: string[],
 ): ThinkingPlan {
-  let max = maxTokens
+  const { model, capped } = room
+  let maxTokens = room.maxTokens
+  if (budget >= maxTokens && !capped)
+    maxTokens = Math.min(room.maxOutputTokens, budget + ANSWER_ROOM)
   let spend = budget
-  if (max <= spend) {
-    max = Math.min(maxOutputTokens, spend + ANSWER_ROOM)
-    if (max <= spend) spend = Math.max(min, max - ANSWER_ROOM)
+  if (spend >= maxTokens) {
+    spend = Math.min(spend, Math.max(support.min, maxTokens - ANSWER_ROOM))
+    if (spend >= maxTokens) {
+      const why = `maxTokens ${maxTokens} leaves no room for ${model}'s smallest thinking budget (${support.min})`
+      if (!support.canDisable) {
+        warnings.push(`thinking not sent: ${why}`)
+        return { maxTokens, manual: false }
+      }
+      warnings.push(`thinking off: ${why}`)
+      return { thinking: { type: 'disabled' }, maxTokens, manual: false }
+    }
+    warnings.push(
+      `thinking budget ${budget} lowered to ${spend} to fit under maxTokens ${maxTokens}`,
+    )
   }
   return {
     thinking: { type: 'enabled', budget_tokens: spend, ...display },
-    maxTokens: max,
+    maxTokens,
     manual: true,
   }
 }

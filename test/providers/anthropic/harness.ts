@@ -75,25 +75,34 @@ export async function replayOnce(
   return run(adapter.stream(conversation, callOptions))
 }
 
+/** The fields of a final message the tests compare, as either SDK reader gives them. */
+export type SdkMessage = Pick<Message, 'content' | 'usage' | 'stop_reason' | 'container'>
+
 /**
  * What the SDK's own stream helper makes of `body`: `messages.stream()` then `finalMessage()`, the
- * reading the adapter's items must agree with.
+ * reading the adapter's items must agree with. `beta` reads it with `beta.messages.stream()`,
+ * which also knows the beta blocks and deltas (a compaction's summary).
  */
 export async function sdkFinalMessage(
   body: string,
-): Promise<{ ok: true; message: Message } | { ok: false; error: unknown }> {
+  reader: 'messages' | 'beta' = 'messages',
+): Promise<{ ok: true; message: SdkMessage } | { ok: false; error: unknown }> {
   const client = new Anthropic({
     apiKey: 'sk-ant-test-key-0123456789',
     fetch: replayFetch([{ body }]).fetch,
     maxRetries: 0,
   })
-  const stream = client.messages.stream({
+  const params = {
     model: 'claude-sonnet-5',
     max_tokens: 1024,
-    messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
-  })
+    messages: [{ role: 'user' as const, content: 'What is the weather in Paris?' }],
+  }
   try {
-    return { ok: true, message: await stream.finalMessage() }
+    const message =
+      reader === 'beta'
+        ? ((await client.beta.messages.stream(params).finalMessage()) as unknown as SdkMessage)
+        : await client.messages.stream(params).finalMessage()
+    return { ok: true, message }
   } catch (error) {
     return { ok: false, error }
   }

@@ -4,7 +4,60 @@ import { mapAnthropicError } from '../../../src/providers/anthropic/map-error.ts
 import { mapStopReason, mapUsage } from '../../../src/providers/anthropic/map-finish.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
 import { doneTurn } from '../../helpers/stream.ts'
-import { fixture, fixtureNames, replayOnce, sdkFinalMessage } from './harness.ts'
+import { fixture, fixtureNames, replayOnce, sdkFinalMessage, type SdkMessage } from './harness.ts'
+
+/** The `data` of each event of an SSE fixture (every fixture writes one line of data per event). */
+function recordedEvents(body: string): Record<string, unknown>[] {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>)
+}
+
+/**
+ * The ids of the calls that a recording's output limit or refusal cut off: blocks with an input
+ * whose `input_json_delta`s do not make JSON, or that never got their `content_block_stop`.
+ */
+function cutCallIds(body: string): Set<unknown> {
+  const blocks = new Map<unknown, { id: unknown; json: string; stopped: boolean }>()
+  let stop: unknown
+  for (const event of recordedEvents(body)) {
+    const block = event['content_block'] as Record<string, unknown> | undefined
+    const delta = event['delta'] as Record<string, unknown> | undefined
+    if (event['type'] === 'content_block_start' && block !== undefined && 'input' in block)
+      blocks.set(event['index'], { id: block['id'], json: '', stopped: false })
+    const open = blocks.get(event['index'])
+    if (event['type'] === 'content_block_delta' && open !== undefined)
+      open.json += String(delta?.['partial_json'] ?? '')
+    if (event['type'] === 'content_block_stop' && open !== undefined) open.stopped = true
+    if (event['type'] === 'message_delta') stop = delta?.['stop_reason']
+  }
+  if (stop !== 'max_tokens' && stop !== 'model_context_window_exceeded' && stop !== 'refusal')
+    return new Set()
+  const parses = (json: string) => {
+    try {
+      JSON.parse(json)
+      return true
+    } catch {
+      return json.trim() === ''
+    }
+  }
+  return new Set([...blocks.values()].filter((b) => !b.stopped || !parses(b.json)).map((b) => b.id))
+}
+
+/**
+ * What the items of a recording must be, from the SDK's reading of it: its content blocks, less
+ * the calls cut off and any block answering one, then the message's container when it has one.
+ */
+function expectedItems(message: SdkMessage, body: string): unknown[] {
+  const cut = cutCallIds(body)
+  const content = (JSON.parse(JSON.stringify(message.content)) as Record<string, unknown>[]).filter(
+    (block) => !cut.has(block['id']) && !cut.has(block['tool_use_id']),
+  )
+  return message.container == null
+    ? content
+    : [...content, { type: 'thinkwire_container', container: message.container }]
+}
 
 describe('anthropic items against the SDK', () => {
   it('has fixtures with citations, server tools, redacted thinking, unknown blocks and deltas', () => {
@@ -16,15 +69,28 @@ describe('anthropic items against the SDK', () => {
         'unknown-types.sse',
         'parallel-tools.sse',
         'tool-cut-off.sse',
+        'parallel-cut-off.sse',
+        'refusal-cut-tool.sse',
+        'pause-turn.sse',
+        'compaction.sse',
+        'interleaved-thinking.sse',
         'mid-stream-error.sse',
       ]),
     )
   })
 
+  it('finds the cut-off calls of the recordings that have them, and none elsewhere', () => {
+    expect(cutCallIds(fixture('tool-cut-off.sse'))).toEqual(new Set(['toolu_01Save']))
+    expect(cutCallIds(fixture('parallel-cut-off.sse'))).toEqual(new Set(['toolu_02Oslo']))
+    expect(cutCallIds(fixture('refusal-cut-tool.sse'))).toEqual(new Set(['toolu_01Scan']))
+    expect(cutCallIds(fixture('pause-turn.sse'))).toEqual(new Set())
+  })
+
   for (const name of fixtureNames()) {
-    it(`gives what finalMessage() gives for ${name}: the same content byte for byte, usage and stop reason`, async () => {
+    // The beta reader: it knows every block and delta the API sends (a compaction's summary too).
+    it(`gives what finalMessage() gives for ${name}: the same content byte for byte (less calls cut off, plus the container), usage and stop reason`, async () => {
       const body = fixture(name)
-      const sdk = await sdkFinalMessage(body)
+      const sdk = await sdkFinalMessage(body, 'beta')
       const { events, error } = await replayOnce(body)
       if (!sdk.ok) {
         // The SDK fails the stream: the adapter fails it with the same error, mapped alike.
@@ -36,7 +102,7 @@ describe('anthropic items against the SDK', () => {
       }
       expect(error).toBeUndefined()
       const turn = doneTurn(events)
-      const content = JSON.stringify(sdk.message.content)
+      const content = JSON.stringify(expectedItems(sdk.message, body))
       expect(turn.items?.data).toEqual(JSON.parse(content))
       // Key order too, so a replayed turn is the same bytes whichever reader made it.
       expect(JSON.stringify(turn.items?.data)).toBe(content)
@@ -65,7 +131,7 @@ describe('anthropic items against the SDK', () => {
     ])
     expect(data.map((block) => block.citations.map((c) => c.type))).toEqual([
       ['char_location', 'page_location'],
-      ['content_block_location'],
+      ['content_block_location', 'char_location'],
     ])
   })
 
@@ -174,13 +240,15 @@ describe('anthropic items against the SDK', () => {
     expect(block.input).not.toBe(turn.toolCalls![0]!.input)
   })
 
-  it('keeps a cut-off tool call in the items as the SDK reads it, and streams no call for it', async () => {
-    const { events, error } = await replayOnce(fixture('tool-cut-off.sse'))
-    expect(error).toBeUndefined()
-    expect(events.map((e) => e.type)).toEqual(['text', 'done'])
-    const turn = doneTurn(events)
-    expect(turn.stopReason).toBe('length')
-    expect(turn.toolCalls).toBeUndefined()
-    expect(turn.items?.data[1]).toMatchObject({ type: 'tool_use', id: 'toolu_01Save' })
+  it('reads a compaction summary that the non-beta SDK reader would leave null', async () => {
+    const body = fixture('compaction.sse')
+    const plain = await sdkFinalMessage(body)
+    expect(plain.ok && plain.message.content[0]).toEqual({ type: 'compaction', content: null })
+    const { events } = await replayOnce(body)
+    expect(doneTurn(events).items?.data[0]).toEqual({
+      type: 'compaction',
+      content: 'Summary → the user is planning a trip to Kraków 🇵🇱; flights booked, hotel pending.',
+      encrypted_content: 'EsYDCkYICompactionFixture==',
+    })
   })
 })

@@ -85,6 +85,31 @@ describe('anthropic replay', () => {
     ])
   })
 
+  it('sends a compaction block back whole, its summary included, ahead of the rest of the turn', async () => {
+    const { adapter, replay } = setup([
+      { body: fixture('compaction.sse') },
+      { body: fixture('answer-after-tool.sse') },
+    ])
+    const conversation: Conversation = { turns: [{ role: 'user', content: 'Where are we?' }] }
+    const turn = doneTurn((await run(adapter.stream(conversation))).events)
+    conversation.turns.push(turn, { role: 'user', content: 'Book the hotel.' })
+    await run(adapter.stream(conversation))
+    const messages = sentBody(replay, 1)['messages'] as { role: string; content: unknown }[]
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        {
+          type: 'compaction',
+          content:
+            'Summary → the user is planning a trip to Kraków 🇵🇱; flights booked, hotel pending.',
+          encrypted_content: 'EsYDCkYICompactionFixture==',
+        },
+        { type: 'text', text: 'Next: the hotel in Kraków.' },
+      ],
+    })
+    expect(JSON.stringify(messages[1]!.content)).toBe(JSON.stringify(turn.items!.data))
+  })
+
   it('re-encodes a turn from another model as text and tool_use blocks, without its reasoning', async () => {
     const foreign: AssistantTurn = {
       role: 'assistant',

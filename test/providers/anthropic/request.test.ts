@@ -19,11 +19,61 @@ describe('anthropic request: thinking per model', () => {
     expect(body['output_config']).toBeUndefined()
   })
 
-  it('raises max_tokens above the budget when the caller asked for less, and says so', async () => {
+  it("never raises the caller's maxTokens: the budget shrinks under it, leaving room for the answer", async () => {
+    const { body, warnings } = await send('claude-haiku-4-5', {
+      thinking: 'high',
+      maxTokens: 10_000,
+    })
+    expect(body['max_tokens']).toBe(10_000)
+    expect(body['thinking']).toEqual({ type: 'enabled', budget_tokens: 10_000 - 4096 })
+    expect(warnings).toEqual(['thinking budget 16384 lowered to 5904 to fit under maxTokens 10000'])
+  })
+
+  it('shrinks the budget to the minimum, never below it, when the room left is smaller', async () => {
     const { body, warnings } = await send('claude-haiku-4-5', { thinking: 'high', maxTokens: 4000 })
-    expect(body['thinking']).toEqual({ type: 'enabled', budget_tokens: 16_384 })
-    expect(body['max_tokens']).toBe(16_384 + 4096)
-    expect(warnings).toEqual([expect.stringContaining('maxTokens raised from 4000 to 20480')])
+    expect(body['max_tokens']).toBe(4000)
+    expect(body['thinking']).toEqual({ type: 'enabled', budget_tokens: 1024 })
+    expect(warnings).toEqual(['thinking budget 16384 lowered to 1024 to fit under maxTokens 4000'])
+  })
+
+  it("keeps a budget that already fits under the caller's maxTokens, without a warning", async () => {
+    const { body, warnings } = await send('claude-haiku-4-5', {
+      thinking: 'medium',
+      maxTokens: 10_000,
+    })
+    expect(body['max_tokens']).toBe(10_000)
+    expect(body['thinking']).toEqual({ type: 'enabled', budget_tokens: 8192 })
+    expect(warnings).toEqual([])
+  })
+
+  it('sends thinking disabled, with a warning, when even the smallest budget does not fit', async () => {
+    const { body, warnings } = await send('claude-haiku-4-5', { thinking: 'low', maxTokens: 1024 })
+    expect(body['max_tokens']).toBe(1024)
+    expect(body['thinking']).toEqual({ type: 'disabled' })
+    expect(warnings).toEqual([
+      "thinking off: maxTokens 1024 leaves no room for claude-haiku-4-5's smallest thinking budget (1024)",
+    ])
+  })
+
+  it('lets forced tool use through when thinking had to be turned off to fit', async () => {
+    const tools = [{ name: 'get_weather', parameters: { type: 'object' } }]
+    const { body } = await send('claude-haiku-4-5', {
+      thinking: 'low',
+      maxTokens: 800,
+      tools,
+      toolChoice: 'required',
+    })
+    expect(body['thinking']).toEqual({ type: 'disabled' })
+    expect(body['tool_choice']).toEqual({ type: 'any' })
+  })
+
+  it('grows the default max_tokens above a budget when the call sets no maxTokens', async () => {
+    const { body, warnings } = await send('claude-haiku-4-5', {
+      thinking: { budgetTokens: 40_000 },
+    })
+    expect(body['thinking']).toEqual({ type: 'enabled', budget_tokens: 40_000 })
+    expect(body['max_tokens']).toBe(44_096)
+    expect(warnings).toEqual([])
   })
 
   it('lifts an explicit budget below the minimum to 1024', async () => {
@@ -102,6 +152,22 @@ describe('anthropic request: options', () => {
     const { body, warnings } = await send('claude-sonnet-5', { temperature: 0.2 })
     expect(body).not.toHaveProperty('temperature')
     expect(warnings).toEqual([expect.stringContaining('temperature dropped')])
+  })
+
+  it('sends stop as stop_sequences, once each, dropping the empty or blank ones the API refuses', async () => {
+    const { body, warnings } = await send('claude-sonnet-5', {
+      stop: ['END', '\n\n', '', 'END', '### Done'],
+    })
+    expect(body['stop_sequences']).toEqual(['END', '### Done'])
+    expect(warnings).toEqual([
+      'stop sequences "\\n\\n", "" dropped: Anthropic takes none that is empty or only whitespace',
+    ])
+    const none = await send('claude-sonnet-5', { stop: [] })
+    expect(none.body).not.toHaveProperty('stop_sequences')
+    expect(none.warnings).toEqual([])
+    const blank = await send('claude-sonnet-5', { stop: [' '] })
+    expect(blank.body).not.toHaveProperty('stop_sequences')
+    expect(blank.warnings).toEqual([expect.stringContaining('" " dropped')])
   })
 
   it('sends tools with their schema and maps each tool choice', async () => {

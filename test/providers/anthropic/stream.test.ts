@@ -14,6 +14,11 @@ const FIXTURES = [
   'citations.sse',
   'unknown-types.sse',
   'parallel-tools.sse',
+  'interleaved-thinking.sse',
+  'compaction.sse',
+  'pause-turn.sse',
+  'parallel-cut-off.sse',
+  'refusal-cut-tool.sse',
 ]
 
 describe('anthropic stream', () => {
@@ -153,12 +158,106 @@ describe('anthropic stream', () => {
     ])
   })
 
-  it('ends a refused answer with a done whose stop reason is refusal', async () => {
+  it('ends a refused answer with a done whose stop reason is refusal, with its category and explanation', async () => {
     const { events, error } = await replayOnce(fixture('refusal.sse'))
     expect(error).toBeUndefined()
     const turn = doneTurn(events)
     expect(turn.stopReason).toBe('refusal')
+    expect(turn.stopDetails).toEqual({
+      category: 'cyber',
+      explanation: 'Blocked under the usage policy.',
+    })
     expect(turn.text).toBe('I can’t help with that — sorry.')
+    expect(turn.warnings).toBeUndefined()
+  })
+
+  it('gives no stop details for a turn that ended as asked', async () => {
+    const { events } = await replayOnce(fixture('thinking-then-tool.sse'))
+    expect(doneTurn(events).stopDetails).toBeUndefined()
+  })
+
+  it('separates interleaved thinking blocks by a paragraph break streamed as thinking', async () => {
+    const { events, error } = await replayOnce(fixture('interleaved-thinking.sse'))
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'thinking', text: "I should search for Lisbon's weather → " },
+      { type: 'thinking', text: 'one query will do.' },
+      { type: 'thinking', text: '\n\n' },
+      { type: 'thinking', text: 'The first result says 24 °C — sunny ☀.' },
+      { type: 'text', text: 'Lisbon: sunny, 24 °C.' },
+    ])
+    const turn = doneTurn(events)
+    expect(turn.thinking).toBe(
+      "I should search for Lisbon's weather → one query will do.\n\nThe first result says 24 °C — sunny ☀.",
+    )
+    // The blocks themselves are kept as sent: the break is only in what is shown.
+    const thinking = (turn.items!.data as { type: string; thinking?: string }[]).filter(
+      (block) => block.type === 'thinking',
+    )
+    expect(thinking.map((block) => block.thinking)).toEqual([
+      "I should search for Lisbon's weather → one query will do.",
+      'The first result says 24 °C — sunny ☀.',
+    ])
+    expect(turn.usage).toEqual({
+      inputTokens: 3410,
+      outputTokens: 190,
+      cacheReadTokens: 1200,
+      cacheWriteTokens: 0,
+      reasoningTokens: 61,
+    })
+  })
+
+  it('puts no break before the first thinking that shows text, nor after thinking that showed none', async () => {
+    const block = (index: number, text: string) => [
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        },
+      ],
+      ...(text === ''
+        ? []
+        : [
+            [
+              'content_block_delta',
+              {
+                type: 'content_block_delta',
+                index,
+                delta: { type: 'thinking_delta', thinking: text },
+              },
+            ],
+          ]),
+      ['content_block_stop', { type: 'content_block_stop', index }],
+    ]
+    const body = withBlocks(
+      [...block(0, ''), ...block(1, 'First.'), ...block(2, 'Second.')] as [string, unknown][],
+      'end_turn',
+    )
+    const { events } = await replayOnce(body)
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'thinking', text: 'First.' },
+      { type: 'thinking', text: '\n\n' },
+      { type: 'thinking', text: 'Second.' },
+    ])
+  })
+
+  it('keeps a compaction block whole in the items, its summary set by the compaction delta, and shows none of it', async () => {
+    const { events, error } = await replayOnce(fixture('compaction.sse'))
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([{ type: 'text', text: 'Next: the hotel in Kraków.' }])
+    const turn = doneTurn(events)
+    expect(turn.thinking).toBeUndefined()
+    expect(turn.items?.data).toEqual([
+      {
+        type: 'compaction',
+        content:
+          'Summary → the user is planning a trip to Kraków 🇵🇱; flights booked, hotel pending.',
+        encrypted_content: 'EsYDCkYICompactionFixture==',
+      },
+      { type: 'text', text: 'Next: the hotel in Kraków.' },
+    ])
   })
 
   it('throws a retryable overloaded error and yields no done when an error event arrives mid-stream', async () => {
@@ -175,6 +274,7 @@ describe('anthropic stream', () => {
     expect(events.map((e) => e.type)).toEqual(['done'])
     expect(doneTurn(events).stopReason).toBe('length')
     expect(doneTurn(events).toolCalls).toBeUndefined()
+    expect(doneTurn(events).items?.data).toEqual([])
   })
 
   it('fails when a tool call that was not cut off has input that is not JSON', async () => {
@@ -182,6 +282,24 @@ describe('anthropic stream', () => {
     const { events, error } = await replayOnce(body)
     expect(events.some((e) => e.type === 'done' || e.type === 'tool-call')).toBe(false)
     expect(error).toMatchObject({ kind: 'server', message: expect.stringContaining("'save'") })
+  })
+
+  it('fails when a tool call never ended although the turn was not cut short', async () => {
+    const body = oneToolCall('{"text": "done"}', 'tool_use').replace(
+      /event: content_block_stop\n[^\n]*\n\n/,
+      '',
+    )
+    expect(body).not.toContain('content_block_stop')
+    const { events, error } = await replayOnce(body)
+    expect(events.some((e) => e.type === 'done' || e.type === 'tool-call')).toBe(false)
+    expect(error).toMatchObject({ kind: 'server', message: expect.stringContaining("'save'") })
+  })
+
+  it('streams a tool call once when its block is stopped twice', async () => {
+    const stop = 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+    const body = oneToolCall('{"text": "hi"}', 'tool_use').replace(stop, stop + stop)
+    const { events } = await replayOnce(body)
+    expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1)
   })
 
   it('ends with done at message_stop when the body stays open after it, and releases the body', async () => {
@@ -255,6 +373,32 @@ function isPlainJson(value: unknown): boolean {
 
 /** A stream whose only block is a `save` tool call with `partialJson` as its input. */
 function oneToolCall(partialJson: string, stopReason: string): string {
+  return withBlocks(
+    [
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_1', name: 'save', input: {} },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: partialJson },
+        },
+      ],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ],
+    stopReason,
+  )
+}
+
+/** A whole message stream around the given block events. */
+function withBlocks(blocks: [string, unknown][], stopReason: string): string {
   return sse([
     [
       'message_start',
@@ -272,23 +416,7 @@ function oneToolCall(partialJson: string, stopReason: string): string {
         },
       },
     ],
-    [
-      'content_block_start',
-      {
-        type: 'content_block_start',
-        index: 0,
-        content_block: { type: 'tool_use', id: 'toolu_1', name: 'save', input: {} },
-      },
-    ],
-    [
-      'content_block_delta',
-      {
-        type: 'content_block_delta',
-        index: 0,
-        delta: { type: 'input_json_delta', partial_json: partialJson },
-      },
-    ],
-    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ...blocks,
     [
       'message_delta',
       {

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest'
+import type { CallOptions } from '../../../src/core/adapter.ts'
+import type { Conversation } from '../../../src/core/conversation.ts'
+import { anthropicRequestProblems } from '../../contract/upstreams/anthropic.ts'
+import { doneTurn, run } from '../../helpers/stream.ts'
+import { fixture, sentBody, setup } from './harness.ts'
+
+const search: CallOptions = {
+  providerOptions: {
+    anthropic: { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] },
+  },
+}
+
+const CONTAINER = { id: 'container_011PausedFixture', expires_at: '2026-03-01T12:00:00Z' }
+
+/** The paused turn's content blocks, as the API sent them. */
+const PAUSED_BLOCKS = [
+  { type: 'text', text: 'Je cherche → ' },
+  {
+    type: 'server_tool_use',
+    id: 'srvtoolu_01First',
+    name: 'web_search',
+    input: { query: 'Oslo vær' },
+    caller: { type: 'direct' },
+  },
+  {
+    type: 'web_search_tool_result',
+    tool_use_id: 'srvtoolu_01First',
+    caller: { type: 'direct' },
+    content: [
+      {
+        type: 'web_search_result',
+        title: 'Været i Oslo',
+        url: 'https://example.com/oslo',
+        encrypted_content: 'EqgfCioIPausedSearchFixture==',
+        page_age: '2 hours ago',
+      },
+    ],
+  },
+  {
+    type: 'server_tool_use',
+    id: 'srvtoolu_02Second',
+    name: 'web_search',
+    input: { query: 'Oslo forecast 🌨' },
+    caller: { type: 'direct' },
+  },
+]
+
+describe('anthropic: a turn the API paused (pause_turn)', () => {
+  it("ends as stop reason 'other' with category pause_turn, every block and the container kept", async () => {
+    const { adapter } = setup([{ body: fixture('pause-turn.sse') }])
+    const { events, error } = await run(
+      adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }] }, search),
+    )
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([{ type: 'text', text: 'Je cherche → ' }])
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('other')
+    expect(turn.stopDetails).toEqual({ category: 'pause_turn' })
+    // Server tools are the API's own: they are not calls for the caller to run.
+    expect(turn.toolCalls).toBeUndefined()
+    expect(turn.warnings).toBeUndefined()
+    expect(turn.items?.data).toEqual([
+      ...PAUSED_BLOCKS,
+      { type: 'thinkwire_container', container: CONTAINER },
+    ])
+    expect(turn.usage).toEqual({
+      inputTokens: 1830,
+      outputTokens: 77,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    })
+  })
+
+  it('is continued by calling again with the same conversation: the paused turn goes last, whole, with its container', async () => {
+    const { adapter, replay } = setup([
+      { body: fixture('pause-turn.sse') },
+      { body: fixture('server-tool.sse') },
+    ])
+    const conversation: Conversation = {
+      system: 'Answer in English.',
+      turns: [{ role: 'user', content: 'Weather in Oslo?' }],
+    }
+    const paused = doneTurn((await run(adapter.stream(conversation, search))).events)
+    conversation.turns.push(paused)
+    const { events, error } = await run(adapter.stream(conversation, search))
+    expect(error).toBeUndefined()
+    const next = sentBody(replay, 1)
+    expect(next['container']).toBe('container_011PausedFixture')
+    expect(next['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: PAUSED_BLOCKS },
+    ])
+    // Byte for byte as stored, and the items record of the container is not sent as a block.
+    const messages = next['messages'] as { content: unknown }[]
+    expect(JSON.stringify(messages[1]!.content)).toBe(
+      JSON.stringify(paused.items!.data.slice(0, -1)),
+    )
+    expect(JSON.stringify(next['messages'])).not.toContain('thinkwire_container')
+    expect(next['tools']).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+    ])
+    expect(anthropicRequestProblems(next)).toEqual([])
+
+    // The continuation is a turn of its own; both go back as one assistant message.
+    const continuation = doneTurn(events)
+    expect(continuation.stopReason).toBe('stop')
+    conversation.turns.push(continuation, { role: 'user', content: 'Thanks!' })
+    await run(adapter.stream(conversation, search))
+    const third = sentBody(replay, 2)
+    expect(third['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: [...PAUSED_BLOCKS, ...continuation.items!.data] },
+      { role: 'user', content: 'Thanks!' },
+    ])
+    // The paused turn is no longer being continued: its container is not named again.
+    expect(third).not.toHaveProperty('container')
+    expect(anthropicRequestProblems(third)).toEqual([])
+  })
+
+  it('names no container when the turn being continued came from another model', async () => {
+    const { adapter, replay } = setup([{ body: fixture('pause-turn.sse') }])
+    const paused = doneTurn(
+      (
+        await run(
+          adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }] }, search),
+        )
+      ).events,
+    )
+    const other = setup([{ body: fixture('answer-after-tool.sse') }], { model: 'claude-opus-4-6' })
+    await run(
+      other.adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }, paused] }),
+    )
+    const body = sentBody(other.replay)
+    expect(body).not.toHaveProperty('container')
+    expect(body['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Je cherche → ' }] },
+    ])
+    expect(replay.requests).toHaveLength(1)
+  })
+})
