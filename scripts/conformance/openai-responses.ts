@@ -1,18 +1,23 @@
 /**
  * Checks recorded OpenAI Responses streams against `openai()`. `.chunks.txt` files hold one event
  * per line (data only): each gets its `event:` line back, as the API sends it, and a file that
- * holds several responses back to back is cut at each `response.created`. `.json` files hold a
- * whole (non-streaming) response: it is streamed the way the API would stream it, and the turn's
- * items must equal its `output`. What a recording should come to is read from the recording
- * itself, independently of the adapter.
+ * holds several responses back to back is cut at each `response.created`. `.sse` files (the
+ * repository's own fixtures) are an SSE body as the API sends it, replayed as they are. `.json`
+ * files hold a whole (non-streaming) response: it is streamed the way the API would stream it, and
+ * the turn's items must equal its `output`; a `.json` file that is not a response is skipped. What
+ * a recording should come to is read from the recording itself, independently of the adapter; and
+ * the turn's items must hold no client tool call that was not streamed (it could not be answered,
+ * so it could not be replayed).
  */
 import { isDeepStrictEqual } from 'node:util'
 import { openai } from '../../src/providers/openai/index.ts'
+import type { Event } from '../../src/core/events.ts'
 import {
   chunkLines,
   compare,
   field,
   replayBody,
+  sseEvents,
   sseFrames,
   type CheckRow,
   type Outcome,
@@ -42,14 +47,41 @@ function joinParts(parts: Map<string, string>): string {
   return [...parts.values()].filter((text) => text !== '').join('\n\n')
 }
 
-/** What one recorded response should stream: summed from its deltas, or the error it ends in. */
+/** The input of a completed client tool call item, or undefined when it is not one or is unfinished. */
+function callInput(item: unknown): { input: unknown } | undefined {
+  const type = field(item, 'type')
+  if (type !== 'function_call' && type !== 'custom_tool_call') return undefined
+  if (field(item, 'status') === 'incomplete') return undefined
+  if (type === 'custom_tool_call') {
+    const input = field(item, 'input')
+    return typeof input === 'string' ? { input } : undefined
+  }
+  const args = String(field(item, 'arguments'))
+  if (args.trim() === '') return { input: {} }
+  try {
+    return { input: JSON.parse(args) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
+const isClientCall = (item: unknown): boolean =>
+  field(item, 'type') === 'function_call' || field(item, 'type') === 'custom_tool_call'
+
+/**
+ * What one recorded response should stream: summed from its deltas, or the error it ends in. The
+ * text of a message in the `commentary` phase is thinking; a client tool call (function or custom)
+ * counts once its item is done and complete. A call the response left unfinished is not a call
+ * when the response says it is incomplete, and a server error when it says it completed.
+ */
 function expectedOf(events: readonly unknown[]): Outcome {
   const thinking = new Map<string, string>()
   const text = new Map<string, string>()
   const add = (parts: Map<string, string>, key: string, delta: unknown) =>
     parts.set(key, (parts.get(key) ?? '') + String(delta))
   const toolCalls: { name: string; input: unknown }[] = []
-  let hasCall = false
+  const streamed = new Set<unknown>()
+  const commentary = new Set<string>()
   for (const event of events) {
     const type = field(event, 'type')
     const item = String(field(event, 'output_index'))
@@ -57,17 +89,20 @@ function expectedOf(events: readonly unknown[]): Outcome {
       add(thinking, `${item}/s${String(field(event, 'summary_index'))}`, field(event, 'delta'))
     else if (type === 'response.reasoning_text.delta')
       add(thinking, `${item}/c${String(field(event, 'content_index'))}`, field(event, 'delta'))
+    else if (type === 'response.output_text.delta' && commentary.has(item))
+      add(thinking, `${item}/t${String(field(event, 'content_index'))}`, field(event, 'delta'))
     else if (type === 'response.output_text.delta' || type === 'response.refusal.delta')
       add(text, item, field(event, 'delta'))
-    else if (type === 'response.output_item.done') {
+    else if (type === 'response.output_item.added') {
+      const added = field(event, 'item')
+      if (field(added, 'type') === 'message' && field(added, 'phase') === 'commentary')
+        commentary.add(item)
+    } else if (type === 'response.output_item.done') {
       const done = field(event, 'item')
-      if (field(done, 'type') === 'function_call') {
-        hasCall = true
-        const args = String(field(done, 'arguments'))
-        toolCalls.push({
-          name: String(field(done, 'name')),
-          input: args.trim() === '' ? {} : JSON.parse(args),
-        })
+      const call = callInput(done)
+      if (call !== undefined) {
+        streamed.add(field(done, 'call_id'))
+        toolCalls.push({ name: String(field(done, 'name')), input: call.input })
       }
     } else if (type === 'error') {
       const error = field(event, 'error') ?? event
@@ -79,12 +114,13 @@ function expectedOf(events: readonly unknown[]): Outcome {
       const response = field(event, 'response')
       const reason = field(field(response, 'incomplete_details'), 'reason')
       const output = field(response, 'output')
-      const refused =
-        Array.isArray(output) &&
-        output.some((o) => {
-          const content = field(o, 'content')
-          return Array.isArray(content) && content.some((p) => field(p, 'type') === 'refusal')
-        })
+      const items: unknown[] = Array.isArray(output) ? output : []
+      const unfinished = items.some((o) => isClientCall(o) && !streamed.has(field(o, 'call_id')))
+      if (type === 'response.completed' && unfinished) return { ok: false, kind: 'server' }
+      const refused = items.some((o) => {
+        const content = field(o, 'content')
+        return Array.isArray(content) && content.some((p) => field(p, 'type') === 'refusal')
+      })
       const stopReason =
         type === 'response.incomplete'
           ? reason === 'max_output_tokens'
@@ -92,8 +128,7 @@ function expectedOf(events: readonly unknown[]): Outcome {
             : reason === 'content_filter'
               ? 'refusal'
               : 'other'
-          : hasCall ||
-              (Array.isArray(output) && output.some((o) => field(o, 'type') === 'function_call'))
+          : toolCalls.length > 0
             ? 'tool-calls'
             : refused
               ? 'refusal'
@@ -199,6 +234,29 @@ function streamOfResponse(response: unknown): unknown[] {
 const make = (fetch: typeof globalThis.fetch) =>
   openai({ apiKey: 'conformance-key', model: 'gpt-5.4', fetch })
 
+/**
+ * Whether the turn's items hold only client tool calls that were streamed (so each can be answered
+ * and replayed); undefined when the stream failed.
+ */
+function callsReplayable(done: Extract<Event, { type: 'done' }> | undefined): boolean | undefined {
+  if (done === undefined) return undefined
+  const ids = new Set((done.turn.toolCalls ?? []).map((call) => call.id))
+  return (done.turn.items?.data ?? []).every(
+    (item) => !isClientCall(item) || ids.has(String(field(item, 'call_id'))),
+  )
+}
+
+/** A row comparing a replay with its recording, also failing a turn whose items hold a call not streamed. */
+async function replayRow(name: string, events: readonly unknown[], body: string, note?: string) {
+  const { outcome, done } = await replayBody(body, make)
+  const row = compare(name, expectedOf(events), outcome, note)
+  if (callsReplayable(done) !== false) return { row, done }
+  return {
+    row: { ...row, ok: false, actual: `${row.actual}, ITEMS HOLD A CALL NOT STREAMED` },
+    done,
+  }
+}
+
 /** Checks every recording in the folder. */
 export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
   const rows: CheckRow[] = []
@@ -207,23 +265,26 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
       const all = responses(chunkLines(file.text))
       for (const [i, events] of all.entries()) {
         const name = all.length > 1 ? `${file.name}#${i + 1}` : file.name
-        const { outcome } = await replayBody(sseFrames(events), make)
-        rows.push(compare(name, expectedOf(events), outcome))
+        rows.push((await replayRow(name, events, sseFrames(events))).row)
       }
+    } else if (file.name.endsWith('.sse')) {
+      // An SSE body as the API sends it: replayed byte for byte, its expectation read from its events.
+      rows.push((await replayRow(file.name, sseEvents(file.text), file.text)).row)
     } else if (file.name.endsWith('.json')) {
       const response = JSON.parse(file.text) as unknown
       if (field(response, 'object') !== 'response') {
-        rows.push({ name: file.name, expected: 'not a response', actual: 'skipped', ok: true })
+        rows.push({
+          name: file.name,
+          expected: 'not a response',
+          actual: 'skipped',
+          ok: true,
+          note: 'a JSON body that is not a response object (an error body, say) holds no stream',
+        })
         continue
       }
       const events = streamOfResponse(response)
-      const { outcome, done } = await replayBody(sseFrames(events), make)
-      const row = compare(
-        file.name,
-        expectedOf(events),
-        outcome,
-        'streamed as the API would; items must equal output',
-      )
+      const note = 'streamed as the API would; items must equal output'
+      const { row, done } = await replayRow(file.name, events, sseFrames(events), note)
       const same = isDeepStrictEqual(done?.turn.items?.data, field(response, 'output'))
       rows.push({
         ...row,

@@ -4,7 +4,7 @@ import type {
   ToolChoiceFunction,
   ToolChoiceOptions,
 } from 'openai/resources/responses/responses'
-import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
+import type { CacheOptions, CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
@@ -23,8 +23,8 @@ const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fen
 /**
  * Builds the Responses request for one call: `store: false` with the conversation inline, reasoning
  * per model (with encrypted reasoning included so it can be replayed), tools, tool choice, output
- * format, and `providerOptions.openai` merged last. Options the model rejects are left out and
- * named in `warnings`.
+ * format, the prompt cache key, and `providerOptions.openai` merged last. Options the model
+ * rejects, and stop sequences (the Responses API has none), are left out and named in `warnings`.
  */
 export function buildRequest(
   row: OpenAIModel,
@@ -41,7 +41,7 @@ export function buildRequest(
     store: false,
   }
   let instructions = conversation.system
-  const reasoning = planReasoning(model, row, options.thinking, warnings)
+  const reasoning = planReasoning(model, row, options, warnings)
   if (reasoning !== undefined) {
     body.reasoning = reasoning
     body.include = ['reasoning.encrypted_content']
@@ -90,6 +90,12 @@ export function buildRequest(
     }
   }
 
+  if (options.stop !== undefined && options.stop.length > 0) {
+    const dropped = options.stop.map((stop) => JSON.stringify(stop)).join(', ')
+    warnings.push(`stop dropped: the Responses API takes no stop sequences (${dropped})`)
+  }
+  planCache(body, options.cache, warnings)
+
   if (options.temperature !== undefined) {
     if (rejects.includes('temperature'))
       warnings.push(`temperature dropped: ${model} does not take sampling parameters`)
@@ -98,6 +104,24 @@ export function buildRequest(
 
   mergeProviderOptions(body, options, 'openai', warnings, rejects)
   return { body, warnings }
+}
+
+/**
+ * Prompt caching. OpenAI caches every long enough prompt prefix on its own, so `cache: true` (and
+ * `ttl: '5m'`, which its in-memory cache keeps anyway: prefixes stay 5 to 10 minutes idle) sends
+ * nothing; `cache.key` is `prompt_cache_key`, which routes requests that share it to the same
+ * cache. A lifetime of an hour has no honest equal: `prompt_cache_retention` takes `'in_memory'`
+ * (minutes, an hour at most, promised for none) or `'24h'` (extended caching, kept up to a day,
+ * for the models that offer it), so `ttl: '1h'` sends nothing and says so; a caller who wants the
+ * extended cache sets `providerOptions.openai.prompt_cache_retention: '24h'`.
+ */
+function planCache(body: ResponsesBody, cache: CacheOptions | undefined, warnings: string[]): void {
+  if (typeof cache !== 'object') return
+  if (cache.key !== undefined) body.prompt_cache_key = cache.key
+  if (cache.ttl === '1h')
+    warnings.push(
+      "cache ttl '1h' dropped: OpenAI takes no cache lifetime of an hour (its cache keeps a prefix for minutes; providerOptions.openai.prompt_cache_retention: '24h' keeps it up to a day)",
+    )
 }
 
 function toolChoice(

@@ -1,4 +1,5 @@
 import type {
+  ResponseCustomToolCall,
   ResponseFunctionToolCall,
   ResponseInputItem,
   ResponseInputMessageContentList,
@@ -9,18 +10,28 @@ import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 
 /**
  * Encodes turns as Responses `input` items. A turn of this provider, model and thinking mode goes
- * back as its stored `output` items, in order and untouched, except reasoning items without
- * `encrypted_content` (with `store: false` the API cannot look them up by id and answers 404) and
- * a trailing reasoning item with nothing after it (the API refuses one without its follower).
- * Any other assistant turn becomes an assistant message and `function_call` items, without
- * reasoning; tool results become `function_call_output` items.
+ * back as its stored `output` items, in order and untouched (a commentary message keeps its
+ * `phase`), except reasoning items without `encrypted_content` (with `store: false` the API
+ * cannot look them up by id and answers 404) and a trailing reasoning item with nothing after it
+ * (the API refuses one without its following item). Any other assistant turn becomes an assistant
+ * message and tool call items, without reasoning. Tool results answer their call in its own
+ * kind: `custom_tool_call_output` for a `custom_tool_call`, `function_call_output` otherwise.
  */
 export function encodeInput(turns: readonly Turn[], tag: ReplayTag): ResponseInputItem[] {
+  /** Call ids of the custom tool calls sent so far, whose results are custom tool outputs. */
+  const custom = new Set<string>()
+  const noteCalls = (items: ResponseInputItem[]): ResponseInputItem[] => {
+    for (const item of items) {
+      if (item.type === 'custom_tool_call' && typeof item.call_id === 'string')
+        custom.add(item.call_id)
+    }
+    return items
+  }
   const groups = encodeTurns<ResponseInputItem[]>(turns, tag, {
     user: (turn) => [{ role: 'user', content: userContent(turn) }],
-    tool: toolOutputs,
-    replay: (items) => replayItems(items.data),
-    reencode,
+    tool: (turn) => toolOutputs(turn, custom),
+    replay: (items) => noteCalls(replayItems(items.data)),
+    reencode: (turn) => noteCalls(reencode(turn)),
   })
   return groups.flat()
 }
@@ -34,15 +45,13 @@ function userContent(turn: UserTurn): string | ResponseInputMessageContentList {
   })
 }
 
-function toolOutputs(turn: ToolTurn): ResponseInputItem[] {
-  return turn.results.map((result) => {
-    const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output)
-    return {
-      type: 'function_call_output',
-      call_id: result.callId,
-      // The Responses API has no error flag on a tool result: say it in the output.
-      output: result.isError === true ? `Error: ${output}` : output,
-    }
+function toolOutputs(turn: ToolTurn, custom: ReadonlySet<string>): ResponseInputItem[] {
+  return turn.results.map((result): ResponseInputItem => {
+    const text = typeof result.output === 'string' ? result.output : JSON.stringify(result.output)
+    // The Responses API has no error flag on a tool result: say it in the output.
+    const output = result.isError === true ? `Error: ${text}` : text
+    const type = custom.has(result.callId) ? 'custom_tool_call_output' : 'function_call_output'
+    return { type, call_id: result.callId, output }
   })
 }
 
@@ -67,16 +76,20 @@ function hasEncryptedContent(item: object): boolean {
   return 'encrypted_content' in item && typeof item.encrypted_content === 'string'
 }
 
+/**
+ * A turn from elsewhere: its text as an assistant message and its calls as tool call items. A
+ * call whose input is a string is a custom tool call (its raw input); function call arguments are
+ * a JSON object, which a string is not.
+ */
 function reencode(turn: AssistantTurn): ResponseInputItem[] {
   const out: ResponseInputItem[] = []
   if (turn.text !== '') out.push({ role: 'assistant', content: turn.text })
   for (const call of turn.toolCalls ?? []) {
-    const item: ResponseFunctionToolCall = {
-      type: 'function_call',
-      call_id: call.id,
-      name: call.name,
-      arguments: JSON.stringify(call.input ?? {}),
-    }
+    const { id: call_id, name, input } = call
+    const item: ResponseFunctionToolCall | ResponseCustomToolCall =
+      typeof input === 'string'
+        ? { type: 'custom_tool_call', call_id, name, input }
+        : { type: 'function_call', call_id, name, arguments: JSON.stringify(input ?? {}) }
     out.push(item)
   }
   return out

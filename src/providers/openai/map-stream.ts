@@ -1,9 +1,13 @@
-import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses'
-import { ThinkwireError } from '../../core/errors.ts'
+import type {
+  Response,
+  ResponseOutputItem,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses'
 import type { Delta, Finish } from '../../kit/guard-stream.ts'
 import { END } from '../../kit/read-event-stream.ts'
 import { streamError } from './map-error.ts'
-import { mapFinish } from './map-finish.ts'
+import { clientCall, mapFinish, type CallRef } from './map-finish.ts'
+import type { StreamedAnnotation } from './map-sources.ts'
 
 /** Maps the events of one response; see {@link createStreamMapper}. */
 export type StreamMapper = {
@@ -18,10 +22,14 @@ const PARAGRAPH = '\n\n'
 /**
  * Maps Responses stream events to deltas, one at most per event: reasoning summary and reasoning
  * text deltas to `thinking` (a paragraph break between parts), output text and refusal deltas to
- * `text` (a paragraph break between messages), and a completed `function_call` item to
- * `tool-call`. Items are correlated by `output_index`, never by item id (some proxies rotate ids).
- * `error` events and `response.failed` throw a `ThinkwireError`; `response.completed` and
- * `response.incomplete` end the response; any unknown event maps to nothing.
+ * `text` (a paragraph break between messages), except the text of a message in the `commentary`
+ * phase (a preamble some models write before their tool calls), which is thinking; and a
+ * completed client tool call item (`function_call` with its arguments parsed, `custom_tool_call`
+ * with its raw input) to `tool-call`. A call that did not complete (status `incomplete`, or
+ * arguments that are not JSON) is never yielded. Items are correlated by `output_index`, never by
+ * item id (some proxies rotate ids). `error` events and `response.failed` throw a
+ * `ThinkwireError`; `response.completed` and `response.incomplete` end the response; any unknown
+ * event maps to nothing.
  */
 export function createStreamMapper(): StreamMapper {
   // Which part the last delta of each lane belonged to, to put a paragraph break between parts.
@@ -30,10 +38,15 @@ export function createStreamMapper(): StreamMapper {
   let textItem = -1
   let hasThinking = false
   let hasText = false
+  /** Output indices of the messages in the `commentary` phase. */
+  const commentary = new Set<number>()
   /** Name of a function call whose arguments were not valid JSON (a response cut short leaves one). */
-  let brokenToolCall: string | undefined
+  let brokenCall: string | undefined
   /** Completed output items by `output_index`, for a terminal response that lacks `output`. */
   const doneItems: unknown[] = []
+  const yielded = new Set<string>()
+  const started: CallRef[] = []
+  const annotations: StreamedAnnotation[] = []
   let terminal: Response | undefined
 
   function thinking(outputIndex: number, part: number, delta: string): Delta | undefined {
@@ -62,7 +75,9 @@ export function createStreamMapper(): StreamMapper {
   function map(event: ResponseStreamEvent): Delta | typeof END | undefined {
     switch (event.type) {
       case 'response.output_text.delta':
-        return answer(event.output_index, event.delta)
+        return commentary.has(event.output_index)
+          ? thinking(event.output_index, event.content_index, event.delta)
+          : answer(event.output_index, event.delta)
       case 'response.reasoning_summary_text.delta':
         return thinking(event.output_index, event.summary_index, event.delta)
       case 'response.reasoning_text.delta':
@@ -70,17 +85,24 @@ export function createStreamMapper(): StreamMapper {
         return thinking(event.output_index, -2 - event.content_index, event.delta)
       case 'response.refusal.delta':
         return answer(event.output_index, event.delta)
-      case 'response.output_item.done': {
+      case 'response.output_text.annotation.added':
+        annotations.push({
+          outputIndex: event.output_index,
+          contentIndex: event.content_index,
+          annotation: event.annotation,
+        })
+        return undefined
+      case 'response.output_item.added': {
         const item = event.item
-        doneItems[event.output_index] = item
-        if (item.type !== 'function_call') return undefined
-        const input = parseArguments(item.arguments)
-        if (input === invalid) {
-          brokenToolCall ??= item.name
-          return undefined
-        }
-        return { type: 'tool-call', call: { id: item.call_id, name: item.name, input } }
+        if (item.type === 'message' && item.phase === 'commentary')
+          commentary.add(event.output_index)
+        const call = clientCall(item)
+        if (call !== undefined) started.push(call)
+        return undefined
       }
+      case 'response.output_item.done':
+        doneItems[event.output_index] = event.item
+        return toolCall(event.item)
       case 'response.completed':
       case 'response.incomplete':
         terminal = event.response
@@ -96,18 +118,23 @@ export function createStreamMapper(): StreamMapper {
     }
   }
 
+  /** The `tool-call` of a completed client tool call item; nothing for any other item. */
+  function toolCall(item: ResponseOutputItem): Delta | undefined {
+    if (item.type !== 'function_call' && item.type !== 'custom_tool_call') return undefined
+    if ('status' in item && item.status === 'incomplete') return undefined
+    const input: unknown =
+      item.type === 'function_call' ? parseArguments(item.arguments) : item.input
+    if (input === invalid) {
+      brokenCall ??= item.name
+      return undefined
+    }
+    yielded.add(item.call_id)
+    return { type: 'tool-call', call: { id: item.call_id, name: item.name, input } }
+  }
+
   function finish(): Finish | undefined {
     if (terminal === undefined) return undefined
-    const record = mapFinish(terminal, doneItems)
-    // Arguments cut off by the output limit are expected; anywhere else they are the provider's fault.
-    if (brokenToolCall !== undefined && record.stopReason !== 'length') {
-      throw new ThinkwireError({
-        kind: 'server',
-        message: `openai: the arguments of function call '${brokenToolCall}' are not valid JSON`,
-        provider: 'openai',
-      })
-    }
-    return record
+    return mapFinish(terminal, { doneItems, yielded, started, annotations, brokenCall })
   }
 
   return { map, finish }

@@ -51,6 +51,7 @@ export function streamResponse(
       },
     })
     const finish = mapper.finish()
-    return finish === undefined ? undefined : { ...finish, warnings: request.warnings }
+    if (finish === undefined) return undefined
+    return { ...finish, warnings: [...request.warnings, ...(finish.warnings ?? [])] }
   }
 }

@@ -163,12 +163,25 @@ export function openaiMarkers(turn: AssistantTurn): string[] {
   })
 }
 
-const INPUT_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning']
+const INPUT_TYPES = [
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+]
+/** A client-run call's type, and the type of the output that answers it. */
+const OUTPUT_OF: Readonly<Record<string, string>> = {
+  function_call: 'function_call_output',
+  custom_tool_call: 'custom_tool_call_output',
+}
 
 /**
  * What the Responses API refuses in `input` (with `store: false`): an item type it does not know,
  * a message without a known role or content, a `function_call_output` whose `call_id` no earlier
- * `function_call` has, a `function_call` with no output after it ("No tool output found"), a
+ * `function_call` has, a `function_call` with no output after it ("No tool output found"), the
+ * same for `custom_tool_call` and its `custom_tool_call_output`, a
  * reasoning item without `encrypted_content` (nothing is stored to look it up by id) or with
  * nothing after it.
  */
@@ -178,7 +191,11 @@ export function openaiRequestProblems(body: unknown): string[] {
   const problems: string[] = []
   const calls = new Set<unknown>()
   const answered = new Set<unknown>(
-    input.flatMap((item) => (item['type'] === 'function_call_output' ? [item['call_id']] : [])),
+    input.flatMap((item) =>
+      Object.values(OUTPUT_OF).includes(String(item['type']))
+        ? [`${String(item['type'])} ${String(item['call_id'])}`]
+        : [],
+    ),
   )
   input.forEach((item, i) => {
     const at = `input[${i}]`
@@ -191,16 +208,23 @@ export function openaiRequestProblems(body: unknown): string[] {
       if (!(typeof content === 'string' || (Array.isArray(content) && content.length > 0)))
         problems.push(`${at} has no content`)
     }
-    if (type === 'function_call') {
+    const output = OUTPUT_OF[String(type)]
+    if (output !== undefined) {
       if (typeof item['call_id'] !== 'string' || item['call_id'] === '')
         problems.push(`${at} has no call_id`)
-      if (typeof item['arguments'] !== 'string') problems.push(`${at}.arguments is not a string`)
-      if (!answered.has(item['call_id']))
-        problems.push(`${at}: no function_call_output for ${String(item['call_id'])}`)
-      calls.add(item['call_id'])
+      const argument = type === 'function_call' ? 'arguments' : 'input'
+      if (typeof item[argument] !== 'string') problems.push(`${at}.${argument} is not a string`)
+      if (!answered.has(`${output} ${String(item['call_id'])}`))
+        problems.push(`${at}: no ${output} for ${String(item['call_id'])}`)
+      calls.add(`${output} ${String(item['call_id'])}`)
     }
-    if (type === 'function_call_output' && !calls.has(item['call_id']))
-      problems.push(`${at} answers ${String(item['call_id'])}, which no function_call before has`)
+    if (
+      Object.values(OUTPUT_OF).includes(String(type)) &&
+      !calls.has(`${String(type)} ${String(item['call_id'])}`)
+    )
+      problems.push(
+        `${at} answers ${String(item['call_id'])}, which no ${String(type).replace('_output', '')} before has`,
+      )
     if (type === 'reasoning') {
       if (typeof item['encrypted_content'] !== 'string')
         problems.push(`${at} is reasoning without encrypted_content`)

@@ -9,7 +9,7 @@ import type { Adapter, CallOptions } from '../../../src/core/adapter.ts'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import type { Event } from '../../../src/core/events.ts'
 import { openai, type OpenAIOptions } from '../../../src/providers/openai/index.ts'
-import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+import { replayFetch, sse, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
 import { run } from '../../helpers/stream.ts'
 
 /** A stream of `test/fixtures/openai/`, in the Responses wire format. */
@@ -88,4 +88,39 @@ export function pretendToBeABrowser(): () => void {
       else Object.defineProperty(globalThis, name, descriptor)
     })
   }
+}
+
+/** An SSE body of Responses events, each with its `event:` line and a sequence number. */
+export function responseStream(events: ({ type: string } & Record<string, unknown>)[]): string {
+  return sse(events.map((event, sequence_number) => [event.type, { ...event, sequence_number }]))
+}
+
+/** A `response` object as the terminal events carry it. */
+export function responseOf(
+  status: 'in_progress' | 'completed' | 'incomplete',
+  output: unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const usage =
+    status === 'in_progress'
+      ? null
+      : { input_tokens: 20, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 } }
+  return {
+    id: 'resp_inline',
+    object: 'response',
+    created_at: 1767225600,
+    status,
+    model: 'gpt-5.4',
+    output,
+    store: false,
+    usage,
+    ...extra,
+  }
+}
+
+/** The `input` items of a request body. */
+export function inputOf(body: Record<string, unknown>): unknown[] {
+  const items = body['input']
+  if (!Array.isArray(items)) throw new Error('input is not a list')
+  return items
 }

@@ -172,3 +172,108 @@ describe('openai request: options', () => {
     ])
   })
 })
+
+describe('openai request: stop sequences, caching, the output cap', () => {
+  it('drops stop sequences with a warning naming them: the Responses API takes none', async () => {
+    const { body, warnings } = await send('gpt-5.4', { stop: ['END', '\n\n###'] })
+    expect(body).not.toHaveProperty('stop')
+    expect(warnings).toEqual([
+      'stop dropped: the Responses API takes no stop sequences ("END", "\\n\\n###")',
+    ])
+    expect((await send('gpt-5.4', { stop: [] })).warnings).toEqual([])
+  })
+
+  it('sends a cache key as prompt_cache_key, and nothing for cache: true or a 5 minute lifetime', async () => {
+    const keyed = await send('gpt-5.4', { cache: { key: 'tenant-42/support', ttl: '5m' } })
+    expect(keyed.body['prompt_cache_key']).toBe('tenant-42/support')
+    expect(keyed.body).not.toHaveProperty('prompt_cache_retention')
+    expect(keyed.warnings).toEqual([])
+    const plain = await send('gpt-5.4', { cache: true })
+    expect(plain.body).not.toHaveProperty('prompt_cache_key')
+    expect(plain.body).not.toHaveProperty('prompt_cache_retention')
+    expect(plain.warnings).toEqual([])
+  })
+
+  it('drops a one hour cache lifetime with a warning that names the extended-retention option', async () => {
+    const { body, warnings } = await send('gpt-5.4', { cache: { ttl: '1h' } })
+    expect(body).not.toHaveProperty('prompt_cache_retention')
+    expect(body).not.toHaveProperty('prompt_cache_key')
+    expect(warnings).toEqual([
+      expect.stringMatching(/^cache ttl '1h' dropped: .*prompt_cache_retention: '24h'/),
+    ])
+    const extended = await send('gpt-5.4', {
+      cache: { ttl: '1h' },
+      providerOptions: { openai: { prompt_cache_retention: '24h' } },
+    })
+    expect(extended.body['prompt_cache_retention']).toBe('24h')
+  })
+
+  it('reports cached input tokens as cacheReadTokens', async () => {
+    const { adapter } = setup([{ body: fixture('commentary-web-search-citations.sse') }])
+    const turn = doneTurn((await run(adapter.stream(ask, { cache: { key: 'k' } }))).events)
+    expect(turn.usage).toEqual({
+      inputTokens: 2600,
+      outputTokens: 180,
+      reasoningTokens: 0,
+      cacheReadTokens: 2048,
+      cacheWriteTokens: 0,
+    })
+  })
+
+  it('never raises maxTokens, and reads a thinking budget that does not fit under it as half the cap', async () => {
+    const { body, warnings } = await send('gpt-5.4', {
+      thinking: { budgetTokens: 20_000 },
+      maxTokens: 3_000,
+    })
+    expect(body['max_output_tokens']).toBe(3_000)
+    // 20,000 tokens would read as 'high'; 1,500 of them read as 'low'.
+    expect(body['reasoning']).toEqual({ effort: 'low', summary: 'auto' })
+    expect(warnings).toEqual([
+      'thinking budget of 20000 tokens does not fit under maxTokens 3000: read as 1500',
+      "gpt-5.4 takes an effort level, not a budget: 1500 tokens sent as 'low'",
+    ])
+    const fits = await send('gpt-5.4', { thinking: { budgetTokens: 20_000 }, maxTokens: 64_000 })
+    expect(fits.body['reasoning']).toEqual({ effort: 'high', summary: 'auto' })
+    expect(fits.body['max_output_tokens']).toBe(64_000)
+    expect(fits.warnings).toEqual([
+      "gpt-5.4 takes an effort level, not a budget: 20000 tokens sent as 'high'",
+    ])
+  })
+
+  it('keeps encrypted reasoning in include when providerOptions add to it, and replays a call with its reasoning', async () => {
+    const { adapter, replay } = setup([
+      { body: fixture('reasoning-then-function-calls.sse') },
+      { body: fixture('reasoning-then-text.sse') },
+    ])
+    const options: CallOptions = {
+      thinking: 'medium',
+      tools: [{ name: 'get_weather', parameters: { type: 'object' } }],
+      providerOptions: { openai: { include: ['web_search_call.action.sources'] } },
+    }
+    const first = doneTurn((await run(adapter.stream(ask, options))).events)
+    expect(sentBody(replay, 0)['include']).toEqual([
+      'reasoning.encrypted_content',
+      'web_search_call.action.sources',
+    ])
+    const results = [
+      { callId: 'call_Paris1', name: 'get_weather', output: '18 °C' },
+      { callId: 'call_Tokyo2', name: 'get_weather', output: '21 °C' },
+    ]
+    await run(adapter.stream({ turns: [...ask.turns, first, { role: 'tool', results }] }, options))
+    const next = sentBody(replay, 1)
+    expect(next['include']).toEqual([
+      'reasoning.encrypted_content',
+      'web_search_call.action.sources',
+    ])
+    const input = next['input'] as { type?: string; encrypted_content?: string }[]
+    expect(input.map((item) => item.type ?? 'message')).toEqual([
+      'message',
+      'reasoning',
+      'function_call',
+      'function_call',
+      'function_call_output',
+      'function_call_output',
+    ])
+    expect(input[1]!.encrypted_content).toBe('gAAAAABpToolTurnEncrypted==')
+  })
+})

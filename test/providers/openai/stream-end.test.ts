@@ -39,6 +39,18 @@ describe('openai stream: where reading ends', () => {
     expect(replay.aborted()).toBe(true)
   })
 
+  it('yields done at response.incomplete on a body that stays open, and releases the body', async () => {
+    const cut = fixture('incomplete-cut-function-call.sse')
+    const { adapter, replay } = setup([{ body: cut, stallAfterBytes: bytes(cut) }])
+    const { events, error } = await run(adapter.stream(ask))
+    expect(error).toBeUndefined()
+    expect(doneTurn(events)).toMatchObject({
+      stopReason: 'length',
+      toolCalls: [{ id: 'call_Oslo1' }],
+    })
+    expect(replay.aborted()).toBe(true)
+  })
+
   it('reads nothing after the terminal event, not even an error event', async () => {
     const after = sse([
       ['error', { type: 'error', code: 'server_error', message: 'late', sequence_number: 99 }],

@@ -12,6 +12,10 @@ const FIXTURES = [
   'error-event.sse',
   'error-event-nested.sse',
   'refusal.sse',
+  'incomplete-cut-function-call.sse',
+  'incomplete-content-filter.sse',
+  'custom-tool-call.sse',
+  'commentary-web-search-citations.sse',
 ]
 
 describe('openai stream', () => {
@@ -128,6 +132,10 @@ describe('openai stream', () => {
     const turn = doneTurn(events)
     expect(turn.text).toBe('I can’t help with that — sorry.')
     expect(turn.stopReason).toBe('refusal')
+    expect(turn.stopDetails).toEqual({
+      category: 'refusal',
+      explanation: 'I can’t help with that — sorry.',
+    })
   })
 
   it('puts a paragraph between two messages of one response', async () => {
