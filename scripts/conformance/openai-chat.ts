@@ -2,9 +2,12 @@
  * Conformance checker for recorded Chat Completions streams from OpenAI and compatible servers:
  * each recording is replayed through `openaiCompatible()` (with the preset of the server that
  * made it, when there is one) and the streamed thinking, text, tool calls and stop reason are
- * compared with what the recording holds.
+ * compared with what the recording holds. `.chunks.txt` files hold one chunk per line (replayed as
+ * `data:` lines plus `[DONE]`); `.sse` files are SSE bodies as the server sent them, replayed as
+ * they are; `.json` files are not streams and are skipped.
  */
 import type { StopReason } from '../../src/core/conversation.ts'
+import { kindFromStatus } from '../../src/kit/http-error.ts'
 import {
   openaiCompatible,
   presets,
@@ -15,6 +18,7 @@ import {
   compare,
   field,
   replayBody,
+  sseEvents,
   type CheckRow,
   type Outcome,
   type RecordingFile,
@@ -32,22 +36,26 @@ function presetFor(name: string): CompatiblePreset {
   return prefix in presets ? presets[prefix as keyof typeof presets] : generic
 }
 
+/** The chunks of a recording and the body to replay, or why it cannot be replayed. */
+function readRecording(file: RecordingFile): { chunks: unknown[]; body: string } | string {
+  if (file.name.endsWith('.sse')) return { chunks: sseEvents(file.text), body: file.text }
+  if (file.name.endsWith('.chunks.txt')) {
+    const chunks = chunkLines(file.text)
+    return { chunks, body: toSSE(chunks) }
+  }
+  return 'not a stream (a whole response or an error body); skipped'
+}
+
 /** Checks every streaming recording in the folder. */
 export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
   const rows: CheckRow[] = []
   for (const file of files) {
-    if (file.name.endsWith('.json')) {
-      rows.push({
-        name: file.name,
-        expected: '-',
-        actual: '-',
-        ok: true,
-        note: 'not a stream; skipped',
-      })
+    const recording = readRecording(file)
+    if (typeof recording === 'string') {
+      rows.push({ name: file.name, expected: '-', actual: 'skipped', ok: true, note: recording })
       continue
     }
-    const body = file.name.endsWith('.sse') ? file.text : toSSE(chunkLines(file.text))
-    const chunks = parseSSE(body)
+    const { chunks, body } = recording
     const preset = presetFor(file.name)
     const model = String(
       chunks.map((c) => field(c, 'model')).find((m) => typeof m === 'string' && m !== '') ??
@@ -65,20 +73,28 @@ function toSSE(chunks: unknown[]): string {
   return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n'
 }
 
-function parseSSE(body: string): unknown[] {
-  return body
-    .split('\n')
-    .filter((line) => line.startsWith('data:') && !line.includes('[DONE]'))
-    .map((line) => JSON.parse(line.slice(5)) as unknown)
-}
+type Call = { id: string; name: string; args: string }
 
-/** What the recording holds, read independently of the adapter. */
+/**
+ * What the recording holds, read independently of the adapter: the thinking and text deltas, the
+ * tool calls (by index, a new id at a used index starting another call), the stop reason, or the
+ * error a chunk carries. A call whose arguments the stop cut off (the output limit, a content
+ * filter or a refusal ended the turn while they were not yet JSON) is not a call; arguments that
+ * are not JSON otherwise are passed on as their text.
+ */
 function expectedOf(chunks: unknown[]): Outcome {
   let thinking = ''
   let text = ''
+  let refused = false
   let finish: string | undefined
-  const calls = new Map<number, { name: string; args: string }>()
+  const calls: Call[] = []
+  const byIndex = new Map<unknown, Call>()
   for (const chunk of chunks) {
+    const error = field(chunk, 'error')
+    if (error !== undefined && error !== null) {
+      const code = field(error, 'code')
+      return { ok: false, kind: typeof code === 'number' ? kindFromStatus(code) : 'server' }
+    }
     const choice = (field(chunk, 'choices') as unknown[] | undefined)?.[0]
     const delta = field(choice, 'delta')
     const reasoning = field(delta, 'reasoning_content') ?? field(delta, 'reasoning')
@@ -90,29 +106,54 @@ function expectedOf(chunks: unknown[]): Outcome {
       for (const piece of (field(block, 'thinking') as unknown[] | undefined) ?? [])
         thinking += String(field(piece, 'text'))
     }
+    const refusal = field(delta, 'refusal')
+    if (typeof refusal === 'string' && refusal !== '') {
+      refused = true
+      text += refusal
+    }
     for (const fragment of (field(delta, 'tool_calls') as unknown[] | undefined) ?? []) {
-      const index = Number(field(fragment, 'index') ?? calls.size - 1)
-      const call = calls.get(index) ?? { name: '', args: '' }
+      const index = field(fragment, 'index') ?? calls.length - 1
+      const rawId = field(fragment, 'id')
+      const id = typeof rawId === 'string' ? rawId : ''
+      let call = byIndex.get(index)
+      if (call === undefined || (id !== '' && call.id !== '' && id !== call.id)) {
+        call = { id, name: '', args: '' }
+        calls.push(call)
+        byIndex.set(index, call)
+      }
+      if (call.id === '') call.id = id
       const fn = field(fragment, 'function')
       const name = field(fn, 'name')
       if (typeof name === 'string' && call.name === '') call.name = name
-      call.args += String(field(fn, 'arguments') ?? '')
-      calls.set(index, call)
+      const args = field(fn, 'arguments')
+      call.args += typeof args === 'string' ? args : args === undefined ? '' : JSON.stringify(args)
     }
     const reason = field(choice, 'finish_reason')
     if (typeof reason === 'string') finish = reason
   }
-  const toolCalls = [...calls.values()].map((c) => ({
+  const cut = finish === 'length' || finish === 'content_filter' || refused
+  const last = calls.at(-1)
+  if (cut && last !== undefined && parsed(last.args) === undefined) calls.pop()
+  const toolCalls = calls.map((c) => ({
     name: c.name,
-    input: c.args === '' ? {} : (JSON.parse(c.args) as unknown),
+    input: c.args.trim() === '' ? {} : (parsed(c.args) ?? c.args),
   }))
   const stopReason: StopReason =
     finish === 'length'
       ? 'length'
-      : finish === 'content_filter'
+      : finish === 'content_filter' || refused
         ? 'refusal'
         : toolCalls.length > 0
           ? 'tool-calls'
           : 'stop'
   return { ok: true, thinking, text, toolCalls, stopReason }
+}
+
+/** The JSON value of `text`, or undefined when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
 }

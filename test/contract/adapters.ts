@@ -232,7 +232,7 @@ export const adapters: AdapterEntry[] = [
     name: 'openai-compatible (deepseek)',
     ...fetchScenarios(
       compatible({ ...presets.deepseek, apiKey: 'sk-contract-000000000000' }),
-      'deepseek-reasoner',
+      'deepseek-v4-flash',
       deepseekAnswer,
       (model) => cutting(deepseekAnswer(model)),
     ),

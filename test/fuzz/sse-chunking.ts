@@ -174,9 +174,9 @@ type Fixture = { name: string; body: string; adapter(fetch: typeof globalThis.fe
 const COMPATIBLE: Record<string, Partial<Parameters<typeof openaiCompatible>[0]>> = {
   'think-tags.sse': { ...presets.groq, model: 'qwen/qwen3-32b' },
   'implicit-think-open.sse': { reasoning: { thinkTags: 'starts-inside' } },
-  'deepseek-answer.sse': { ...presets.deepseek, model: 'deepseek-reasoner' },
-  'deepseek-final.sse': { ...presets.deepseek, model: 'deepseek-reasoner' },
-  'deepseek-tool-call.sse': { ...presets.deepseek, model: 'deepseek-reasoner' },
+  'deepseek-answer.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
+  'deepseek-final.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
+  'deepseek-tool-call.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
   'openrouter-reasoning-details.sse': {
     ...presets.openrouter,
     model: 'anthropic/claude-sonnet-4.5',

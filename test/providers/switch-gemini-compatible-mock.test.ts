@@ -66,7 +66,7 @@ describe('a conversation that moves between gemini, openai-compatible and mock',
     })
     const d = openaiCompatible({
       ...presets.deepseek,
-      model: 'deepseek-reasoner',
+      model: 'deepseek-v4-flash',
       apiKey: 'sk-test-000000000000',
       fetch: deepseekFetch.fetch,
     })

@@ -1,5 +1,6 @@
 import OpenAI from 'openai'
 import type { Adapter } from '../../core/adapter.ts'
+import { ThinkwireError } from '../../core/errors.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
 import { mapCompatibleError } from './map-error.ts'
@@ -66,6 +67,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): Adapter {
  */
 export function createOpenAICompatible(settings: OpenAICompatibleSettings): AdapterFactory {
   const { provider } = settings
+  checkSettings(settings)
   const client = createClient(settings)
   const mapError = (error: unknown) => mapCompatibleError(error, provider)
   const create = (model: string): Adapter => {
@@ -84,6 +86,18 @@ export function createOpenAICompatible(settings: OpenAICompatibleSettings): Adap
     }
   }
   return Object.assign(create, { models: settings.modelIds ?? [] })
+}
+
+/** Refuses settings that would make every request fail, naming the field at fault. */
+function checkSettings(settings: OpenAICompatibleSettings): void {
+  const fault = (field: string, got: unknown) => {
+    const what = got === '' ? 'an empty string' : typeof got
+    const message = `openaiCompatible: settings.${field} must be a non-empty string, got ${what}`
+    return new ThinkwireError({ kind: 'invalid-request', message })
+  }
+  const { provider, baseURL } = settings as { provider: unknown; baseURL: unknown }
+  if (typeof provider !== 'string' || provider === '') throw fault('provider', provider)
+  if (typeof baseURL !== 'string' || baseURL === '') throw fault('baseURL', baseURL)
 }
 
 function createClient(settings: OpenAICompatibleSettings): OpenAI {

@@ -7,6 +7,13 @@ import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
+import {
+  cacheParams,
+  maxTokensParams,
+  outputCap,
+  stopParams,
+  temperatureParams,
+} from './call-options.ts'
 import { encodeMessages } from './encode-messages.ts'
 import type { CompatibleModelInfo } from './models.ts'
 import { thinkingParams } from './thinking-params.ts'
@@ -16,8 +23,8 @@ export type BuiltRequest = { params: ChatCompletionCreateParamsStreaming; warnin
 
 /**
  * The Chat Completions request of one call: the conversation under the replay policy, usage asked
- * for at the end of the stream, the call's options as this model takes them, and
- * `providerOptions[provider]` merged over it all.
+ * for at the end of the stream, the call's options as this model takes them (what it does not take
+ * is dropped and named in `warnings`), and `providerOptions[provider]` merged over it all.
  */
 export function buildRequest(
   info: CompatibleModelInfo,
@@ -35,7 +42,15 @@ export function buildRequest(
     stream_options: { include_usage: true },
   }
   applyOptions(params, options, info, warnings)
-  Object.assign(params, thinkingParams(info.reasoning.control, options.thinking, warnings))
+  const cap = outputCap(options.maxTokens, info, warnings)
+  Object.assign(
+    params,
+    maxTokensParams(cap, info),
+    temperatureParams(options.temperature, info, warnings),
+    stopParams(options.stop, info, tag.provider, warnings),
+    cacheParams(options.cache, info, tag.provider, warnings),
+    thinkingParams(info.reasoning.control, options.thinking, warnings, cap),
+  )
   mergeProviderOptions(params, options, tag.provider, warnings)
   return { params, warnings }
 }
@@ -59,8 +74,6 @@ function applyOptions(
     }))
     if (options.toolChoice !== undefined) params.tool_choice = toolChoiceFor(options.toolChoice)
   }
-  if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens
-  if (options.temperature !== undefined) params.temperature = options.temperature
   const format = options.responseFormat
   if (format === undefined) return
   if (format.schema !== undefined && !info.json)

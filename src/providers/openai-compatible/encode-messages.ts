@@ -1,7 +1,8 @@
 import type { AssistantTurn, Conversation, ToolResult, UserTurn } from '../../core/conversation.ts'
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
-import type { CompatibleReasoning, ReasoningField } from './reasoning.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import type { CompatibleReasoning, ReasoningField } from './reasoning.ts'
+import type { AssembledCall } from './tool-calls.ts'
 
 /** One Chat Completions message, as sent. */
 export type Message = JsonRecord
@@ -37,11 +38,12 @@ export function encodeMessages(
 
 /**
  * The assistant message of a finished turn, as the server will want it back: the answer (without
- * inline reasoning), the tool calls with their arguments exactly as streamed, and the reasoning
+ * inline reasoning), the tool calls with their arguments exactly as streamed (and the
+ * `extra_content` the server put on each, such as Gemini's thought signature), and the reasoning
  * fields this server needs on such a turn.
  */
 export function assistantMessage(
-  turn: { text: string; calls: { id: string; name: string; arguments: string }[] },
+  turn: { text: string; calls: AssembledCall[] },
   reasoningFields: { reasoning: string; reasoningDetails: JsonRecord[] },
   reasoning: CompatibleReasoning,
 ): Message {
@@ -55,6 +57,7 @@ export function assistantMessage(
       id: call.id,
       type: 'function',
       function: { name: call.name, arguments: call.arguments },
+      ...(call.extraContent === undefined ? {} : { extra_content: call.extraContent }),
     }))
   for (const field of fieldsFor(reasoning, hasCalls)) {
     message[field] =

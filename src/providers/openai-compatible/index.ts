@@ -12,6 +12,7 @@ export {
   lmstudio,
   mistral,
   ollama,
+  openaiChat,
   openrouter,
   together,
   vllm,

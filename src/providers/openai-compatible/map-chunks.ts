@@ -1,9 +1,16 @@
+import type { Source } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import type { Delta } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
 import { createReasoningDetails } from './reasoning-details.ts'
+import { createSourceCollector } from './sources.ts'
 import { createThinkTagSplitter } from './think-tags.ts'
-import { createToolCallAssembler, parseArguments, type AssembledCall } from './tool-calls.ts'
+import {
+  createToolCallAssembler,
+  parseArguments,
+  withoutCutCall,
+  type AssembledCall,
+} from './tool-calls.ts'
 
 /** How {@link createChunkMapper} reads a server's chunks. */
 export type ChunkMapperOptions = {
@@ -18,11 +25,15 @@ export type ChunkMapperOptions = {
 export type ChunkSummary = {
   text: string
   reasoning: string
+  /** The complete calls: a call the stop cut off is not among them. */
   calls: AssembledCall[]
   reasoningDetails: JsonRecord[]
   finishReason: string | undefined
   usage: JsonRecord | undefined
-  refused: boolean
+  /** The refusal text the server streamed in `refusal` deltas (also streamed as text); '' for none. */
+  refusal: string
+  /** What the answer cites, in order, once each. */
+  sources: Source[]
 }
 
 /** A synchronous mapper from Chat Completions chunks to deltas. */
@@ -41,9 +52,10 @@ export type ChunkMapper = {
  * Maps Chat Completions chunks (choice 0) to deltas. Reasoning comes from `reasoning_details` when
  * a delta has readable text there, else from `reasoning_content` or `reasoning` (never both, so
  * nothing is shown twice), from `thinking` blocks of a content list, or from inline `<think>`
- * tags. Tool calls are assembled by index and emitted, complete, when the finish reason arrives.
- * Usage is the last one seen: the extra chunk with empty `choices`, or a server's own place for
- * it. Synchronous, with no I/O.
+ * tags. Tool calls are assembled by index and emitted, complete, when the finish reason arrives;
+ * one the stop cut off is never emitted. Sources come from `annotations` and Perplexity's
+ * `search_results` and `citations`. Usage is the last one seen: the extra chunk with empty
+ * `choices`, or a server's own place for it. Synchronous, with no I/O.
  */
 export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
   // The deltas of the chunk being mapped: the splitter's callbacks push here.
@@ -54,9 +66,11 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
   let usage: JsonRecord | undefined
   // The usage seen is the turn's: it came with or after the finish reason, or on its own chunk.
   let usageFinal = false
-  let refused = false
+  let refusal = ''
+  let calls: AssembledCall[] = []
   let toolCallsEmitted = false
   const details = createReasoningDetails()
+  const sources = createSourceCollector()
   const assembler = createToolCallAssembler(options.makeCallId)
 
   const thinking = (delta: string) => {
@@ -82,7 +96,8 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
     if (toolCallsEmitted) return
     toolCallsEmitted = true
     splitter?.flush()
-    for (const call of assembler.calls()) {
+    calls = withoutCutCall(assembler.calls(), finishReason, refusal !== '', options.warnings)
+    for (const call of calls) {
       const toolCall: ToolCall = {
         id: call.id,
         name: call.name,
@@ -122,10 +137,11 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
     }
     readContent(delta['content'])
     if (typeof delta['refusal'] === 'string' && delta['refusal'] !== '') {
-      refused = true
+      refusal += delta['refusal']
       answer(delta['refusal'])
     }
     if (Array.isArray(delta['tool_calls'])) assembler.add(delta['tool_calls'])
+    sources.addAnnotations(delta['annotations'])
   }
 
   return {
@@ -134,6 +150,8 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
       out = sink
       const seen = usageOf(chunk)
       if (seen !== undefined) usage = seen
+      sources.addSearchResults(chunk['search_results'])
+      sources.addCitations(chunk['citations'])
       const choice = choiceZero(chunk['choices'])
       if (choice !== undefined) {
         if (isRecord(choice['delta'])) readDelta(choice['delta'])
@@ -154,11 +172,12 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
       return {
         text,
         reasoning,
-        calls: assembler.calls(),
+        calls,
         reasoningDetails: details.entries(),
         finishReason,
         usage,
-        refused,
+        refusal,
+        sources: sources.sources(),
       }
     },
   }

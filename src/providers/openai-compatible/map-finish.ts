@@ -1,4 +1,4 @@
-import type { StopReason, Usage } from '../../core/conversation.ts'
+import type { StopDetails, StopReason, Usage } from '../../core/conversation.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /**
@@ -18,10 +18,28 @@ export function mapFinishReason(
 }
 
 /**
+ * What the server said about a refusal: `category` is its own word (`content_filter` for a filter
+ * stop, else `refusal`), `explanation` the refusal text it streamed. Undefined for any other stop.
+ */
+export function mapStopDetails(
+  stopReason: StopReason,
+  reason: string | undefined,
+  refusal: string,
+): StopDetails | undefined {
+  if (stopReason !== 'refusal') return undefined
+  const details: StopDetails = {
+    category: reason === 'content_filter' ? 'content_filter' : 'refusal',
+  }
+  if (refusal !== '') details.explanation = refusal
+  return details
+}
+
+/**
  * Our usage from a Chat Completions `usage`. `completion_tokens` normally includes reasoning;
  * a server that counts it apart (its `total_tokens` is prompt + completion + reasoning) gets it
  * added to the output. Cached input comes from `prompt_tokens_details.cached_tokens` or DeepSeek's
- * `prompt_cache_hit_tokens`.
+ * `prompt_cache_hit_tokens`; input written to the cache from OpenRouter's
+ * `prompt_tokens_details.cache_write_tokens`.
  */
 export function mapUsage(usage: JsonRecord | undefined): Usage {
   const number = (record: unknown, key: string): number => {
@@ -42,5 +60,7 @@ export function mapUsage(usage: JsonRecord | undefined): Usage {
     number(usage?.['prompt_tokens_details'], 'cached_tokens') ||
     number(usage, 'prompt_cache_hit_tokens')
   if (cached > 0) result.cacheReadTokens = cached
+  const written = number(usage?.['prompt_tokens_details'], 'cache_write_tokens')
+  if (written > 0) result.cacheWriteTokens = written
   return result
 }

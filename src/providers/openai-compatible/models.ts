@@ -16,8 +16,22 @@ export type CompatibleModelRow = {
   json?: boolean | undefined
   /** Context window in tokens, when known. */
   contextTokens?: number | undefined
-  /** Largest `max_tokens` it takes, when known. */
+  /** Largest `max_tokens` it takes, when known: a larger `maxTokens` is lowered to it, with a warning. */
   maxOutputTokens?: number | undefined
+  /**
+   * The most stop sequences (`stop`) it takes; 0 when it takes none. The caller's extra ones are
+   * dropped with a warning. @defaultValue 4, as OpenAI's API
+   */
+  stopSequences?: number | undefined
+  /** It takes `prompt_cache_key` (OpenAI), which a `cache.key` becomes. @defaultValue false */
+  cacheKey?: boolean | undefined
+  /** It takes `temperature` (OpenAI's reasoning models do not). @defaultValue true */
+  temperature?: boolean | undefined
+  /**
+   * The field `maxTokens` is sent as: OpenAI's reasoning models refuse `max_tokens` and take
+   * `max_completion_tokens`. @defaultValue `'max_tokens'`
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens' | undefined
 }
 
 /** A model row in list form: the model id, or a family as a prefix ending in `*`. */
@@ -38,20 +52,34 @@ export type CompatibleModelInfo = {
   json: boolean
   contextTokens?: number | undefined
   maxOutputTokens?: number | undefined
+  stopSequences: number
+  cacheKey: boolean
+  temperature: boolean
+  maxTokensField: 'max_tokens' | 'max_completion_tokens'
 }
+
+/** What a model of a server takes when no row says otherwise. */
+const SERVER_DEFAULTS = {
+  tools: true,
+  json: true,
+  stopSequences: 4,
+  cacheKey: false,
+  temperature: true,
+  maxTokensField: 'max_tokens',
+} as const satisfies Omit<CompatibleModelInfo, 'reasoning'>
 
 /**
  * The row of `model` on a server whose defaults are `reasoning` and whose differing models are
  * `models`. A row keyed `'*'` says what every model of the server shares; the other rows are
  * merged over it. A model the rows do not name gets the server's row (by default: its reasoning,
- * tools, and JSON schemas).
+ * tools, JSON schemas, four stop sequences, temperature, `max_tokens`, and no cache key).
  */
 export function compatibleModel(
   model: string,
   reasoning: CompatibleReasoning | undefined,
   models: CompatibleModels | undefined,
 ): CompatibleModelInfo {
-  let server: CompatibleModelInfo = { reasoning: { ...reasoning }, tools: true, json: true }
+  let server: CompatibleModelInfo = { reasoning: { ...reasoning }, ...SERVER_DEFAULTS }
   if (models === undefined) return server
   const rows = entries(models)
   for (const [key, row] of rows) if (key === '*') server = { ...server, ...rowInfo(row, server) }
@@ -125,5 +153,9 @@ function rowInfo(
   if (row.json !== undefined) info.json = row.json
   if (row.contextTokens !== undefined) info.contextTokens = row.contextTokens
   if (row.maxOutputTokens !== undefined) info.maxOutputTokens = row.maxOutputTokens
+  if (row.stopSequences !== undefined) info.stopSequences = row.stopSequences
+  if (row.cacheKey !== undefined) info.cacheKey = row.cacheKey
+  if (row.temperature !== undefined) info.temperature = row.temperature
+  if (row.maxTokensField !== undefined) info.maxTokensField = row.maxTokensField
   return info
 }

@@ -32,6 +32,12 @@ function fromPreset(preset: CompatiblePreset): PresetHelper {
 }
 
 /**
+ * OpenAI's Chat Completions API (provider `openai-chat`); `openai()` from `thinkwire/openai` speaks
+ * its Responses API.
+ * @example `openaiChat({ apiKey, model: 'gpt-4.1' })`
+ */
+export const openaiChat = fromPreset(presets['openai-chat'])
+/**
  * Groq.
  * @example `groq({ apiKey, model: 'qwen/qwen3-32b' })`, or `groq.create({ apiKey })` for a registry
  */

@@ -27,11 +27,37 @@ const effort: ThinkingControl = {
   levels: { low: 'low', medium: 'medium', high: 'high', max: 'high' },
 }
 
+/** An OpenAI reasoning model on Chat Completions: effort levels, no `stop`, no `temperature`. */
+const openaiReasoning = {
+  reasoning: { control: effort },
+  stopSequences: 0,
+  temperature: false,
+} as const
+
 /**
  * Known servers. Where a server's models disagree on a setting, the default is what none of them
  * rejects and the models that take more are listed.
  */
 export const presets = {
+  /**
+   * OpenAI's own Chat Completions (the `openai()` adapter speaks its Responses API): a cache key
+   * as `prompt_cache_key`, the cap as `max_completion_tokens`, and effort levels on its reasoning
+   * models, which take no `stop` or `temperature`. Its name is `openai-chat`, not `openai`, so its
+   * turns are never replayed to the Responses adapter as that adapter's own.
+   */
+  'openai-chat': {
+    provider: 'openai-chat',
+    baseURL: 'https://api.openai.com/v1',
+    reasoning: { thinkTags: 'off', control: { type: 'none' } },
+    models: {
+      '*': { cacheKey: true, maxTokensField: 'max_completion_tokens' },
+      'gpt-5*': openaiReasoning,
+      'o1*': openaiReasoning,
+      'o3*': openaiReasoning,
+      'o4*': openaiReasoning,
+    },
+    modelIds: ['gpt-5.4', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o-mini'],
+  },
   /** Groq: reasoning in `reasoning` (or inline tags with `reasoning_format: 'raw'`). */
   groq: {
     provider: 'groq',
@@ -81,8 +107,10 @@ export const presets = {
     ],
   },
   /**
-   * DeepSeek: reasoning in `reasoning_content`, which must go back on every assistant turn with
-   * tool calls (the server rejects such a turn without it). JSON output is `json_object` only.
+   * DeepSeek: reasoning in `reasoning_content`. The V4 models (and by default any model not listed)
+   * need it back on every assistant turn with tool calls and reject such a turn without it; the
+   * older `deepseek-chat` and `deepseek-reasoner` take none back. JSON output is `json_object`
+   * only; up to 16 stop sequences.
    */
   deepseek: {
     provider: 'deepseek',
@@ -100,11 +128,15 @@ export const presets = {
       },
     },
     models: {
-      '*': { json: false, contextTokens: 128_000 },
-      'deepseek-chat': { maxOutputTokens: 8_192 },
-      'deepseek-reasoner': { maxOutputTokens: 65_536 },
+      '*': { json: false, contextTokens: 128_000, stopSequences: 16 },
+      'deepseek-v4*': { contextTokens: 1_000_000 },
+      'deepseek-chat': { maxOutputTokens: 8_192, reasoning: { sendBack: [], required: false } },
+      'deepseek-reasoner': {
+        maxOutputTokens: 65_536,
+        reasoning: { sendBack: [], required: false },
+      },
     },
-    modelIds: ['deepseek-chat', 'deepseek-reasoner'],
+    modelIds: ['deepseek-v4-flash', 'deepseek-v4-pro', 'deepseek-chat', 'deepseek-reasoner'],
   },
   /** Together AI: reasoning in `reasoning`, or inline tags (DeepSeek-R1). */
   together: {
@@ -147,13 +179,17 @@ export const presets = {
       'codestral-latest',
     ],
   },
-  /** xAI: reasoning in `reasoning_content`; only grok-3-mini takes `reasoning_effort`. */
+  /**
+   * xAI: reasoning in `reasoning_content`; only grok-3-mini takes `reasoning_effort`. Its
+   * reasoning models refuse `stop`.
+   */
   xai: {
     provider: 'xai',
     baseURL: 'https://api.x.ai/v1',
     reasoning: { thinkTags: 'off', control: { type: 'none' } },
     models: {
       'grok-3-mini*': {
+        stopSequences: 0,
         reasoning: {
           control: {
             type: 'reasoning-effort',
@@ -161,6 +197,9 @@ export const presets = {
           },
         },
       },
+      'grok-4*': { stopSequences: 0 },
+      'grok-code*': { stopSequences: 0 },
+      'grok-4-fast-non-reasoning': { stopSequences: 4 },
     },
     modelIds: [
       'grok-4',

@@ -2,13 +2,13 @@ import type OpenAI from 'openai'
 import { APIError } from 'openai'
 import type { CallOptions } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
-import type { Delta, Producer } from '../../kit/guard-stream.ts'
+import type { Delta, Finish, Producer } from '../../kit/guard-stream.ts'
 import { isRecord } from '../../kit/json.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
 import { assistantMessage } from './encode-messages.ts'
 import { buildRequest } from './build-request.ts'
 import { createChunkMapper } from './map-chunks.ts'
-import { mapFinishReason, mapUsage } from './map-finish.ts'
+import { mapFinishReason, mapStopDetails, mapUsage } from './map-finish.ts'
 import type { CompatibleModelInfo } from './models.ts'
 
 /** What one completion call reads with. */
@@ -64,15 +64,17 @@ export function streamCompletion(
     // Cut off before the finish reason: returning nothing makes the guard fail the stream.
     if (summary.finishReason === undefined) return undefined
     yield rest
-    const hasCalls = summary.calls.length > 0
-    return {
-      usage: mapUsage(summary.usage),
-      stopReason: mapFinishReason(summary.finishReason, hasCalls, summary.refused),
-      items: [
-        assistantMessage({ text: summary.text, calls: summary.calls }, summary, info.reasoning),
-      ],
-      warnings,
-    }
+    const { text, calls, finishReason, refusal, sources } = summary
+    const stopReason = mapFinishReason(finishReason, calls.length > 0, refusal !== '')
+    const finish: Finish = { usage: mapUsage(summary.usage), stopReason, warnings }
+    const stopDetails = mapStopDetails(stopReason, finishReason, refusal)
+    if (stopDetails !== undefined) finish.stopDetails = stopDetails
+    if (sources.length > 0) finish.sources = sources
+    // A turn with no answer and no call (cut off, or filtered, before either) has nothing a
+    // server would take back: without items it is left out of later requests.
+    if (text !== '' || calls.length > 0)
+      finish.items = [assistantMessage({ text, calls }, summary, info.reasoning)]
+    return finish
   }
 }
 

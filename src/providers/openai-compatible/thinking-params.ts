@@ -12,14 +12,19 @@ const BUDGET_THRESHOLDS: BudgetThresholds = {
   high: Number.POSITIVE_INFINITY,
 }
 
+/** The smallest reasoning budget OpenRouter passes on (Anthropic's minimum). */
+const OPENROUTER_MIN_BUDGET = 1024
+
 /**
  * The request fields that carry a thinking setting on this server. What it cannot take is dropped
- * or mapped to the nearest thing it can, with a warning.
+ * or mapped to the nearest thing it can, with a warning. `maxTokens` is the caller's cap: a budget
+ * that does not fit under it shrinks instead.
  */
 export function thinkingParams(
   control: ThinkingControl | undefined,
   thinking: Thinking | undefined,
   warnings: string[],
+  maxTokens?: number | undefined,
 ): JsonRecord {
   if (thinking === undefined) return {}
   if (control === undefined || control.type === 'none') {
@@ -28,7 +33,8 @@ export function thinkingParams(
   }
   if (control.type === 'openrouter-reasoning') {
     if (thinking === 'off') return { reasoning: { enabled: false } }
-    if (typeof thinking === 'object') return { reasoning: { max_tokens: thinking.budgetTokens } }
+    if (typeof thinking === 'object')
+      return openrouterBudget(thinking.budgetTokens, maxTokens, warnings)
     return { reasoning: { effort: thinking === 'max' ? 'high' : thinking } }
   }
   if (thinking === 'off') {
@@ -50,4 +56,28 @@ export function thinkingParams(
     return {}
   }
   return { ...control.on, reasoning_effort: value }
+}
+
+/**
+ * OpenRouter's `reasoning.max_tokens`, which must stay below the output cap (the answer comes out
+ * of the same tokens). A budget that does not fit shrinks to half the cap, but not below the
+ * smallest budget; when even that does not fit, thinking is turned off. Either way with a warning.
+ */
+function openrouterBudget(
+  budget: number,
+  maxTokens: number | undefined,
+  warnings: string[],
+): JsonRecord {
+  if (maxTokens === undefined || budget < maxTokens) return { reasoning: { max_tokens: budget } }
+  const fitted = Math.max(OPENROUTER_MIN_BUDGET, Math.floor(maxTokens / 2))
+  if (fitted < maxTokens) {
+    warnings.push(
+      `thinking: budget ${budget} lowered to ${fitted} to leave room for the answer under maxTokens ${maxTokens}`,
+    )
+    return { reasoning: { max_tokens: fitted } }
+  }
+  warnings.push(
+    `thinking: turned off, since maxTokens ${maxTokens} leaves no room above the smallest budget (${OPENROUTER_MIN_BUDGET})`,
+  )
+  return { reasoning: { enabled: false } }
 }

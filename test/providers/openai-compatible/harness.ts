@@ -10,7 +10,12 @@ import {
   openaiCompatible,
   type OpenAICompatibleOptions,
 } from '../../../src/providers/openai-compatible/index.ts'
-import { everySplit, replayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+import {
+  everySplit,
+  replayFetch,
+  type ReplayFetch,
+  type ReplaySpec,
+} from '../../helpers/replay-fetch.ts'
 import { collect } from '../../helpers/stream.ts'
 
 /** Adapter options without the fetch, which the harness brings. */
@@ -39,4 +44,13 @@ export async function eventsAtEverySplit(
   const baseline = await run()
   for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
   return baseline
+}
+
+/** The `messages` of the `n`-th request the replaying fetch received (0 is the first). */
+export function sentMessages(replay: ReplayFetch, n: number): unknown[] {
+  const body = replay.requests[n]?.body
+  const messages =
+    typeof body === 'object' && body !== null && 'messages' in body ? body.messages : undefined
+  if (!Array.isArray(messages)) throw new Error(`request ${n} was not sent, or has no messages`)
+  return messages
 }

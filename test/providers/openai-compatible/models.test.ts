@@ -49,6 +49,10 @@ describe('openai-compatible model rows', () => {
       contextTokens: 128_000,
       maxOutputTokens: 65_536,
     })
+    expect(capabilitiesOf('deepseek', 'deepseek-v4-pro')).toMatchObject({
+      json: false,
+      contextTokens: 1_000_000,
+    })
     // An unlisted model gets what every DeepSeek model shares, and no output limit.
     expect(capabilitiesOf('deepseek', 'deepseek-v9')).toEqual({
       thinking: { mode: 'effort', levels: all, canDisable: true },
@@ -56,6 +60,22 @@ describe('openai-compatible model rows', () => {
       json: false,
       contextTokens: 128_000,
     })
+  })
+
+  it.each([
+    [
+      { baseURL: 'https://llm.test/v1' },
+      'settings.provider must be a non-empty string, got undefined',
+    ],
+    [
+      { provider: '', baseURL: 'https://llm.test/v1' },
+      'settings.provider must be a non-empty string, got an empty string',
+    ],
+    [{ provider: 'mine' }, 'settings.baseURL must be a non-empty string, got undefined'],
+  ])('refuses settings %j, naming the field', (settings, message) => {
+    expect(() => createOpenAICompatible(settings as never)).toThrow(
+      expect.objectContaining({ kind: 'invalid-request', message: `openaiCompatible: ${message}` }),
+    )
   })
 
   it('gives a model of a server without rows the server row: its reasoning, tools and JSON', () => {
@@ -76,11 +96,18 @@ describe('openai-compatible model rows', () => {
       'm-long*': { maxOutputTokens: 20 },
       'm-1': { tools: false },
     }
+    const defaults = {
+      stopSequences: 4,
+      cacheKey: false,
+      temperature: true,
+      maxTokensField: 'max_tokens',
+    }
     expect(compatibleModel('m-1', reasoning, table)).toEqual({
       reasoning,
       tools: false,
       json: true,
       contextTokens: 1000,
+      ...defaults,
     })
     expect(compatibleModel('m-longer', reasoning, table)).toMatchObject({ maxOutputTokens: 20 })
     expect(compatibleModel('m-2', reasoning, table)).toEqual({
@@ -89,12 +116,14 @@ describe('openai-compatible model rows', () => {
       json: true,
       contextTokens: 1000,
       maxOutputTokens: 10,
+      ...defaults,
     })
     expect(compatibleModel('x', reasoning, table)).toEqual({
       reasoning,
       tools: true,
       json: true,
       contextTokens: 1000,
+      ...defaults,
     })
     const list = Object.entries(table).map(([id, row]) => ({ id, ...row }))
     for (const model of ['m-1', 'm-longer', 'm-2', 'x'])
@@ -112,5 +141,46 @@ describe('openai-compatible model rows', () => {
       expect(createOpenAICompatible(preset).models).toEqual(ids)
     }
     expect(presets.deepseek.modelIds).toContain('deepseek-reasoner')
+  })
+
+  it.each([
+    ['deepseek', 'deepseek-v4-flash', ['reasoning_content'], true, 16],
+    ['deepseek', 'deepseek-v9', ['reasoning_content'], true, 16],
+    ['deepseek', 'deepseek-reasoner', [], false, 16],
+    ['deepseek', 'deepseek-chat', [], false, 16],
+    ['openrouter', 'google/gemini-3-pro-preview', ['reasoning_details'], undefined, 4],
+    ['xai', 'grok-4', undefined, undefined, 0],
+    ['xai', 'grok-4-fast-non-reasoning', undefined, undefined, 4],
+    ['openai-chat', 'gpt-5.4', undefined, undefined, 0],
+    ['openai-chat', 'gpt-4.1', undefined, undefined, 4],
+  ] as const)(
+    'gives %s %s its own replay fields and stop limit',
+    (name, model, sendBack, required, stopSequences) => {
+      const preset = presets[name]
+      const info = compatibleModel(
+        model,
+        preset.reasoning,
+        'models' in preset ? preset.models : undefined,
+      )
+      expect(info.reasoning.sendBack).toEqual(sendBack)
+      expect(info.reasoning.required).toBe(required)
+      expect(info.stopSequences).toBe(stopSequences)
+    },
+  )
+
+  it('marks only OpenAI itself as taking a cache key, with the cap as max_completion_tokens', () => {
+    for (const name of Object.keys(presets) as PresetName[]) {
+      const preset = presets[name]
+      const model = 'modelIds' in preset ? (preset.modelIds[0] ?? 'm') : 'm'
+      const info = compatibleModel(
+        model,
+        preset.reasoning,
+        'models' in preset ? preset.models : undefined,
+      )
+      expect(info.cacheKey, name).toBe(name === 'openai-chat')
+      expect(info.maxTokensField, name).toBe(
+        name === 'openai-chat' ? 'max_completion_tokens' : 'max_tokens',
+      )
+    }
   })
 })

@@ -8,7 +8,7 @@ import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
 import { compatibleWith, fixture } from './harness.ts'
 
-const deepseek = { ...presets.deepseek, model: 'deepseek-reasoner', apiKey: 'sk-test-000000000000' }
+const deepseek = { ...presets.deepseek, model: 'deepseek-v4-flash', apiKey: 'sk-test-000000000000' }
 const weatherTool = {
   name: 'get_weather',
   description: 'Current weather for a city',
@@ -27,7 +27,7 @@ const tools = [
 const streaming = { stream: true, stream_options: { include_usage: true } }
 
 describe('openai-compatible requests', () => {
-  it('replays a three-turn DeepSeek conversation with its reasoning on the tool-call turn', async () => {
+  it('replays a three-turn DeepSeek V4 conversation with its reasoning on the tool-call turn', async () => {
     const { adapter, replay } = compatibleWith(
       [
         { body: fixture('deepseek-tool-call.sse') },
@@ -68,7 +68,7 @@ describe('openai-compatible requests', () => {
     const result = { role: 'tool', tool_call_id: 'call_ds_01', content: '{"temp_c":14}' }
     const answer = { role: 'assistant', content: 'In Zürich sind es 14 °C ⛅.' }
     const user3 = { role: 'user', content: 'Brauche ich eine Jacke?' }
-    const common = { model: 'deepseek-reasoner', ...streaming, tools }
+    const common = { model: 'deepseek-v4-flash', ...streaming, tools }
     expect(replay.requests.map((r) => r.body)).toEqual([
       { ...common, messages: [system, user1] },
       { ...common, messages: [system, user1, call, result] },

@@ -6,7 +6,7 @@ import { collect, doneTurn, failure } from '../../helpers/stream.ts'
 import { compatibleWith, eventsAtEverySplit, fixture } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] }
-const deepseek = { ...presets.deepseek, model: 'deepseek-reasoner', apiKey: 'sk-test-000000000000' }
+const deepseek = { ...presets.deepseek, model: 'deepseek-v4-flash', apiKey: 'sk-test-000000000000' }
 const openrouter = {
   ...presets.openrouter,
   model: 'anthropic/claude-sonnet-4.5',
