@@ -195,12 +195,13 @@ const CHECKER_OF: Readonly<Record<string, string>> = {
   'openai-compatible': 'openai-chat',
 }
 
-async function main(): Promise<number> {
-  const folder = process.argv[2]
-  if (folder === undefined) {
-    console.error('usage: npm run conformance -- <folder>')
-    return 2
-  }
+/** What checking one folder came to: its rows, or why it could not be checked. */
+export type FolderCheck =
+  | { ok: true; checker: string; files: string[]; rows: CheckRow[] }
+  | { ok: false; message: string }
+
+/** Checks every recording of `folder` with the checker its name picks. */
+export async function checkFolder(folder: string): Promise<FolderCheck> {
   const dir = resolve(folder)
   const name = CHECKER_OF[basename(dir)] ?? basename(dir)
   const modulePath = join(import.meta.dirname, 'conformance', `${name}.ts`)
@@ -208,14 +209,30 @@ async function main(): Promise<number> {
   try {
     checker = (await import(pathToFileURL(modulePath).href)) as Checker
   } catch (error) {
-    console.error(`no checker for '${name}' (looked for ${modulePath}): ${String(error)}`)
-    return 2
+    return {
+      ok: false,
+      message: `no checker for '${name}' (looked for ${modulePath}): ${String(error)}`,
+    }
   }
   const names = (await readdir(dir)).filter((f) => /\.(chunks\.txt|sse|json)$/.test(f)).toSorted()
   const files = await Promise.all(
     names.map(async (f) => ({ name: f, text: await readFile(join(dir, f), 'utf8') })),
   )
-  const rows = await checker.check(files)
+  return { ok: true, checker: name, files: names, rows: await checker.check(files) }
+}
+
+async function main(): Promise<number> {
+  const folder = process.argv[2]
+  if (folder === undefined) {
+    console.error('usage: npm run conformance -- <folder>')
+    return 2
+  }
+  const result = await checkFolder(folder)
+  if (!result.ok) {
+    console.error(result.message)
+    return 2
+  }
+  const { rows } = result
   printRows(rows)
   const bad = rows.filter((row) => !row.ok).length
   const checked = rows.filter((row) => row.actual !== 'skipped').length
