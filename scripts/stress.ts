@@ -7,7 +7,9 @@
  *    and every provider fixture cut at many points at once.
  * 3. Memory: the stream guard keeps no event alive, and the relay in Node keeps nothing of its
  *    streams (requests, responses, heap) once they end.
- * 4. Load: 200 concurrent streams through the Worker in workerd, a tenth of the clients leaving
+ * 4. Misuse at scale: matching tool results to calls in a 1 MiB body costs what a benign body of the
+ *    same size does; many parallel calls against one token window; refusals counted.
+ * 5. Load: 200 concurrent streams through the Worker in workerd, a tenth of the clients leaving
  *    mid-way, on the mock model and on a real adapter calling a loopback provider, in several
  *    bursts, with the workerd process's resident memory after each.
  *
@@ -23,6 +25,7 @@ import {
 } from '../test/fuzz/sse-chunking.ts'
 import { guardRetention } from '../test/load/guard-retention.ts'
 import { runInProcess } from '../test/load/in-process.ts'
+import { parallelAdmission, refusalsCounted, validationRatio } from '../test/load/misuse.ts'
 import {
   rssOf,
   runLoad,
@@ -86,6 +89,25 @@ await step('memory: guardStream keeps no event alive once the consumer dropped i
   }
   const held = results.filter((result) => result.retained !== 0)
   if (held.length > 0) throw new Error(`events held with ${held.map((r) => r.name).join('; ')}`)
+})
+
+await step('misuse: bounded validation, reserved budgets, counted refusals', async () => {
+  const { ratio, bytes } = validationRatio(10_000)
+  process.stdout.write(
+    `   10,000 calls answered by 10,000 results in one turn pair (${mib(bytes)}): ${ratio.toFixed(2)}x` +
+      ' the time of the same calls one per turn\n',
+  )
+  if (ratio > 2) throw new Error(`matching results to calls is not linear (${ratio.toFixed(1)}x)`)
+  const { admitted, refused } = await parallelAdmission(500, 4000, 200_000)
+  process.stdout.write(
+    `   500 parallel calls reserving 4,000 tokens each against a 200,000-token minute: ${admitted} admitted, ${refused} refused\n`,
+  )
+  if (admitted !== 49) throw new Error(`${admitted} admitted where 49 fit`)
+  const counted = await refusalsCounted(1000, 100)
+  process.stdout.write(
+    `   1,000 bad bodies against 100 requests a minute: ${counted} answered 400, the rest 429\n`,
+  )
+  if (counted !== 100) throw new Error(`${counted} refusals were free`)
 })
 
 await step(

@@ -1,14 +1,18 @@
 import type { ProviderEntry } from '../src/index.ts'
+import { MIN_TOKEN_LENGTH } from '../src/relay/auth.ts'
 import { createRelay, type RateLimits, type Relay, type RelayLogEntry } from '../src/relay/index.ts'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { count, list, setting } from './settings.ts'
+import { addressClientId, count, list, secret, secrets, setting } from './settings.ts'
 
 /** Options of {@link createHandler}. */
 export type HandlerOptions = {
   /** Providers served besides those the settings configure (a test worker adds scripted mocks). */
   providers?: { readonly [provider: string]: ProviderEntry } | undefined
 }
+
+/** The shortest seal key or client-id secret accepted (256 bits of a random hex or base64 string). */
+const MIN_SECRET_LENGTH = 32
 
 /** The Worker's fetch: builds the relay from `env` once per isolate and hands it each request. */
 export function createHandler(options: HandlerOptions = {}) {
@@ -31,9 +35,11 @@ export function createHandler(options: HandlerOptions = {}) {
 }
 
 function relayFromEnv(env: Env, options: HandlerOptions): Relay {
-  const tokens = list(setting(env, 'RELAY_TOKENS'))
+  // Secrets split on commas only, so a passphrase with spaces stays one key.
+  const tokens = secrets(env, 'RELAY_TOKENS', { minLength: MIN_TOKEN_LENGTH, spaces: false })
+  const sealKeys = secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
+  const clientIdSecret = secret(env, 'CLIENT_ID_SECRET', MIN_SECRET_LENGTH)
   const origins = list(setting(env, 'ALLOWED_ORIGINS'))
-  const sealKeys = list(setting(env, 'SEAL_KEYS'))
   const models = list(setting(env, 'MODELS'))
   const maxTokens = count(env, 'MAX_TOKENS', 0)
   const limits: RateLimits = {}
@@ -44,11 +50,13 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   return createRelay({
     registry: registryFromEnv(env, options.providers),
     models: models.length === 0 ? undefined : models,
-    // Without tokens, clients are told apart by address (set by Cloudflare's edge).
+    // Without tokens, clients are told apart by address (set by Cloudflare's edge), IPv6 by /64.
     auth:
       tokens.length > 0
         ? tokens
-        : (request) => `ip:${request.headers.get('cf-connecting-ip') ?? 'local'}`,
+        : (request) => addressClientId(request.headers.get('cf-connecting-ip')),
+    // Token client ids are HMACs under this secret (without it, under one derived from the tokens).
+    clientIdSecret,
     cors: origins.length === 0 ? undefined : { origins: origins.includes('*') ? '*' : origins },
     sealKeys: sealKeys.length === 0 ? undefined : sealKeys,
     rateLimiter: rpm > 0 || tpm > 0 ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined,

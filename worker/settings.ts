@@ -1,12 +1,56 @@
-/** Reads the Worker's string settings (vars and secrets). Messages name the setting, never its value. */
+/**
+ * Reads the Worker's string settings (vars and secrets). Messages name the setting, never its value.
+ * `env` is any object (the Worker's `Env`, or a plain one in a unit test).
+ */
 
 /** A comma- or whitespace-separated list, without empty entries. */
 export function list(value: string | undefined): string[] {
   return (value ?? '').split(/[\s,]+/).filter((item) => item !== '')
 }
 
+/** Rules for the entries of a {@link secrets} setting. */
+export type SecretRules = {
+  /** The shortest entry accepted. */
+  minLength: number
+  /** Whether an entry may hold spaces (a passphrase may; a bearer token cannot). @defaultValue true */
+  spaces?: boolean | undefined
+}
+
+/**
+ * A comma-separated list of secrets, each trimmed, without empty entries. Spaces inside an entry
+ * stay (a passphrase is one key). An entry that breaks `rules` is refused by the setting's name
+ * and its position, never its value.
+ */
+export function secrets(env: object, name: string, rules: SecretRules): string[] {
+  const values = (setting(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+  values.forEach((value, index) => {
+    if (value.length < rules.minLength) {
+      throw new TypeError(
+        `${name} entry ${index + 1} is shorter than ${rules.minLength} characters: use a long random secret`,
+      )
+    }
+    if (rules.spaces === false && /\s/.test(value)) {
+      throw new TypeError(`${name} entry ${index + 1} must not contain whitespace`)
+    }
+  })
+  return values
+}
+
+/** One secret, trimmed, or undefined when unset or empty; refused by name when shorter than `minLength`. */
+export function secret(env: object, name: string, minLength: number): string | undefined {
+  const value = setting(env, name)?.trim() ?? ''
+  if (value === '') return undefined
+  if (value.length < minLength) {
+    throw new TypeError(`${name} is shorter than ${minLength} characters: use a long random secret`)
+  }
+  return value
+}
+
 /** A whole number of at least 0, or `fallback` when unset. */
-export function count(env: Env, name: keyof Env, fallback: number): number {
+export function count<E extends object>(env: E, name: keyof E & string, fallback: number): number {
   const value = setting(env, name)
   if (value === undefined || value.trim() === '') return fallback
   const parsed = Number(value)
@@ -17,7 +61,49 @@ export function count(env: Env, name: keyof Env, fallback: number): number {
 }
 
 /** A string setting by name, also one that is not declared in `Env` (e.g. `GROQ_API_KEY`). */
-export function setting(env: Env, name: string): string | undefined {
+export function setting(env: object, name: string): string | undefined {
   const value: unknown = Reflect.get(env, name)
   return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * The client id of a request in no-token mode, from the address Cloudflare's edge reports: an
+ * IPv4 address whole, an IPv6 address by its /64 prefix (one subscriber usually holds a whole
+ * /64, so rotating within it must not buy a fresh rate-limit budget). `'ip:local'` when unknown.
+ */
+export function addressClientId(address: string | null): string {
+  const value = address?.trim() ?? ''
+  if (value === '') return 'ip:local'
+  const v6 = value.includes(':') ? ipv6Groups(value) : undefined
+  if (v6 === undefined) return `ip:${value.toLowerCase()}`
+  // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 client it maps.
+  if (v6.slice(0, 5).every((group) => group === 0) && v6[5] === 0xffff) {
+    return `ip:${v6[6]! >> 8}.${v6[6]! & 0xff}.${v6[7]! >> 8}.${v6[7]! & 0xff}`
+  }
+  return `ip:${v6
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`
+}
+
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a zone and a dotted tail allowed). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
+  if (dotted !== null) {
+    const bytes = dotted.slice(2).map(Number)
+    if (bytes.some((byte) => byte > 255)) return undefined
+    const hex = (high: number, low: number) => ((high << 8) | low).toString(16)
+    text = `${dotted[1]}${hex(bytes[0]!, bytes[1]!)}:${hex(bytes[2]!, bytes[3]!)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return undefined
+  const parse = (part: string) => (part === '' ? [] : part.split(':'))
+  const head = parse(halves[0]!)
+  const tail = halves.length === 2 ? parse(halves[1]!) : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail]
+  if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return undefined
+  return groups.map((group) => parseInt(group, 16))
 }

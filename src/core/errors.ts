@@ -136,22 +136,57 @@ function isAbortError(error: unknown): boolean {
   )
 }
 
-// `\w` is `[A-Za-z0-9_]`. `sk-ant-…` (Anthropic) is covered by `sk-…`.
-const TOKEN_PATTERNS: RegExp[] = [
+// `\w` is `[A-Za-z0-9_]`. Keys with a known prefix: OpenAI, Anthropic (`sk-ant-`), OpenRouter
+// (`sk-or-`), DeepSeek and others (`sk-`), xAI (`xai-`), Google (`AIza`), Groq (`gsk_`), Cerebras
+// (`csk_`), Fireworks (`fw_`).
+const KEY_PATTERNS: RegExp[] = [
   /\b[spr]k-[\w-]{8,}/g,
+  /\bxai-[A-Za-z0-9]{20,}[\w-]*/g,
   /\bAIza[\w-]{20,}/g,
   /\b(?:gsk|xai|csk|fw)_[\w-]{8,}/g,
-  /\bbearer\s+[\w.~+/=-]{8,}/gi,
 ]
+/** `Bearer <token>` anywhere in text; the callback spares ordinary words ("bearer token"). */
+const BEARER_PATTERN = /\b(bearer\s+)([\w.~+/=-]+)/gi
+/** `name: value` and `name=value` pairs whose value is a credential. */
 const FIELD_PATTERN =
-  /\b(authorization|x-api-key|x-goog-api-key|api[-_]?key|token|secret)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi
+  /\b(authorization|x-api-key|x-goog-api-key|api[-_]?key|(?:access|refresh)[-_]?token|token|client[-_]?secret|secret|password)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"',}]+/gi
+/** A maximal run of base64url (or base64 without `/`) characters, padding included. */
+const LONG_RUN = /(?<![\w+-])[\w+-]{32,}={0,2}(?![\w+=-])/g
+/**
+ * Ids that providers give responses, messages, reasoning items and tool calls (`resp_…`, `msg_…`,
+ * `toolu_…`, `call_…`, `chatcmpl-…`, OpenRouter's `gen-…`). They are not secrets and they are what
+ * a reader of the error needs, so a long run that starts with one of them is kept.
+ */
+const ID_PREFIX =
+  /^(?:resp|msg|rs|fc|ws|ci|ctc|mcp|ig|call|toolu|srvtoolu|req|chatcmpl|cmpl|gen|file|batch|conv|item|run|thread|asst|step)[-_]/
 
 /**
- * Removes anything that looks like a credential from a message, and the query string of any URL
- * (where keys often travel).
+ * Removes anything that looks like a credential from a message: keys with a provider's prefix,
+ * bearer tokens, `api_key=…`-style fields, long random runs of letters and digits without a
+ * prefix (32+ characters), and the query string of any URL (where keys often travel).
  */
 export function redact(message: string): string {
   let out = message.replace(/(https?:\/\/[^\s?#"']+)\?[^\s#"']*/g, '$1')
-  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, '[redacted]')
-  return out.replace(FIELD_PATTERN, '$1$2[redacted]')
+  for (const pattern of KEY_PATTERNS) out = out.replace(pattern, '[redacted]')
+  out = out.replace(BEARER_PATTERN, (whole, prefix: string, token: string) =>
+    isWord(token) ? whole : `${prefix}[redacted]`,
+  )
+  out = out.replace(FIELD_PATTERN, '$1$2[redacted]')
+  return out.replace(LONG_RUN, (run) => (looksRandom(run) ? '[redacted]' : run))
+}
+
+/** A plain word after "bearer" ("bearer token", "Bearer authentication"), not a token. */
+function isWord(token: string): boolean {
+  return /^[A-Za-z]+$/.test(token) && token.length < 16
+}
+
+/**
+ * A secret without a prefix: letters and digits mixed, at least one unbroken stretch of 16 of them
+ * (so hyphenated names such as `Llama-4-Maverick-17B-128E-Instruct-FP8` and UUIDs stay), and not a
+ * provider's id.
+ */
+function looksRandom(run: string): boolean {
+  return (
+    /[A-Za-z]/.test(run) && /\d/.test(run) && /[A-Za-z0-9]{16}/.test(run) && !ID_PREFIX.test(run)
+  )
 }

@@ -1,6 +1,6 @@
 import type { Adapter } from '../core/adapter.ts'
-import type { Conversation } from '../core/conversation.ts'
-import { isThinkwireError, toThinkwireError } from '../core/errors.ts'
+import type { AssistantTurn, Conversation, Turn, Usage } from '../core/conversation.ts'
+import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../core/errors.ts'
 import { statusFromKind } from './status.ts'
 import type { Event } from '../core/events.ts'
 import type { Registry } from '../core/registry.ts'
@@ -26,11 +26,19 @@ export type ChatSetup = {
 /** One request's log entry, and how to write it once the answer (or its stream) has ended. */
 export type Trace = { entry: RelayLogEntry; streaming: boolean; write(): void }
 
+/** Output tokens reserved at admission when the call sets no `maxTokens` (nor the model a smaller cap). */
+export const DEFAULT_OUTPUT_RESERVE = 4096
+
 /**
- * `POST /v1/chat`: reads and checks the body, resolves the model, verifies seals, takes the
- * rate limit, then waits for the first event so that a call that fails at once (auth, rate limit,
- * bad request upstream) gets a JSON error with a matching status. After the first event, or after
+ * `POST /v1/chat`: reads and checks the body, resolves the model, checks seals, takes the rate
+ * limit, then waits for the first event so that a call that fails at once (auth, rate limit, bad
+ * request upstream) gets a JSON error with a matching status. After the first event, or after
  * `heartbeatMs` of silence, the answer is an SSE stream that ends in `done` or `error`.
+ *
+ * The budget is honest on every path: a refused body still counts as a request; admission counts
+ * the input estimate plus the output the call may produce (its `maxTokens`, else the model's cap up
+ * to {@link DEFAULT_OUTPUT_RESERVE}); and the call is settled with its real usage on `done`, or
+ * with an estimate of what was streamed when it fails or the client leaves.
  */
 export async function chatRoute(
   request: Request,
@@ -40,16 +48,23 @@ export async function chatRoute(
   context: RelayContext,
 ): Promise<Response> {
   const { limits, sealer, rateLimiter } = setup
-  const body = await readJsonBody(request, limits.bodyBytes)
-  if (!body.ok) return errorResponse(body.status, 'invalid-request', body.message)
+  const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
+  if (!body.ok) {
+    return (
+      (await countRefusal(rateLimiter, clientId)) ??
+      errorResponse(body.status, 'invalid-request', body.message)
+    )
+  }
   const checked = validateChatRequest(body.value, limits)
   if (!checked.ok) {
-    return errorResponse(400, 'invalid-request', checked.error.message, {
-      field: checked.error.field,
-    })
+    const field = checked.error.field
+    return (
+      (await countRefusal(rateLimiter, clientId)) ??
+      errorResponse(400, 'invalid-request', checked.error.message, { field })
+    )
   }
-  const { model, conversation, options } = checked.value
-  trace.entry.model = model
+  const { model, options } = checked.value
+  let conversation = checked.value.conversation
 
   if (!setup.allows(model)) {
     return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
@@ -65,15 +80,19 @@ export async function chatRoute(
     const status = error.status === 404 ? 404 : statusFromKind(error.kind)
     return errorResponse(status, error.kind, error.message, { field: 'model' })
   }
+  trace.entry.model = model
+  let sealWarnings: string[] = []
   if (sealer !== undefined) {
-    const refusal = await checkSeals(conversation, sealer)
-    if (refusal !== undefined) return refusal
+    const checkedSeals = await checkSeals(conversation, sealer)
+    if (!checkedSeals.ok) return checkedSeals.refusal
+    conversation = checkedSeals.conversation
+    sealWarnings = checkedSeals.warnings
   }
 
-  // Admitted on an estimate of the input (about 4 bytes a token), settled with the real usage.
-  const estimatedTokens = Math.ceil(body.bytes / 4)
+  const inputTokens = Math.ceil(body.bytes / 4)
+  const cap = adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
+  const estimatedTokens = inputTokens + (options.maxTokens ?? Math.min(cap, DEFAULT_OUTPUT_RESERVE))
   const settle = (tokens: number) => {
-    if (!Number.isFinite(tokens)) return
     const report = rateLimiter?.report?.(clientId, { tokens, estimatedTokens })
     if (report instanceof Promise) {
       const settled = report.catch(() => {})
@@ -98,6 +117,12 @@ export async function chatRoute(
   }
 
   // The client leaving (request.signal) or the response stream being cancelled stops the upstream.
+  // It may have left already, while the body, the seals or the rate limiter were awaited.
+  if (request.signal.aborted) {
+    settle(0)
+    trace.entry.outcome = 'cancel'
+    return errorResponse(499, 'aborted', 'the client left before the call started')
+  }
   const upstream = new AbortController()
   const onAbort = () => upstream.abort(request.signal.reason)
   request.signal.addEventListener('abort', onAbort, { once: true })
@@ -124,8 +149,9 @@ export async function chatRoute(
     const failure = toThinkwireError(early.error, adapter.provider, upstream.signal)
     release()
     upstream.abort()
+    // Refused upstream before anything was made: nothing to charge beyond the request itself.
     settle(0)
-    trace.entry.error = { kind: failure.kind, message: failure.message }
+    trace.entry.error = logError(failure)
     return errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
@@ -139,22 +165,24 @@ export async function chatRoute(
     upstream,
     provider: adapter.provider,
     heartbeatMs: setup.heartbeatMs,
-    finish:
-      sealer === undefined
-        ? undefined
-        : async (turn) => {
-            if (turn.items === undefined) return turn
-            return { ...turn, items: { ...turn.items, seal: await sealer.seal(turn.items) } }
-          },
+    async finish(turn) {
+      let out = wireTurn(turn)
+      if (sealWarnings.length > 0)
+        out = { ...out, warnings: [...(out.warnings ?? []), ...sealWarnings] }
+      if (sealer === undefined || out.items === undefined) return out
+      return { ...out, items: { ...out.items, seal: await sealer.seal(out) } }
+    },
     onEnd(end) {
       release()
       trace.entry.outcome = end.type
       if (end.type === 'done') {
-        const { inputTokens, outputTokens } = end.turn.usage
-        trace.entry.usage = { inputTokens, outputTokens }
-        settle(inputTokens + outputTokens)
-      } else if (end.type === 'error') {
-        trace.entry.error = { kind: end.error.kind, message: end.error.message }
+        const usage = end.turn.usage
+        trace.entry.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+        settle(usage.inputTokens + usage.outputTokens)
+      } else {
+        // Charged for the input and what was streamed (about 4 characters a token).
+        settle(inputTokens + Math.ceil(end.streamedChars / 4))
+        if (end.type === 'error') trace.entry.error = logError(end.error)
       }
       trace.write()
     },
@@ -162,32 +190,103 @@ export async function chatRoute(
   return new Response(stream, { status: 200, headers: SSE_HEADERS })
 }
 
-/** Refuses a conversation whose assistant items lack a valid seal, naming the turn. */
-async function checkSeals(
-  conversation: Conversation,
-  sealer: Sealer,
+/**
+ * A refused request still counts against the client's request rate (at no token cost), so
+ * refusals are not free to send: a client over its rate gets the 429 instead.
+ */
+async function countRefusal(
+  rateLimiter: RateLimiter | undefined,
+  clientId: string,
 ): Promise<Response | undefined> {
+  if (rateLimiter === undefined) return undefined
+  try {
+    const decision = await rateLimiter.check(clientId, { tokens: 0 })
+    if (decision.ok) return undefined
+    return errorResponse(429, 'rate-limit', 'rate limit reached for this client', {
+      retryable: true,
+      retryAfterMs: decision.retryAfterMs,
+    })
+  } catch {
+    // The limiter is down: the refusal itself is the answer.
+    return undefined
+  }
+}
+
+/** What the log keeps of a failure: its kind and upstream status, never its message (it may echo a prompt). */
+function logError(error: ThinkwireError): RelayLogEntry['error'] {
+  return error.status === undefined
+    ? { kind: error.kind }
+    : { kind: error.kind, status: error.status }
+}
+
+/**
+ * The `done` turn as the relay sends it: usage as whole non-negative counts (an adapter's
+ * negative or fractional count would refund a rate window and make the turn one the relay's own
+ * validator refuses), and an input on every tool call.
+ */
+function wireTurn(turn: AssistantTurn): AssistantTurn {
+  const usage: Usage = {
+    inputTokens: tokenCount(turn.usage.inputTokens),
+    outputTokens: tokenCount(turn.usage.outputTokens),
+  }
+  for (const key of OPTIONAL_COUNTS) {
+    const value = turn.usage[key]
+    if (value !== undefined) usage[key] = tokenCount(value)
+  }
+  const out: AssistantTurn = { ...turn, usage }
+  if (turn.toolCalls?.some((call) => call.input === undefined) === true)
+    out.toolCalls = turn.toolCalls.map((call) =>
+      call.input === undefined ? { ...call, input: {} } : call,
+    )
+  return out
+}
+
+const OPTIONAL_COUNTS = ['reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const
+
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0
+}
+
+type SealedConversation =
+  | { ok: true; conversation: Conversation; warnings: string[] }
+  | { ok: false; refusal: Response }
+
+/**
+ * Checks the seal of every assistant turn that carries items. A changed turn is refused, naming
+ * it. Items without a seal this relay can check (a conversation stored before sealing was turned
+ * on, or sealed with a retired key) are dropped: the turn goes upstream re-encoded from its text
+ * and tool calls, and the answer's warnings say so.
+ */
+async function checkSeals(conversation: Conversation, sealer: Sealer): Promise<SealedConversation> {
+  const warnings: string[] = []
+  let turns: Turn[] | undefined
   for (let i = 0; i < conversation.turns.length; i++) {
     const turn = conversation.turns[i]!
     if (turn.role !== 'assistant' || turn.items === undefined) continue
-    const field = `conversation.turns[${i}].items.seal`
-    if (turn.items.seal === undefined) {
-      return errorResponse(
+    const check = await sealer.check(turn)
+    if (check === 'valid') continue
+    const field = `conversation.turns[${i}]`
+    if (check === 'tampered') {
+      const refusal = errorResponse(
         400,
         'invalid-request',
-        `${field} is missing: items must carry this relay's seal`,
-        {
-          field,
-        },
+        `${field} was changed after this relay sealed it`,
+        { field: `${field}.items.seal` },
       )
+      return { ok: false, refusal }
     }
-    if (!(await sealer.verify(turn.items))) {
-      return errorResponse(400, 'invalid-request', `${field} does not match the items it seals`, {
-        field,
-      })
-    }
+    turns ??= [...conversation.turns]
+    const { items: _dropped, ...plain } = turn
+    turns[i] = plain
+    warnings.push(
+      `${field}.items dropped: they carry no seal of this relay's current keys, so the turn was sent from its text and tool calls`,
+    )
   }
-  return undefined
+  return {
+    ok: true,
+    conversation: turns === undefined ? conversation : { ...conversation, turns },
+    warnings,
+  }
 }
 
 type Early = { type: 'error'; error: unknown } | { type: 'event' } | { type: 'quiet' }

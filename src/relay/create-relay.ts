@@ -3,9 +3,12 @@ import { createAuthenticate } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
-import { errorOf, errorResponse, jsonResponse } from './responses.ts'
 import { discardBody } from './read-body.ts'
+import { errorOf, errorResponse, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
+
+/** How long an answer that needs no body waits for one on its way (see `discardBody`). */
+const DISCARD_GRACE_MS = 1000
 
 const ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/v1/chat': ['POST'],
@@ -21,7 +24,7 @@ const ROUTES: Readonly<Record<string, readonly string[]>> = {
  * ```ts
  * const relay = createRelay({
  *   providers: { anthropic: createAnthropic({ apiKey }) },
- *   auth: ['client-token'],
+ *   auth: [clientToken], // 16 characters or more
  *   cors: { origins: ['https://app.example.com'] },
  *   sealKeys: [sealSecret],
  * })
@@ -31,7 +34,7 @@ const ROUTES: Readonly<Record<string, readonly string[]>> = {
 export function createRelay(options: RelayOptions): Relay {
   const registry = buildRegistry(options)
   const cors = createCors(options.cors)
-  const authenticate = createAuthenticate(options.auth)
+  const authenticate = createAuthenticate(options.auth, { clientIdSecret: options.clientIdSecret })
   const setup: ChatSetup = {
     registry,
     allows: modelFilter(options.models),
@@ -80,8 +83,10 @@ export function createRelay(options: RelayOptions): Relay {
     async fetch(request, context = {}) {
       const started = Date.now()
       const url = new URL(request.url)
+      // The path a client sent is its own text: only a route the relay serves goes to the log.
+      const path = Object.hasOwn(ROUTES, url.pathname) ? url.pathname : 'unknown'
       const trace: Trace = {
-        entry: { method: request.method, path: url.pathname, status: 0, durationMs: 0 },
+        entry: { method: request.method, path, status: 0, durationMs: 0 },
         streaming: false,
         write() {
           trace.entry.durationMs = Date.now() - started
@@ -95,7 +100,12 @@ export function createRelay(options: RelayOptions): Relay {
         // Only a fault of the relay's own setup gets here (a factory or auth hook that threw).
         response = errorResponse(500, 'server', 'the relay failed to handle the request')
       }
-      await discardBody(request, 2 * setup.limits.bodyBytes)
+      // The chat route read its body; any other answer lets a body on its way arrive, briefly.
+      await discardBody(
+        request,
+        setup.limits.bodyBytes,
+        Math.min(DISCARD_GRACE_MS, setup.limits.bodyTimeoutMs),
+      )
       trace.entry.status = response.status
       if (!trace.streaming) {
         trace.entry.error ??= errorOf(response)

@@ -4,11 +4,14 @@ import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
 import { createSseEncoder } from './sse.ts'
 
-/** How an event stream ended: with `done`, with an `error` event, or by the client leaving. */
+/**
+ * How an event stream ended: with `done`, with an `error` event, or by the client leaving. The
+ * last two say how many characters of thinking, text and tool calls went out before.
+ */
 export type StreamEnd =
   | { type: 'done'; turn: AssistantTurn }
-  | { type: 'error'; error: ThinkwireError }
-  | { type: 'cancel' }
+  | { type: 'error'; error: ThinkwireError; streamedChars: number }
+  | { type: 'cancel'; streamedChars: number }
 
 /** Inputs of {@link toEventStream}. */
 export type EventStreamOptions = {
@@ -25,6 +28,9 @@ export type EventStreamOptions = {
 }
 
 const utf8 = new TextEncoder()
+
+/** How often a silent stream checks that its client is still there, by writing an empty comment. */
+const PROBE_MS = 1000
 
 /** A chunk holds events up to about this many characters. */
 const BATCH_CHARS = 16 * 1024
@@ -55,6 +61,8 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
   // Encoded events not yet written. A runtime pays for every chunk it writes (in workerd, more
   // than for encoding the event), so events that arrive together leave as one chunk.
   let held = ''
+  /** Characters of the events encoded so far: what a turn that never finishes is charged for. */
+  let streamedChars = 0
   let waiting = false
   let flushArmed = false
   let sentWhileWaiting = false
@@ -81,16 +89,25 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
     timer = undefined
   }
   // One timer per quiet period rather than one per event: each firing checks how long the stream
-  // has really been silent and either writes a comment or waits for the rest.
+  // has really been silent and writes a comment: `ping` every `heartbeatMs` (proxies close silent
+  // connections), and in between an empty one every `PROBE_MS`. Some runtimes (workerd) notice a
+  // client that left only when a write fails: the probe stops a silent upstream within a second
+  // of the client leaving, at two bytes a second.
+  const every = heartbeatMs > 0 ? Math.min(heartbeatMs, PROBE_MS) : PROBE_MS
+  let lastPing = Date.now()
   const beat = () => {
     if (closed) return
-    const idle = Date.now() - lastWrite
-    if (idle >= heartbeatMs) {
-      output.enqueue(utf8.encode(sse.comment('ping')))
-      lastWrite = Date.now()
-      timer = setTimeout(beat, heartbeatMs)
+    const now = Date.now()
+    const idle = now - lastWrite
+    if (idle >= every) {
+      const ping = heartbeatMs > 0 && now - Math.max(lastPing, lastWrite) >= heartbeatMs
+      // A fresh buffer per write: a runtime may take ownership of what it is given.
+      output.enqueue(utf8.encode(ping ? sse.comment('ping') : ':\n'))
+      if (ping) lastPing = now
+      lastWrite = now
+      timer = setTimeout(beat, every)
     } else {
-      timer = setTimeout(beat, heartbeatMs - idle)
+      timer = setTimeout(beat, every - idle)
     }
   }
   const end = (chunk: string, how: StreamEnd) => {
@@ -110,7 +127,11 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
       retryable: failure.retryable,
     }
     if (failure.retryAfterMs !== undefined) data['retryAfterMs'] = failure.retryAfterMs
-    end(sent + sse.event('error', JSON.stringify(data)), { type: 'error', error: failure })
+    end(sent + sse.event('error', JSON.stringify(data)), {
+      type: 'error',
+      error: failure,
+      streamedChars,
+    })
   }
   const finishWith = async (turn: AssistantTurn, before: string) => {
     const sent = finish === undefined ? turn : await finish(turn)
@@ -123,7 +144,7 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
     {
       start(controller) {
         output = controller
-        if (heartbeatMs > 0) timer = setTimeout(beat, heartbeatMs)
+        timer = setTimeout(beat, every)
       },
 
       // The hot path: one JSON.stringify per event, one encode and one enqueue per chunk, and no
@@ -155,14 +176,22 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
             const event = step.value
             switch (event.type) {
               case 'text':
+                streamedChars += event.text.length
                 held += sse.event('text', JSON.stringify({ text: event.text }))
                 break
               case 'thinking':
+                streamedChars += event.text.length
                 held += sse.event('thinking', JSON.stringify({ text: event.text }))
                 break
-              case 'tool-call':
-                held += sse.event('tool-call', JSON.stringify({ call: event.call }))
+              case 'tool-call': {
+                // Every call the relay sends has an input, as its client and validator require.
+                const call =
+                  event.call.input === undefined ? { ...event.call, input: {} } : event.call
+                const data = JSON.stringify({ call })
+                streamedChars += data.length
+                held += sse.event('tool-call', data)
                 break
+              }
               case 'done':
                 return await finishWith(event.turn, takeHeld())
               default:
@@ -185,7 +214,7 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
         stopHeartbeat()
         upstream.abort(new Error('client disconnected'))
         void iterator.return?.()?.catch(() => {})
-        onEnd({ type: 'cancel' })
+        onEnd({ type: 'cancel', streamedChars })
       },
     },
     // Reads one chunk ahead of the client: enough to keep the pipe full, never a backlog.

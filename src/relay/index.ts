@@ -1,6 +1,6 @@
 export { createRelay } from './create-relay.ts'
 export type { Relay, RelayContext, RelayLimits, RelayLogEntry, RelayOptions } from './options.ts'
-export type { RelayAuth } from './auth.ts'
+export type { RelayAuth, RelayClient } from './auth.ts'
 export type { CorsOptions } from './cors.ts'
 export {
   admit,

@@ -16,19 +16,31 @@ export type RelayLimits = {
   tools?: number | undefined
   /** Deepest nesting of pass-through JSON (schemas, tool inputs and outputs, items). @defaultValue 64 */
   depth?: number | undefined
+  /** Most tool calls in one assistant turn. @defaultValue 128 */
+  toolCalls?: number | undefined
+  /** Most results in one tool turn. @defaultValue 128 */
+  toolResults?: number | undefined
+  /** How long a client may take to send its chat body before a 408. @defaultValue 10000 */
+  bodyTimeoutMs?: number | undefined
 }
 
-/** One line for the relay's log. Holds no key, token, seal secret or request body. */
+/**
+ * One line for the relay's log. Holds no key, token, seal secret, request body, client-provided
+ * text or upstream message (those echo prompts): only the relay's own names, field paths and counts.
+ */
 export type RelayLogEntry = {
   method: string
+  /** The route (`/v1/chat`, ...), or `'unknown'` for a path the relay does not serve. */
   path: string
   status: number
-  /** The client's id (a token digest prefix, never the token). */
+  /** The client's id (an HMAC of its token, or its address; never the token). */
   clientId?: string | undefined
+  /** The model, once the relay knows it serves it. */
   model?: string | undefined
-  /** How a stream ended; absent for answers that were not streams. */
+  /** How a stream ended, or `'cancel'` when the client left before it started. */
   outcome?: 'done' | 'error' | 'cancel' | undefined
-  error?: { kind: ErrorKind; message: string } | undefined
+  /** What went wrong: its kind, the request field at fault, and the upstream's HTTP status. */
+  error?: { kind: ErrorKind; field?: string | undefined; status?: number | undefined } | undefined
   usage?: { inputTokens: number; outputTokens: number } | undefined
   durationMs: number
 }
@@ -51,7 +63,13 @@ export type RelayOptions = {
   limits?: RelayLimits | undefined
   /** Per-client budget, checked before each call and settled with the real usage after it. */
   rateLimiter?: RateLimiter | undefined
-  /** HMAC secrets that seal the items of `done` turns: the first signs, all verify. */
+  /**
+   * The secret that turns a bearer token into the client id the rate limiter and the log see (an
+   * HMAC of the token). Give it when several isolates or processes share one rate limiter.
+   * @defaultValue a random secret per relay instance
+   */
+  clientIdSecret?: string | undefined
+  /** HMAC secrets that seal the `done` turns: the first signs, all verify. */
   sealKeys?: readonly string[] | undefined
   /** A comment goes out after this much silence. @defaultValue 15000 */
   heartbeatMs?: number | undefined
@@ -82,5 +100,8 @@ export function resolveLimits(limits: RelayLimits = {}): ResolvedLimits {
     maxTokens: limits.maxTokens ?? 1_000_000,
     tools: limits.tools ?? 128,
     depth: limits.depth ?? 64,
+    toolCalls: limits.toolCalls ?? 128,
+    toolResults: limits.toolResults ?? 128,
+    bodyTimeoutMs: limits.bodyTimeoutMs ?? 10_000,
   }
 }

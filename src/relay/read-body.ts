@@ -1,15 +1,19 @@
-/** A parsed JSON body, or why it was refused (413 too large, 415 not JSON, 400 unreadable). */
+/** A parsed JSON body, or why it was refused (408 too slow, 413 too large, 415 not JSON, 400 unreadable). */
 export type BodyResult =
   | { ok: true; value: unknown; bytes: number }
-  | { ok: false; status: 400 | 413 | 415; message: string }
+  | { ok: false; status: 400 | 408 | 413 | 415; message: string }
 
 /**
- * Reads a JSON request body of at most `limit` bytes. A `content-length` over the limit is refused
- * before reading, and the bytes are counted as they stream in (the header may be absent or lie),
- * so no more than `limit` bytes are ever held. Past the limit, up to `limit` more bytes are read
- * and dropped (see {@link discardBody}) before the refusal.
+ * Reads a JSON request body of at most `limit` bytes within `timeoutMs`. A `content-length` over
+ * the limit is refused before reading, and the bytes are counted as they stream in (the header may
+ * be absent or lie): the read stops at the limit, and at the deadline, so a client can make the
+ * relay hold neither more than `limit` bytes nor a handler for longer than `timeoutMs`.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<BodyResult> {
+export async function readJsonBody(
+  request: Request,
+  limit: number,
+  timeoutMs: number,
+): Promise<BodyResult> {
   const type = (request.headers.get('content-type') ?? '').split(';')
   if (type[0]!.trim().toLowerCase() !== 'application/json') {
     return { ok: false, status: 415, message: "content-type must be 'application/json'" }
@@ -28,21 +32,32 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
   if (request.body === null) return { ok: false, status: 400, message: 'body is required' }
 
   const reader = request.body.getReader()
+  const stop = () => void reader.cancel().catch(() => {})
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), timeoutMs)
+  })
   const chunks: Uint8Array[] = []
   let bytes = 0
   try {
     for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      bytes += value.byteLength
+      const step = await Promise.race([reader.read(), late])
+      if (step === 'late') {
+        stop()
+        return { ok: false, status: 408, message: `body must arrive within ${timeoutMs} ms` }
+      }
+      if (step.done) break
+      bytes += step.value.byteLength
       if (bytes > limit) {
-        await drain(reader, limit)
+        stop()
         return tooLarge
       }
-      chunks.push(value)
+      chunks.push(step.value)
     }
   } catch {
     return { ok: false, status: 400, message: 'body could not be read' }
+  } finally {
+    clearTimeout(timer)
   }
 
   let text: string
@@ -54,40 +69,41 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
   try {
     return { ok: true, value: JSON.parse(text), bytes }
   } catch (error) {
+    // The parser's message quotes the body: it goes to the client, never to the log.
     const reason = error instanceof Error ? `: ${error.message.slice(0, 120)}` : ''
     return { ok: false, status: 400, message: `body is not valid JSON${reason}` }
   }
 }
 
 /**
- * Reads and drops what is left of a body that will not be used, up to `maxBytes`, then cancels
- * the rest. Answering before the body is read can make a server close the connection with unread
- * bytes, which the client sees as a reset instead of the answer; draining avoids that for any body
- * of a sane size without holding it in memory.
+ * Reads and drops a body the answer does not need, for at most `maxBytes` and `maxMs`, then
+ * cancels what is left. An answer sent while a request body is unread makes some servers (workerd)
+ * reset the connection, which fails the client's next request on it; a short grace lets a body
+ * that is already on its way arrive, while a client that sends slowly or without end gets its
+ * answer once the grace is over.
  */
-export async function discardBody(request: Request, maxBytes: number): Promise<void> {
-  if (request.body === null || request.bodyUsed) return
-  try {
-    await drain(request.body.getReader(), maxBytes)
-  } catch {
-    // Nothing to do: the client went away.
-  }
-}
-
-async function drain(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+export async function discardBody(
+  request: Request,
   maxBytes: number,
+  maxMs: number,
 ): Promise<void> {
-  let bytes = 0
+  if (request.body === null || request.bodyUsed) return
+  const reader = request.body.getReader()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), maxMs)
+  })
   try {
-    while (bytes <= maxBytes) {
-      const { done, value } = await reader.read()
-      if (done) return
-      bytes += value.byteLength
+    for (let bytes = 0; bytes <= maxBytes;) {
+      const step = await Promise.race([reader.read(), late])
+      if (step === 'late' || step.done) break
+      bytes += step.value.byteLength
     }
-    await reader.cancel()
   } catch {
-    // The client went away; nothing is left to drain.
+    // The client went away: nothing is left to read.
+  } finally {
+    clearTimeout(timer)
+    void reader.cancel().catch(() => {})
   }
 }
 

@@ -16,10 +16,15 @@ export type ErrorDetails = {
   retryAfterMs?: number | undefined
 }
 
-const described = new WeakMap<Response, { kind: ErrorKind; message: string }>()
+const described = new WeakMap<Response, { kind: ErrorKind; field?: string | undefined }>()
 
-/** The kind and message of a response made by {@link errorResponse}, for the log. */
-export function errorOf(response: Response): { kind: ErrorKind; message: string } | undefined {
+/**
+ * The kind and field of a response made by {@link errorResponse}, for the log: never its message,
+ * which may quote what the client sent.
+ */
+export function errorOf(
+  response: Response,
+): { kind: ErrorKind; field?: string | undefined } | undefined {
   return described.get(response)
 }
 
@@ -40,7 +45,7 @@ export function errorResponse(
     out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
   }
   const response = jsonResponse(status, { error: body }, out)
-  described.set(response, { kind, message })
+  described.set(response, details.field === undefined ? { kind } : { kind, field: details.field })
   return response
 }
 

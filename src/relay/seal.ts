@@ -1,61 +1,88 @@
-import type { OpaqueItems } from '../core/conversation.ts'
+import type { AssistantTurn, OpaqueItems } from '../core/conversation.ts'
 
-/** Signs and checks the opaque items of assistant turns that cross an untrusted client. */
+/** What a turn's seal says about it. */
+export type SealCheck =
+  /** Made by one of the keys over exactly this turn. */
+  | 'valid'
+  /** No seal, or one made by a key the relay no longer holds (or before seals covered the turn). */
+  | 'unsealed'
+  /** Made by one of the keys, over something else: the turn was changed. */
+  | 'tampered'
+
+/** Signs and checks the assistant turns that cross an untrusted client. */
 export type Sealer = {
-  /** The seal of `items` (its tag and data), made with the first key. */
-  seal(items: OpaqueItems): Promise<string>
-  /** True when `items.seal` was made over exactly these items by any of the keys. */
-  verify(items: OpaqueItems): Promise<boolean>
+  /** The seal of `turn` (its text, thinking, tool calls, items and their tag), made with the first key. */
+  seal(turn: AssistantTurn): Promise<string>
+  /** Whether `turn.items.seal` was made by one of the keys over exactly this turn. */
+  check(turn: AssistantTurn): Promise<SealCheck>
 }
 
+/** Shortest seal key taken: an HMAC key is only as strong as its secret. */
+export const MIN_SEAL_KEY_LENGTH = 32
+
 const utf8 = new TextEncoder()
+/** Seals made by this version start with it: the format and what it covers are fixed by it. */
+const VERSION = 's1'
+const SEAL = /^s1\.([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{43})$/
+
+type Key = { id: string; key: CryptoKey }
 
 /**
- * Creates a sealer: HMAC-SHA-256 (WebCrypto) over the canonical JSON of the items' tag and data,
- * as base64url. The first key signs and every key verifies, so keys rotate by putting the new one
- * first and dropping the old one once no turn signed with it can come back.
+ * Creates a sealer: HMAC-SHA-256 (WebCrypto) over one canonical encoding of the whole assistant
+ * turn as the relay sent it (text, thinking, tool calls, and the items with their tag), so items
+ * cannot travel next to text they were not produced with. A seal reads `s1.<key id>.<mac>`: the
+ * key id (an HMAC of a fixed label, never the key) tells a seal of a retired key (`unsealed`)
+ * from a turn that was changed under a current key (`tampered`). The first key signs and every
+ * key verifies, so keys rotate by putting the new one first and dropping the old one later.
  */
 export function createSealer(secrets: readonly string[]): Sealer {
-  if (secrets.length === 0 || secrets.some((secret) => secret === '')) {
-    throw new TypeError('sealKeys must be a non-empty list of non-empty strings')
+  if (secrets.length === 0 || secrets.some((secret) => secret.length < MIN_SEAL_KEY_LENGTH)) {
+    throw new TypeError(
+      `sealKeys must be a non-empty list of secrets of at least ${MIN_SEAL_KEY_LENGTH} characters`,
+    )
   }
-  let keys: Promise<CryptoKey[]> | undefined
-  const load = () =>
-    (keys ??= Promise.all(
-      secrets.map((secret) =>
-        crypto.subtle.importKey(
-          'raw',
-          utf8.encode(secret),
-          { name: 'HMAC', hash: 'SHA-256' },
-          false,
-          ['sign', 'verify'],
-        ),
-      ),
-    ))
+  let keys: Promise<Key[]> | undefined
+  const load = () => (keys ??= Promise.all(secrets.map(importKey)))
   return {
-    async seal(items) {
-      const [key] = await load()
-      const mac = await crypto.subtle.sign('HMAC', key!, sealedBytes(items))
-      return toBase64Url(new Uint8Array(mac))
+    async seal(turn) {
+      const [first] = await load()
+      const mac = await crypto.subtle.sign('HMAC', first!.key, sealedBytes(turn))
+      return `${VERSION}.${first!.id}.${toBase64Url(new Uint8Array(mac))}`
     },
-    async verify(items) {
-      if (typeof items.seal !== 'string') return false
-      const mac = fromBase64Url(items.seal)
-      if (mac === undefined) return false
-      const bytes = sealedBytes(items)
-      for (const key of await load()) {
-        // verify() compares in constant time.
-        if (await crypto.subtle.verify('HMAC', key, mac, bytes)) return true
-      }
-      return false
+    async check(turn) {
+      const seal = turn.items?.seal
+      const match = typeof seal === 'string' ? SEAL.exec(seal) : null
+      if (match === null) return 'unsealed'
+      const key = (await load()).find((candidate) => candidate.id === match[1])
+      if (key === undefined) return 'unsealed'
+      const mac = fromBase64Url(match[2]!)
+      // verify() compares in constant time.
+      const ok =
+        mac !== undefined && (await crypto.subtle.verify('HMAC', key.key, mac, sealedBytes(turn)))
+      return ok ? 'valid' : 'tampered'
     },
   }
+}
+
+async function importKey(secret: string): Promise<Key> {
+  const key = await crypto.subtle.importKey(
+    'raw',
+    utf8.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  )
+  const label = await crypto.subtle.sign('HMAC', key, utf8.encode('thinkwire seal key id'))
+  return { id: toBase64Url(new Uint8Array(label).subarray(0, 6)), key }
 }
 
 // The return type is inferred: DOM and Workers type `TextEncoder.encode` and `BufferSource` apart.
-function sealedBytes(items: OpaqueItems) {
+function sealedBytes(turn: AssistantTurn) {
+  const { text, thinking, toolCalls } = turn
+  const items: Partial<OpaqueItems> = turn.items ?? {}
   const { provider, model, thinkingMode, data } = items
-  return utf8.encode(canonicalJson({ provider, model, thinkingMode, data }))
+  const covered = { text, thinking, toolCalls, items: { provider, model, thinkingMode, data } }
+  return utf8.encode(`${VERSION}\n${canonicalJson(covered)}`)
 }
 
 /**
@@ -91,7 +118,6 @@ function toBase64Url(bytes: Uint8Array): string {
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(text)) return undefined
   const base64 = text.replace(/-/g, '+').replace(/_/g, '/')
   try {
     const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4))

@@ -30,7 +30,14 @@ import {
 } from './validate-json.ts'
 
 /** Bounds a conversation must keep. */
-export type ConversationLimits = { turns: number; depth: number }
+export type ConversationLimits = {
+  turns: number
+  depth: number
+  /** Most tool calls in one assistant turn. */
+  toolCalls: number
+  /** Most results in one tool turn. */
+  toolResults: number
+}
 
 const ROLES = ['user', 'assistant', 'tool'] as const
 const STOP_REASONS: readonly StopReason[] = [
@@ -58,21 +65,22 @@ export function parseConversation(value: unknown, limits: ConversationLimits): C
     fail('conversation.turns', `must hold at most ${limits.turns} turns, got ${turnsIn.length}`)
   }
   const turns: Turn[] = []
-  // Tool turns answer the calls of the assistant turn before them (possibly over several turns).
-  let calls: readonly ToolCall[] = []
+  // Tool turns answer the calls of the assistant turn before them (possibly over several turns):
+  // their ids, as a set, so matching a result costs the same however many calls there are.
+  let calls: ReadonlySet<string> = NO_CALLS
   for (let i = 0; i < turnsIn.length; i++) {
     const field = `conversation.turns[${i}]`
     const turn = record(turnsIn[i], field)
     const role = own(turn, 'role')
     if (role === 'user') {
       turns.push(userTurn(turn, field))
-      calls = []
+      calls = NO_CALLS
     } else if (role === 'assistant') {
-      const assistant = assistantTurn(turn, field, limits.depth)
+      const assistant = assistantTurn(turn, field, limits)
       turns.push(assistant)
-      calls = assistant.toolCalls ?? []
+      calls = new Set((assistant.toolCalls ?? []).map((call) => call.id))
     } else if (role === 'tool') {
-      turns.push(toolTurn(turn, field, calls, limits.depth))
+      turns.push(toolTurn(turn, field, calls, limits))
     } else {
       fail(`${field}.role`, `must be ${listOf(ROLES)}, got ${describe(role)}`)
     }
@@ -131,13 +139,16 @@ function imageUrl(value: unknown, field: string): string {
   return url
 }
 
-function assistantTurn(turn: JsonRecord, field: string, depth: number): AssistantTurn {
+function assistantTurn(turn: JsonRecord, field: string, limits: ConversationLimits): AssistantTurn {
+  const { depth } = limits
   const out = fields<AssistantTurn>(turn, field, {
     role: () => 'assistant',
     text: (value, at) => string(value, at),
     thinking: optional((value, at) => string(value, at)),
     toolCalls: optional((value, at) =>
-      array(value, at).map((call, j) => toolCall(call, `${at}[${j}]`, depth)),
+      capped(array(value, at), at, limits.toolCalls, 'tool calls').map((call, j) =>
+        toolCall(call, `${at}[${j}]`, depth),
+      ),
     ),
     usage,
     // Hand-written turns (few-shot examples) may leave it out.
@@ -215,14 +226,28 @@ function opaqueItems(value: unknown, field: string, depth: number): OpaqueItems 
   return out
 }
 
+const NO_CALLS: ReadonlySet<string> = new Set()
+
+/** `list`, refused when it holds more than `limit` entries (the limit is named in the error). */
+function capped<T>(list: readonly T[], field: string, limit: number, what: string): readonly T[] {
+  if (list.length > limit) fail(field, `must hold at most ${limit} ${what}, got ${list.length}`)
+  return list
+}
+
 function toolTurn(
   turn: JsonRecord,
   field: string,
-  calls: readonly ToolCall[],
-  depth: number,
+  calls: ReadonlySet<string>,
+  limits: ConversationLimits,
 ): ToolTurn {
-  if (calls.length === 0) fail(field, 'must follow an assistant turn with toolCalls')
-  const results = array(own(turn, 'results'), `${field}.results`)
+  const { depth } = limits
+  if (calls.size === 0) fail(field, 'must follow an assistant turn with toolCalls')
+  const results = capped(
+    array(own(turn, 'results'), `${field}.results`),
+    `${field}.results`,
+    limits.toolResults,
+    'results',
+  )
   if (results.length === 0) fail(`${field}.results`, 'must not be empty')
   return {
     role: 'tool',
@@ -230,7 +255,7 @@ function toolTurn(
       const at = `${field}.results[${j}]`
       const result = record(value, at)
       const callId = string(own(result, 'callId'), `${at}.callId`, { nonEmpty: true })
-      if (!calls.some((call) => call.id === callId)) {
+      if (!calls.has(callId)) {
         fail(`${at}.callId`, `${describe(callId)} matches no tool call of the turn before`)
       }
       if (!Object.hasOwn(result, 'output')) fail(`${at}.output`, 'is required')

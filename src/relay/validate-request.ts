@@ -42,6 +42,8 @@ export type RequestLimits = {
   tools: number
   maxTokens: number
   depth: number
+  toolCalls: number
+  toolResults: number
 }
 
 const LEVELS = ['off', 'low', 'medium', 'high', 'max'] as const

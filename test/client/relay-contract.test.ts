@@ -112,9 +112,12 @@ describe('relay client against createRelay', () => {
   })
 
   it('sends fresh headers on every call when headers is a function', async () => {
-    let token = 'old'
+    let token = 'old-token-0123456789'
     const upstream = mock({ script: [{ text: 'ok' }] })
-    const server = inProcessRelay({ providers: { mock: [upstream] }, auth: ['new'] })
+    const server = inProcessRelay({
+      providers: { mock: [upstream] },
+      auth: ['new-token-0123456789'],
+    })
     const adapter = relay({
       url: `${RELAY_URL}/`,
       model: 'mock/echo',
@@ -123,19 +126,22 @@ describe('relay client against createRelay', () => {
     })
     const { error } = await failure(adapter.stream(ask))
     expect(error).toMatchObject({ kind: 'auth', status: 401, retryable: false })
-    token = 'new'
+    token = 'new-token-0123456789'
     const turn = await complete(adapter, ask)
     expect(turn.text).toBe('ok')
     expect(server.requests.map((r) => r.headers.get('authorization'))).toEqual([
-      'Bearer old',
-      'Bearer new',
+      'Bearer old-token-0123456789',
+      'Bearer new-token-0123456789',
     ])
     expect(server.requests[1]?.url).toBe(`${RELAY_URL}/v1/chat`)
   })
 
   it('passes sealed items through untouched, so the relay accepts and replays them', async () => {
     const upstream = mock({ script: [{ thinking: 'hm', text: 'one' }, { text: 'two' }] })
-    const server = inProcessRelay({ providers: { mock: [upstream] }, sealKeys: ['secret-1'] })
+    const server = inProcessRelay({
+      providers: { mock: [upstream] },
+      sealKeys: ['secret-1-Qm4Rt8Wz2Xc6Vb0Nk5Lp7Ds9Hf'],
+    })
     const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch: server.fetch })
     const first = await complete(adapter, ask)
     expect(typeof first.items?.seal).toBe('string')
@@ -154,7 +160,9 @@ describe('relay client against createRelay', () => {
       adapter.stream({ turns: [...ask.turns, tampered, { role: 'user', content: 'x' }] }),
     )
     expect(error).toMatchObject({ kind: 'invalid-request', status: 400 })
-    expect((error as Error).message).toContain('conversation.turns[1].items.seal')
+    expect((error as Error).message).toContain(
+      'conversation.turns[1] was changed after this relay sealed it',
+    )
   })
 
   it('keeps an idle stream alive on heartbeats, and times out without them', async () => {

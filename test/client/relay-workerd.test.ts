@@ -14,7 +14,7 @@ beforeAll(async () => {
   worker = await startTestWorker({
     MOCK_MODELS: 'on',
     MOCK_DELAY_MS: '0',
-    SEAL_KEYS: 'client-test-seal-key',
+    SEAL_KEYS: 'client-test-seal-key-Qm4Rt8Wz2Xc6Vb0Nk',
     HEARTBEAT_MS: '100',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
   })

@@ -125,7 +125,7 @@ const validBody = fc
   })
 
 type Mutation = {
-  status: 400 | 404
+  status: 200 | 400 | 404
   apply(body: Record<string, Json>): void
   seal?: 'tamper' | 'none'
 }
@@ -176,8 +176,9 @@ const MUTATIONS: Mutation[] = [
         usage: { inputTokens: -1, outputTokens: 0 },
       }),
   },
+  // Items without a seal are dropped (the turn goes upstream from its text), not refused.
   {
-    status: 400,
+    status: 200,
     seal: 'none',
     apply: (b) =>
       void turnsOf(b).push(

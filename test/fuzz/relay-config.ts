@@ -2,7 +2,7 @@
 
 /** Client tokens the relay accepts. */
 export const TOKENS = ['relay-token-Qm9vB2xbX3k5cTdw', 'relay-token-older-Zx81Lm0Pq2Rs'] as const
-export const SEAL_KEY = 'seal-key-Hk4n9Vw2Lp7Tq1Xz'
+export const SEAL_KEY = 'seal-key-Hk4n9Vw2Lp7Tq1Xz-Rb8Mc3Ns6Yd0Pf5Wg'
 export const API_KEYS = [
   'sk-proj-FuzzKey0123456789abcdef',
   'fuzzsecret-9f8e7d6c5b4a39281706',

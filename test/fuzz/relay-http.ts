@@ -9,6 +9,7 @@
 import fc from 'fast-check'
 import { createRelay } from '../../src/relay/index.ts'
 import type { RelayLogEntry } from '../../src/relay/options.ts'
+import type { AssistantTurn, OpaqueItems } from '../../src/core/conversation.ts'
 import { createSealer } from '../../src/relay/seal.ts'
 import { parseSse } from '../relay/sse-reader.ts'
 import { raw, turnsOf, type Json } from './relay-bodies.ts'
@@ -55,9 +56,9 @@ async function bodyBytes(c: Case, target: Target): Promise<Uint8Array<ArrayBuffe
   if (value instanceof Uint8Array) return new Uint8Array(value)
   if (seal !== 'none') {
     for (const turn of turnsOf(value as Record<string, Json>)) {
-      const items = turn['items'] as Parameters<Target['sealer']['seal']>[0] | undefined
+      const items = turn['items'] as OpaqueItems | undefined
       if (items === undefined) continue
-      items.seal = await target.sealer.seal(items)
+      items.seal = await target.sealer.seal(turn as unknown as AssistantTurn)
       if (seal === 'tamper') items.data = [...items.data, { tampered: true }]
     }
   }

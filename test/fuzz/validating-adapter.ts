@@ -73,7 +73,8 @@ export function validatingAdapter(
       const found = [...conversationProblems(conversation), ...optionsProblems(options)]
       for (const [i, turn] of conversation.turns.entries()) {
         if (turn.role !== 'assistant' || turn.items === undefined) continue
-        if (!(await sealer.verify(turn.items))) found.push(`turns[${i}].items has no valid seal`)
+        if ((await sealer.check(turn)) !== 'valid')
+          found.push(`turns[${i}].items has no valid seal`)
       }
       problems.push(...found)
       yield* inner.stream(conversation, options)

@@ -8,7 +8,7 @@ import { readSse } from './sse-reader.ts'
 const adapter = mock({ script: [{ thinking: 'ok', text: 'fine' }] })
 const relay = createRelay({
   providers: { mock: [adapter] },
-  sealKeys: ['fuzz-seal-key'],
+  sealKeys: ['fuzz-seal-key-Qm4Rt8Wz2Xc6Vb0Nk5Lp7Ds'],
   limits: { bodyBytes: 64 * 1024, turns: 20 },
 })
 

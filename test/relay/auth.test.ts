@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import { createAuthenticate, type RelayAuth } from '../../src/relay/auth.ts'
+
+const TOKENS = ['token-one-abcdef0123', 'token-two-abcdef4567']
+const SECRET = 'client-id-secret-0123456789abcdef'
+
+const request = (headers: Record<string, string> = {}) =>
+  new Request('http://relay.test/v1/chat', { headers })
+const bearer = (token: string) => request({ authorization: `Bearer ${token}` })
+
+/** An auth hook as a JavaScript caller may write it, returning whatever it likes. */
+function looseHook(value: unknown): RelayAuth {
+  return (() => value) as RelayAuth
+}
+
+async function hmacHex(secret: string, token: string): Promise<string> {
+  const utf8 = new TextEncoder()
+  const key = await crypto.subtle.importKey(
+    'raw',
+    utf8.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8.encode(token)))
+  return [...mac].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+describe('createAuthenticate: a hook fails closed', () => {
+  it('admits a request only when the hook names a client with a non-empty string', async () => {
+    const authenticate = createAuthenticate((r) => r.headers.get('x-user'))
+    expect(await authenticate(request({ 'x-user': 'alice' }))).toBe('alice')
+    expect(await authenticate(request())).toBeNull()
+    expect(await authenticate(request({ 'x-user': '' }))).toBeNull()
+  })
+
+  it('refuses a request when the common Map lookup misses and returns undefined', async () => {
+    const clients = new Map([['key-of-alice-0001', 'alice']])
+    const authenticate = createAuthenticate((r) => clients.get(r.headers.get('x-key') ?? ''))
+    expect(await authenticate(request({ 'x-key': 'key-of-alice-0001' }))).toBe('alice')
+    expect(await authenticate(request({ 'x-key': 'key-of-mallory-01' }))).toBeNull()
+    expect(await authenticate(request())).toBeNull()
+  })
+
+  it('refuses undefined, false, an empty string, numbers, objects and true, also from async hooks', async () => {
+    const refused: unknown[] = [undefined, null, false, '', 0, 1, true, {}, ['alice'], () => 'x']
+    for (const value of refused) {
+      expect(await createAuthenticate(looseHook(value))(request())).toBeNull()
+      expect(await createAuthenticate(looseHook(Promise.resolve(value)))(request())).toBeNull()
+    }
+    const asyncHook = createAuthenticate(async () => 'bob')
+    expect(await asyncHook(request())).toBe('bob')
+  })
+})
+
+describe('createAuthenticate: tokens', () => {
+  it('admits each listed token, case-insensitive in the scheme, and refuses every other header', async () => {
+    const authenticate = createAuthenticate(TOKENS, { clientIdSecret: SECRET })
+    expect(await authenticate(bearer(TOKENS[0]!))).toMatch(/^token:[0-9a-f]{16}$/)
+    expect(await authenticate(request({ authorization: `bearer ${TOKENS[1]!}` }))).toMatch(
+      /^token:[0-9a-f]{16}$/,
+    )
+    const refused = [
+      request(),
+      bearer('token-three-abcdef01'),
+      bearer(`${TOKENS[0]!}x`),
+      bearer(TOKENS[0]!.slice(0, -1)),
+      request({ authorization: `Basic ${TOKENS[0]!}` }),
+      request({ authorization: TOKENS[0]! }),
+    ]
+    for (const r of refused) expect(await authenticate(r)).toBeNull()
+  })
+
+  it('names a token client by an HMAC of the token under clientIdSecret, 16 hex digits long', async () => {
+    const authenticate = createAuthenticate(TOKENS, { clientIdSecret: SECRET })
+    const expected = `token:${(await hmacHex(SECRET, TOKENS[0]!)).slice(0, 16)}`
+    expect(await authenticate(bearer(TOKENS[0]!))).toBe(expected)
+    const plainDigest = new Uint8Array(
+      await crypto.subtle.digest('SHA-256', new TextEncoder().encode(TOKENS[0]!)),
+    )
+    const sha = [...plainDigest].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+    expect(expected).not.toContain(sha.slice(0, 12))
+  })
+
+  it('gives one token the same id in every relay that shares the secret, and another under another secret', async () => {
+    const first = createAuthenticate(TOKENS, { clientIdSecret: SECRET })
+    const second = createAuthenticate(TOKENS.toReversed(), { clientIdSecret: SECRET })
+    const other = createAuthenticate(TOKENS, { clientIdSecret: `${SECRET}-rotated` })
+    const id = await first(bearer(TOKENS[1]!))
+    expect(await second(bearer(TOKENS[1]!))).toBe(id)
+    expect(await other(bearer(TOKENS[1]!))).not.toBe(id)
+    expect(await first(bearer(TOKENS[0]!))).not.toBe(id)
+  })
+
+  it('derives the secret from the tokens when none is given: the same ids in every relay with those tokens', async () => {
+    const first = createAuthenticate(TOKENS)
+    const second = createAuthenticate(TOKENS.toReversed())
+    const other = createAuthenticate([...TOKENS, 'another-token-0123456789'])
+    const id = await first(bearer(TOKENS[0]!))
+    expect(id).toMatch(/^token:[0-9a-f]{16}$/)
+    expect(await second(bearer(TOKENS[0]!))).toBe(id)
+    expect(await other(bearer(TOKENS[0]!))).not.toBe(id)
+    expect(await first(bearer(TOKENS[1]!))).not.toBe(id)
+  })
+
+  it('refuses at creation a token shorter than 16 characters, naming auth and never the token', () => {
+    const short = 'short-token-15c'
+    expect(short).toHaveLength(15)
+    let message = ''
+    try {
+      createAuthenticate(['long-enough-token-0001', short])
+    } catch (error) {
+      expect(error).toBeInstanceOf(TypeError)
+      message = (error as TypeError).message
+    }
+    expect(message).toBe('auth[1] must be a token of at least 16 characters')
+    expect(message).not.toContain(short)
+    expect(() => createAuthenticate(['exactly-16-chars'])).not.toThrow()
+  })
+
+  it('refuses at creation an empty list, a token with whitespace and an empty clientIdSecret', () => {
+    expect(() => createAuthenticate([])).toThrow(/^auth must be a non-empty list of tokens$/)
+    expect(() => createAuthenticate(['token with a space in it'])).toThrow(
+      /^auth\[0\] must not contain whitespace/,
+    )
+    expect(() => createAuthenticate(TOKENS, { clientIdSecret: '' })).toThrow(
+      /^clientIdSecret must not be empty$/,
+    )
+  })
+
+  it('names every request the anonymous client when there is no auth', async () => {
+    expect(await createAuthenticate(undefined)(request())).toBe('anonymous')
+  })
+})
