@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark, side by side, printed as one table. Numbers, never assertions.
  * `npm run bench -- relay` runs only the rows whose name contains "relay" (names: core, adapter,
- * relay, e2e, bundle, react, memory; several may be given).
+ * relay, completions, e2e, bundle, react, memory; several may be given).
  *
  * Each row runs in a process of its own (node's flags passed on), so that its figures do not
  * depend on which rows ran before it: the code one row warmed up (or made polymorphic) and the
@@ -19,6 +19,10 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
     run: async () => (await import('./adapter-overhead.ts')).benchAdapterOverhead(),
   },
   { name: 'relay', run: async () => (await import('./relay-cpu.ts')).benchRelayCpu() },
+  {
+    name: 'completions',
+    run: async () => (await import('./completions-cpu.ts')).benchCompletionsCpu(),
+  },
   { name: 'e2e', run: async () => (await import('./end-to-end.ts')).benchEndToEnd() },
   { name: 'bundle', run: async () => (await import('./bundles.ts')).benchBundles() },
   { name: 'react', run: async () => (await import('./react-renders.ts')).benchReactRenders() },

@@ -8,9 +8,9 @@ import { toEventStream } from './event-stream.ts'
 import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { readJsonBody } from './read-body.ts'
-import { errorResponse, SSE_HEADERS } from './responses.ts'
+import type { Dialect } from './dialects.ts'
+import { SSE_HEADERS } from './responses.ts'
 import type { Sealer } from './seal.ts'
-import { validateChatRequest } from './validate-request.ts'
 
 /** What the chat route needs from the relay. */
 export type ChatSetup = {
@@ -46,25 +46,28 @@ export async function chatRoute(
   setup: ChatSetup,
   trace: Trace,
   context: RelayContext,
+  dialect: Dialect,
 ): Promise<Response> {
   const { limits, sealer, rateLimiter } = setup
+  const errorResponse = dialect.error
   const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
   if (!body.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId)) ??
+      (await countRefusal(rateLimiter, clientId, dialect)) ??
       errorResponse(body.status, 'invalid-request', body.message)
     )
   }
-  const checked = validateChatRequest(body.value, limits)
-  if (!checked.ok) {
-    const field = checked.error.field
+  const parsed = dialect.parse(body.value, limits)
+  if (!parsed.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId)) ??
-      errorResponse(400, 'invalid-request', checked.error.message, { field })
+      (await countRefusal(rateLimiter, clientId, dialect)) ??
+      errorResponse(400, 'invalid-request', parsed.message, { field: parsed.field })
     )
   }
-  const { model, options } = checked.value
-  let conversation = checked.value.conversation
+  const { call } = parsed
+  const { model, options } = call
+  let conversation = call.conversation
+  if (call.notes.length > 0) trace.entry.notes = [...call.notes]
 
   if (!setup.allows(model)) {
     return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
@@ -83,10 +86,11 @@ export async function chatRoute(
   trace.entry.model = model
   let sealWarnings: string[] = []
   if (sealer !== undefined) {
-    const checkedSeals = await checkSeals(conversation, sealer)
+    const checkedSeals = await checkSeals(conversation, sealer, dialect)
     if (!checkedSeals.ok) return checkedSeals.refusal
     conversation = checkedSeals.conversation
     sealWarnings = checkedSeals.warnings
+    if (sealWarnings.length > 0) trace.entry.notes = [...(trace.entry.notes ?? []), ...sealWarnings]
   }
 
   const inputTokens = Math.ceil(body.bytes / 4)
@@ -144,6 +148,41 @@ export async function chatRoute(
   }
   first.catch(() => {})
 
+  const finish = async (turn: AssistantTurn): Promise<AssistantTurn> => {
+    let out = wireTurn(turn)
+    if (sealWarnings.length > 0)
+      out = { ...out, warnings: [...(out.warnings ?? []), ...sealWarnings] }
+    if (sealer === undefined || out.items === undefined) return out
+    return { ...out, items: { ...out.items, seal: await sealer.seal(out) } }
+  }
+  const failed = (failure: ThinkwireError, streamedChars: number): void => {
+    // Charged for the input and what was streamed (about 4 characters a token).
+    settle(inputTokens + Math.ceil(streamedChars / 4))
+    trace.entry.error = logError(failure)
+  }
+
+  if (!call.stream) {
+    const answered = await answerOnce(iterator, first, adapter.provider, upstream)
+    release()
+    if (answered.ok) {
+      const turn = await finish(answered.turn)
+      trace.entry.outcome = 'done'
+      trace.entry.usage = {
+        inputTokens: turn.usage.inputTokens,
+        outputTokens: turn.usage.outputTokens,
+      }
+      settle(turn.usage.inputTokens + turn.usage.outputTokens)
+      return call.respond(turn)
+    }
+    const failure = answered.error
+    failed(failure, answered.streamedChars)
+    trace.entry.outcome = request.signal.aborted ? 'cancel' : 'error'
+    return errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
+      retryable: failure.retryable,
+      retryAfterMs: failure.retryAfterMs,
+    })
+  }
+
   const early = await settleWithin(first, setup.heartbeatMs)
   if (early.type === 'error') {
     const failure = toThinkwireError(early.error, adapter.provider, upstream.signal)
@@ -164,14 +203,9 @@ export async function chatRoute(
     first,
     upstream,
     provider: adapter.provider,
+    encoder: call.encoder(),
     heartbeatMs: setup.heartbeatMs,
-    async finish(turn) {
-      let out = wireTurn(turn)
-      if (sealWarnings.length > 0)
-        out = { ...out, warnings: [...(out.warnings ?? []), ...sealWarnings] }
-      if (sealer === undefined || out.items === undefined) return out
-      return { ...out, items: { ...out.items, seal: await sealer.seal(out) } }
-    },
+    finish,
     onEnd(end) {
       release()
       trace.entry.outcome = end.type
@@ -179,10 +213,10 @@ export async function chatRoute(
         const usage = end.turn.usage
         trace.entry.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
         settle(usage.inputTokens + usage.outputTokens)
+      } else if (end.type === 'error') {
+        failed(end.error, end.streamedChars)
       } else {
-        // Charged for the input and what was streamed (about 4 characters a token).
         settle(inputTokens + Math.ceil(end.streamedChars / 4))
-        if (end.type === 'error') trace.entry.error = logError(end.error)
       }
       trace.write()
     },
@@ -197,12 +231,13 @@ export async function chatRoute(
 async function countRefusal(
   rateLimiter: RateLimiter | undefined,
   clientId: string,
+  dialect: Dialect,
 ): Promise<Response | undefined> {
   if (rateLimiter === undefined) return undefined
   try {
     const decision = await rateLimiter.check(clientId, { tokens: 0 })
     if (decision.ok) return undefined
-    return errorResponse(429, 'rate-limit', 'rate limit reached for this client', {
+    return dialect.error(429, 'rate-limit', 'rate limit reached for this client', {
       retryable: true,
       retryAfterMs: decision.retryAfterMs,
     })
@@ -257,7 +292,11 @@ type SealedConversation =
  * on, or sealed with a retired key) are dropped: the turn goes upstream re-encoded from its text
  * and tool calls, and the answer's warnings say so.
  */
-async function checkSeals(conversation: Conversation, sealer: Sealer): Promise<SealedConversation> {
+async function checkSeals(
+  conversation: Conversation,
+  sealer: Sealer,
+  dialect: Dialect,
+): Promise<SealedConversation> {
   const warnings: string[] = []
   let turns: Turn[] | undefined
   for (let i = 0; i < conversation.turns.length; i++) {
@@ -266,8 +305,8 @@ async function checkSeals(conversation: Conversation, sealer: Sealer): Promise<S
     const check = await sealer.check(turn)
     if (check === 'valid') continue
     const field = `conversation.turns[${i}]`
-    if (check === 'tampered') {
-      const refusal = errorResponse(
+    if (check === 'tampered' && dialect.onChangedSeal === 'refuse') {
+      const refusal = dialect.error(
         400,
         'invalid-request',
         `${field} was changed after this relay sealed it`,
@@ -279,13 +318,46 @@ async function checkSeals(conversation: Conversation, sealer: Sealer): Promise<S
     const { items: _dropped, ...plain } = turn
     turns[i] = plain
     warnings.push(
-      `${field}.items dropped: they carry no seal of this relay's current keys, so the turn was sent from its text and tool calls`,
+      check === 'tampered'
+        ? `${field}.items dropped: the turn was changed after this relay sealed it, so it was sent from its text and tool calls`
+        : `${field}.items dropped: they carry no seal of this relay's current keys, so the turn was sent from its text and tool calls`,
     )
   }
   return {
     ok: true,
     conversation: turns === undefined ? conversation : { ...conversation, turns },
     warnings,
+  }
+}
+
+/**
+ * The whole answer of a call that does not stream: its `done` turn, or its failure with how much
+ * had been made by then. The client leaving (the request's signal) aborts the upstream as for a
+ * stream.
+ */
+async function answerOnce(
+  iterator: AsyncIterator<Event>,
+  first: Promise<IteratorResult<Event>>,
+  provider: string,
+  upstream: AbortController,
+): Promise<
+  { ok: true; turn: AssistantTurn } | { ok: false; error: ThinkwireError; streamedChars: number }
+> {
+  let streamedChars = 0
+  try {
+    for (let step = await first; step.done !== true; step = await iterator.next()) {
+      const event = step.value
+      if (event.type === 'done') {
+        void iterator.return?.()?.catch(() => {})
+        return { ok: true, turn: event.turn }
+      }
+      streamedChars +=
+        event.type === 'tool-call' ? JSON.stringify(event.call).length : event.text.length
+    }
+    throw new Error(`${provider}: the stream ended without a done event`)
+  } catch (error) {
+    upstream.abort()
+    return { ok: false, error: toThinkwireError(error, provider, upstream.signal), streamedChars }
   }
 }
 

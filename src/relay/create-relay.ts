@@ -1,18 +1,21 @@
 import { createRegistry, type Registry } from '../core/registry.ts'
 import { createAuthenticate } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
+import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
 import { discardBody } from './read-body.ts'
-import { errorOf, errorResponse, jsonResponse } from './responses.ts'
+import { errorOf, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
 
 /** How long an answer that needs no body waits for one on its way (see `discardBody`). */
 const DISCARD_GRACE_MS = 1000
 
-const ROUTES: Readonly<Record<string, readonly string[]>> = {
-  '/v1/chat': ['POST'],
-  '/v1/models': ['GET'],
+/** Each route: its methods, and the dialect of its chat body, answers and errors. */
+const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dialect }>> = {
+  '/v1/chat': { methods: ['POST'], dialect: chatDialect },
+  '/v1/chat/completions': { methods: ['POST'], dialect: completionsDialect },
+  '/v1/models': { methods: ['GET'], dialect: chatDialect },
 }
 
 /**
@@ -48,14 +51,16 @@ export function createRelay(options: RelayOptions): Relay {
 
   async function route(request: Request, url: URL, trace: Trace, context: RelayContext) {
     const preflight = request.method === 'OPTIONS'
+    const known = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined
+    const errorResponse = known?.dialect.error ?? chatDialect.error
     const origin = cors.decide(request, url, preflight)
     if (!origin.allowed) {
       return errorResponse(403, 'auth', 'this origin is not allowed to call the relay')
     }
-    const methods = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined
+    const methods = known?.methods
     const allow = methods === undefined ? '' : [...methods, 'OPTIONS'].join(', ')
     let response: Response
-    if (methods === undefined) {
+    if (known === undefined || methods === undefined) {
       response = errorResponse(404, 'invalid-request', `no route for ${clip(url.pathname)}`)
     } else if (preflight) {
       response = new Response(null, { status: 204, headers: { allow } })
@@ -70,9 +75,9 @@ export function createRelay(options: RelayOptions): Relay {
       } else {
         trace.entry.clientId = clientId
         response =
-          url.pathname === '/v1/chat'
-            ? await chatRoute(request, clientId, setup, trace, context)
-            : modelsResponse(registry, setup.allows)
+          url.pathname === '/v1/models'
+            ? modelsResponse(registry, setup.allows)
+            : await chatRoute(request, clientId, setup, trace, context, known.dialect)
       }
     }
     for (const [name, value] of Object.entries(origin.headers)) response.headers.set(name, value)
@@ -98,7 +103,7 @@ export function createRelay(options: RelayOptions): Relay {
         response = await route(request, url, trace, context)
       } catch {
         // Only a fault of the relay's own setup gets here (a factory or auth hook that threw).
-        response = errorResponse(500, 'server', 'the relay failed to handle the request')
+        response = chatDialect.error(500, 'server', 'the relay failed to handle the request')
       }
       // The chat route read its body; any other answer lets a body on its way arrive, briefly.
       await discardBody(
@@ -123,12 +128,23 @@ function buildRegistry(options: RelayOptions): Registry {
   return options.registry ?? createRegistry(options.providers ?? {})
 }
 
-/** `GET /v1/models`: the served models; a relay with no provider says so rather than serving nothing silently. */
+/**
+ * `GET /v1/models`: the served models with their capabilities (`models`), and the same list in
+ * OpenAI's shape (`object: 'list'`, `data`) for OpenAI clients. A relay with no provider says so
+ * rather than serving nothing silently.
+ */
 function modelsResponse(registry: Registry, allows: (id: string) => boolean): Response {
   const models = registry.models().filter((m) => allows(m.id))
-  if (registry.providers.length > 0) return jsonResponse(200, { models })
+  const data = models.map((m) => ({
+    id: m.id,
+    object: 'model',
+    created: 0,
+    owned_by: m.provider,
+  }))
+  const body = { object: 'list', data, models }
+  if (registry.providers.length > 0) return jsonResponse(200, body)
   return jsonResponse(200, {
-    models,
+    ...body,
     notice: 'this relay has no provider configured: give createRelay a registry or providers',
   })
 }

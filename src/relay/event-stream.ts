@@ -2,7 +2,7 @@ import { assertNever } from '../core/assert-never.ts'
 import type { AssistantTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
-import { createSseEncoder } from './sse.ts'
+import type { StreamEncoder } from './dialects.ts'
 
 /**
  * How an event stream ended: with `done`, with an `error` event, or by the client leaving. The
@@ -21,6 +21,8 @@ export type EventStreamOptions = {
   /** Aborted when the client leaves, so the upstream call stops. */
   upstream: AbortController
   provider: string
+  /** Writes each event, the end and a failure in the endpoint's dialect. */
+  encoder: StreamEncoder
   heartbeatMs: number
   /** Prepares the `done` turn before it is sent (sealing its items). */
   finish?: ((turn: AssistantTurn) => Promise<AssistantTurn>) | undefined
@@ -51,8 +53,7 @@ const afterCurrentWork: (fn: () => void) => void =
  * while the model is silent, a comment goes out every `heartbeatMs`.
  */
 export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
-  const { iterator, upstream, provider, heartbeatMs, finish, onEnd } = options
-  const sse = createSseEncoder()
+  const { iterator, upstream, provider, encoder, heartbeatMs, finish, onEnd } = options
   let pending: Promise<IteratorResult<Event>> | undefined = options.first
   let closed = false
   let lastWrite = Date.now()
@@ -102,7 +103,7 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
     if (idle >= every) {
       const ping = heartbeatMs > 0 && now - Math.max(lastPing, lastWrite) >= heartbeatMs
       // A fresh buffer per write: a runtime may take ownership of what it is given.
-      output.enqueue(utf8.encode(ping ? sse.comment('ping') : ':\n'))
+      output.enqueue(utf8.encode(ping ? ': ping\n\n' : ':\n'))
       if (ping) lastPing = now
       lastWrite = now
       timer = setTimeout(beat, every)
@@ -121,21 +122,11 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
   /** Ends with an `error` event, after `sent`: the events of the batch that came before it. */
   const fail = (error: unknown, sent = '') => {
     const failure = toThinkwireError(error, provider, upstream.signal)
-    const data: Record<string, unknown> = {
-      kind: failure.kind,
-      message: failure.message,
-      retryable: failure.retryable,
-    }
-    if (failure.retryAfterMs !== undefined) data['retryAfterMs'] = failure.retryAfterMs
-    end(sent + sse.event('error', JSON.stringify(data)), {
-      type: 'error',
-      error: failure,
-      streamedChars,
-    })
+    end(sent + encoder.error(failure), { type: 'error', error: failure, streamedChars })
   }
   const finishWith = async (turn: AssistantTurn, before: string) => {
     const sent = finish === undefined ? turn : await finish(turn)
-    end(before + sse.event('done', JSON.stringify({ turn: sent })), { type: 'done', turn: sent })
+    end(before + encoder.done(sent), { type: 'done', turn: sent })
     // Let the adapter run its cleanup; it has nothing more to send.
     void iterator.return?.()?.catch(() => {})
   }
@@ -176,20 +167,16 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
             const event = step.value
             switch (event.type) {
               case 'text':
-                streamedChars += event.text.length
-                held += sse.event('text', JSON.stringify({ text: event.text }))
-                break
               case 'thinking':
                 streamedChars += event.text.length
-                held += sse.event('thinking', JSON.stringify({ text: event.text }))
+                held += encoder.delta(event)
                 break
               case 'tool-call': {
-                // Every call the relay sends has an input, as its client and validator require.
+                // Every call the relay sends has an input, as its clients and validator require.
                 const call =
                   event.call.input === undefined ? { ...event.call, input: {} } : event.call
-                const data = JSON.stringify({ call })
-                streamedChars += data.length
-                held += sse.event('tool-call', data)
+                streamedChars += call.name.length + JSON.stringify(call.input).length
+                held += encoder.delta(call === event.call ? event : { type: 'tool-call', call })
                 break
               }
               case 'done':

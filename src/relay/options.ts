@@ -42,6 +42,8 @@ export type RelayLogEntry = {
   /** What went wrong: its kind, the request field at fault, and the upstream's HTTP status. */
   error?: { kind: ErrorKind; field?: string | undefined; status?: number | undefined } | undefined
   usage?: { inputTokens: number; outputTokens: number } | undefined
+  /** What the relay changed in the request (dropped items, say): field paths and reasons only. */
+  notes?: string[] | undefined
   durationMs: number
 }
 

@@ -44,8 +44,16 @@ export function errorResponse(
     body['retryAfterMs'] = details.retryAfterMs
     out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
   }
-  const response = jsonResponse(status, { error: body }, out)
-  described.set(response, details.field === undefined ? { kind } : { kind, field: details.field })
+  return describeError(jsonResponse(status, { error: body }, out), kind, details.field)
+}
+
+/** Notes the kind and field of an error answer for the log (see {@link errorOf}); returns it. */
+export function describeError(
+  response: Response,
+  kind: ErrorKind,
+  field?: string | undefined,
+): Response {
+  described.set(response, field === undefined ? { kind } : { kind, field })
   return response
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn } from '../../src/core/conversation.ts'
 import type { Event } from '../../src/core/events.ts'
+import { relayEncoder } from '../../src/relay/dialects.ts'
 import { toEventStream, type StreamEnd } from '../../src/relay/event-stream.ts'
 import { parseSse } from './sse-reader.ts'
 
@@ -19,6 +20,7 @@ function streamOf(events: () => AsyncGenerator<Event>) {
     first: iterator.next(),
     upstream: new AbortController(),
     provider: 'test',
+    encoder: relayEncoder(),
     heartbeatMs: 0,
     onEnd: (end) => ends.push(end),
   })

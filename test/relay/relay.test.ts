@@ -22,6 +22,8 @@ describe('createRelay: routes', () => {
     const relay = createRelay({})
     const response = await relay.fetch(new Request('http://relay.test/v1/models'))
     expect(await response.json()).toEqual({
+      object: 'list',
+      data: [],
       models: [],
       notice: 'this relay has no provider configured: give createRelay a registry or providers',
     })

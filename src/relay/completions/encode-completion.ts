@@ -1,0 +1,195 @@
+import { assertNever } from '../../core/assert-never.ts'
+import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
+import type { ErrorKind } from '../../core/errors.ts'
+import type { Event, ToolCall } from '../../core/events.ts'
+import { statusFromKind } from '../status.ts'
+import { completionErrorBody } from './errors.ts'
+import { encodeReasoningDetails } from './reasoning-details.ts'
+
+/** What every chunk and completion of one answer repeats. */
+export type CompletionMeta = {
+  /** `chatcmpl-…`, the same in every chunk of an answer. */
+  id: string
+  /** The relay id the client asked for (`anthropic/claude-sonnet-4-5`). */
+  model: string
+  /** Unix time in seconds. */
+  created: number
+}
+
+/** Options of {@link createCompletionEncoder}. */
+export type CompletionEncoderOptions = CompletionMeta & {
+  /** Send a usage chunk before `[DONE]` (`stream_options.include_usage`). */
+  includeUsage: boolean
+}
+
+/** A failure to report in place of the end of a stream. */
+export type CompletionFailure = {
+  kind: ErrorKind
+  message: string
+  /** @defaultValue the relay's status for `kind` */
+  status?: number | undefined
+}
+
+/** Writes one answer as Chat Completions SSE text (`data: <json>\n\n`). */
+export type CompletionEncoder = {
+  /** The chunk of one event; a `done` event is written as {@link CompletionEncoder.done}. */
+  delta(event: Event): string
+  /** The chunk that carries `finish_reason` (and `reasoning_details`), the usage chunk when asked, then `[DONE]`. */
+  done(turn: AssistantTurn): string
+  /** An error chunk in place of the end: no `[DONE]` follows, so clients see the answer failed. */
+  error(failure: CompletionFailure): string
+}
+
+/** OpenAI's `finish_reason`. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
+
+/** OpenAI's `usage`. */
+export type CompletionUsage = {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  prompt_tokens_details: { cached_tokens: number }
+  completion_tokens_details: { reasoning_tokens: number }
+}
+
+type Delta = { [key: string]: unknown }
+
+/**
+ * Creates the encoder of one streamed answer. A pure state machine: it holds whether the role was
+ * sent and how many tool calls were, and does no I/O.
+ *
+ * @example
+ * ```ts
+ * const encode = createCompletionEncoder({ id, model: 'mock/echo', created, includeUsage: true })
+ * for await (const event of adapter.stream(conversation)) write(encode.delta(event))
+ * ```
+ */
+export function createCompletionEncoder(options: CompletionEncoderOptions): CompletionEncoder {
+  const { id, model, created, includeUsage } = options
+  let roleSent = false
+  let calls = 0
+
+  const chunk = (delta: Delta, finish: FinishReason | null): string => {
+    // Clients take the role from the first delta (the SDK's accumulator refuses an answer without one).
+    const withRole = roleSent ? delta : { role: 'assistant', ...delta }
+    roleSent = true
+    return sse({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: withRole, finish_reason: finish }],
+    })
+  }
+
+  const encoder: CompletionEncoder = {
+    delta(event) {
+      switch (event.type) {
+        case 'thinking':
+          return event.text === '' ? '' : chunk({ reasoning_content: event.text }, null)
+        case 'text':
+          return event.text === '' ? '' : chunk({ content: event.text }, null)
+        case 'tool-call':
+          return chunk({ tool_calls: [{ index: calls++, ...toolCall(event.call) }] }, null)
+        case 'done':
+          return encoder.done(event.turn)
+        default:
+          return assertNever(event)
+      }
+    },
+    done(turn) {
+      // Whole and once, in the chunk with finish_reason: the SDK's accumulator overwrites (rather
+      // than appends) delta fields it does not know, so a split record would arrive as its last piece.
+      const details = encodeReasoningDetails(turn)
+      let out = chunk(
+        details === undefined ? {} : { reasoning_details: details },
+        finishReason(turn.stopReason),
+      )
+      if (includeUsage) {
+        out += sse({
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model,
+          choices: [],
+          usage: usageOf(turn.usage),
+        })
+      }
+      return `${out}data: [DONE]\n\n`
+    },
+    error(failure) {
+      const status = failure.status ?? statusFromKind(failure.kind)
+      return sse(completionErrorBody(status, failure.kind, failure.message, null))
+    },
+  }
+  return encoder
+}
+
+/**
+ * The non-streamed `chat.completion` of a turn. `content` is null when the answer is only tool
+ * calls; `reasoning_details` is there when the turn is sealed.
+ */
+export function completionResponse(turn: AssistantTurn, meta: CompletionMeta) {
+  const calls = turn.toolCalls ?? []
+  const message: Delta = {
+    role: 'assistant',
+    content: turn.text === '' && calls.length > 0 ? null : turn.text,
+    refusal: null,
+  }
+  if (turn.thinking !== undefined && turn.thinking !== '')
+    message['reasoning_content'] = turn.thinking
+  if (calls.length > 0) message['tool_calls'] = calls.map(toolCall)
+  const details = encodeReasoningDetails(turn)
+  if (details !== undefined) message['reasoning_details'] = details
+  return {
+    id: meta.id,
+    object: 'chat.completion' as const,
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, message, finish_reason: finishReason(turn.stopReason), logprobs: null }],
+    usage: usageOf(turn.usage),
+  }
+}
+
+/** OpenAI's `finish_reason` for a stop reason. A caller's abort still ends a complete answer. */
+export function finishReason(reason: StopReason): FinishReason {
+  switch (reason) {
+    case 'stop':
+    case 'aborted':
+    case 'other':
+      return 'stop'
+    case 'length':
+      return 'length'
+    case 'tool-calls':
+      return 'tool_calls'
+    case 'refusal':
+      return 'content_filter'
+    default:
+      return assertNever(reason)
+  }
+}
+
+/** OpenAI's `usage` for a turn's token counts. */
+export function usageOf(usage: Usage): CompletionUsage {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+  }
+}
+
+function toolCall(call: ToolCall) {
+  return {
+    id: call.id,
+    type: 'function' as const,
+    // `?? null`: an input of undefined would otherwise make the arguments vanish from the JSON.
+    function: { name: call.name, arguments: JSON.stringify(call.input ?? null) },
+  }
+}
+
+// JSON.stringify escapes CR and LF inside strings, so one `data:` line always holds the chunk.
+function sse(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`
+}

@@ -1,0 +1,33 @@
+export {
+  translateCompletionRequest,
+  rewriteField,
+  rewriteError,
+  type RefusedRequest,
+  type TranslatedRequest,
+} from './translate-request.ts'
+export {
+  completionResponse,
+  createCompletionEncoder,
+  finishReason,
+  usageOf,
+  type CompletionEncoder,
+  type CompletionEncoderOptions,
+  type CompletionFailure,
+  type CompletionMeta,
+  type CompletionUsage,
+  type FinishReason,
+} from './encode-completion.ts'
+export {
+  decodeReasoningDetails,
+  encodeReasoningDetails,
+  type ReasoningDetail,
+  type SealedTurnRecord,
+} from './reasoning-details.ts'
+export {
+  completionErrorBody,
+  completionErrorResponse,
+  errorTypeOf,
+  type CompletionErrorBody,
+  type CompletionErrorDetails,
+  type CompletionErrorType,
+} from './errors.ts'

@@ -1,0 +1,551 @@
+import type { ResponseFormat, Thinking, ToolChoice, ToolSpec } from '../../core/adapter.ts'
+import type {
+  AssistantTurn,
+  ToolResult,
+  ToolTurn,
+  Turn,
+  UserPart,
+  UserTurn,
+} from '../../core/conversation.ts'
+import type { ToolCall } from '../../core/events.ts'
+import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
+import {
+  array,
+  describe,
+  fail,
+  Invalid,
+  isRecord,
+  listOf,
+  oneOf,
+  own,
+  record,
+  string,
+  type JsonRecord,
+} from '../validate-json.ts'
+import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
+
+/** A Chat Completions request, translated into a `/v1/chat` body. */
+export type TranslatedRequest = {
+  ok: true
+  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
+  request: WireChatRequest
+  stream: boolean
+  /** `stream_options.include_usage`. */
+  includeUsage: boolean
+  /** `messageOfTurn[k]`: the index in `messages` of the message turn `k` came from (see {@link rewriteField}). */
+  messageOfTurn: number[]
+  /** Reasoning state that was dropped, by field path and reason (never the client's text). */
+  notes: string[]
+}
+
+/** A Chat Completions request refused: the OpenAI field at fault and what is wrong with it. */
+export type RefusedRequest = {
+  ok: false
+  /** The field at fault as an OpenAI path (`messages[3].content[1].image_url.url`), or null for the body. */
+  param: string | null
+  /** Starts with the field's path, as the relay's own validation messages do. */
+  message: string
+  /** OpenAI's `code`, when a more precise one than `invalid_value` applies. */
+  code?: string | undefined
+}
+
+/** What the relay does with each top-level field of OpenAI's `ChatCompletionCreateParams`. */
+type FieldUse = 'mapped' | 'ignored'
+
+/**
+ * Every field of OpenAI's `ChatCompletionCreateParams` (openai 6.49): the ones the relay maps, and
+ * the ones real clients send that it accepts and ignores. Any other field is refused, so that a
+ * client cannot reach a key, a base URL or a provider option, and a misspelt field does not pass
+ * silently. (The tests check this list against the SDK's type.)
+ */
+export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
+  messages: 'mapped',
+  model: 'mapped',
+  tools: 'mapped',
+  tool_choice: 'mapped',
+  max_tokens: 'mapped',
+  max_completion_tokens: 'mapped',
+  temperature: 'mapped',
+  stop: 'mapped',
+  response_format: 'mapped',
+  reasoning_effort: 'mapped',
+  stream: 'mapped',
+  stream_options: 'mapped',
+  n: 'mapped',
+  audio: 'ignored',
+  frequency_penalty: 'ignored',
+  function_call: 'ignored',
+  functions: 'ignored',
+  logit_bias: 'ignored',
+  logprobs: 'ignored',
+  metadata: 'ignored',
+  modalities: 'ignored',
+  moderation: 'ignored',
+  parallel_tool_calls: 'ignored',
+  prediction: 'ignored',
+  presence_penalty: 'ignored',
+  prompt_cache_key: 'ignored',
+  prompt_cache_options: 'ignored',
+  prompt_cache_retention: 'ignored',
+  safety_identifier: 'ignored',
+  seed: 'ignored',
+  service_tier: 'ignored',
+  store: 'ignored',
+  top_logprobs: 'ignored',
+  top_p: 'ignored',
+  user: 'ignored',
+  verbosity: 'ignored',
+  web_search_options: 'ignored',
+}
+
+const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
+  none: 'off',
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'max',
+  // In openai 6.49's `ReasoningEffort`, though not in every model's documentation.
+  max: 'max',
+}
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
+const CHOICES = ['auto', 'none', 'required'] as const
+const DATA_URL = /^data:(image\/[^;,]+);base64,(.*)$/is
+
+/**
+ * Translates a Chat Completions request (`POST /v1/chat/completions`) into a `/v1/chat` body.
+ * Checks only the OpenAI shape; limits, names and depth are left to `validateChatRequest`, whose
+ * field paths {@link rewriteField} turns back into OpenAI ones. Never throws on a parsed JSON body.
+ *
+ * An assistant message whose `reasoning_details` holds the record the relay sent (see
+ * `encodeReasoningDetails`) becomes that turn, items and seal included, when the record's text and
+ * tool calls are the message's; otherwise the turn is built from the message and a note says why
+ * its reasoning state was dropped.
+ */
+export function translateCompletionRequest(body: unknown): TranslatedRequest | RefusedRequest {
+  if (!isRecord(body)) {
+    return { ok: false, param: null, message: `body must be a JSON object, got ${describe(body)}` }
+  }
+  try {
+    return translate(body)
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error
+    const code = error instanceof Unknown ? 'unknown_parameter' : undefined
+    return code === undefined
+      ? { ok: false, param: error.field, message: error.message }
+      : { ok: false, param: error.field, message: error.message, code }
+  }
+}
+
+/** A field the Chat Completions API does not have. */
+class Unknown extends Invalid {}
+
+function translate(body: JsonRecord): TranslatedRequest {
+  for (const key of Object.keys(body)) {
+    if (!Object.hasOwn(COMPLETION_FIELDS, key)) {
+      throw new Unknown(
+        describe(key).slice(1, -1),
+        'is not a field of the Chat Completions API (a relay client picks no key, base URL or provider option)',
+      )
+    }
+  }
+  const n = given(body, 'n')
+  if (n !== undefined && n !== 1) fail('n', 'must be 1: the relay makes one answer per request')
+
+  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+  const notes: string[] = []
+  const { system, turns, messageOfTurn } = translateMessages(own(body, 'messages'), notes)
+  const request: WireChatRequest = {
+    model,
+    conversation: system === '' ? { turns } : { system, turns },
+    ...callOptions(body),
+  }
+  const stream = given(body, 'stream')
+  if (stream !== undefined && typeof stream !== 'boolean')
+    fail('stream', `must be a boolean, got ${describe(stream)}`)
+  return {
+    ok: true,
+    request,
+    stream: stream === true,
+    includeUsage: includeUsage(given(body, 'stream_options')),
+    messageOfTurn,
+    notes,
+  }
+}
+
+/** A member the client set: OpenAI's clients send `null` for "not set" on most fields. */
+function given(object: JsonRecord, key: string): unknown {
+  const value = own(object, key)
+  return value === null ? undefined : value
+}
+
+function includeUsage(value: unknown): boolean {
+  if (value === undefined) return false
+  const options = record(value, 'stream_options')
+  const include = given(options, 'include_usage')
+  if (include !== undefined && typeof include !== 'boolean')
+    fail('stream_options.include_usage', `must be a boolean, got ${describe(include)}`)
+  return include === true
+}
+
+function callOptions(body: JsonRecord): WireCallOptions {
+  const options: WireCallOptions = {}
+  const tools = given(body, 'tools')
+  if (tools !== undefined) options.tools = array(tools, 'tools').map(toolSpec)
+  const choice = given(body, 'tool_choice')
+  if (choice !== undefined) options.toolChoice = toolChoice(choice)
+  // max_completion_tokens replaced max_tokens; a client sending both means the newer one.
+  const maxTokens = given(body, 'max_completion_tokens') ?? given(body, 'max_tokens')
+  if (maxTokens !== undefined) {
+    const field =
+      given(body, 'max_completion_tokens') === undefined ? 'max_tokens' : 'max_completion_tokens'
+    options.maxTokens = number(maxTokens, field)
+  }
+  const temperature = given(body, 'temperature')
+  if (temperature !== undefined) options.temperature = number(temperature, 'temperature')
+  const stop = given(body, 'stop')
+  if (stop !== undefined) {
+    options.stop =
+      typeof stop === 'string' ? [stop] : array(stop, 'stop').map((s, i) => string(s, `stop[${i}]`))
+  }
+  const format = given(body, 'response_format')
+  if (format !== undefined) {
+    const responseFormat = responseFormatOf(format)
+    if (responseFormat !== undefined) options.responseFormat = responseFormat
+  }
+  const effort = given(body, 'reasoning_effort')
+  if (effort !== undefined) {
+    const thinking =
+      typeof effort === 'string' && Object.hasOwn(EFFORTS, effort) ? EFFORTS[effort] : undefined
+    if (thinking === undefined)
+      fail('reasoning_effort', `must be ${listOf(Object.keys(EFFORTS))}, got ${describe(effort)}`)
+    options.thinking = thinking
+  }
+  return options
+}
+
+function number(value: unknown, field: string): number {
+  if (typeof value !== 'number') fail(field, `must be a number, got ${describe(value)}`)
+  return value
+}
+
+function toolSpec(value: unknown, i: number): ToolSpec {
+  const field = `tools[${i}]`
+  const tool = record(value, field)
+  oneOf(own(tool, 'type'), `${field}.type`, ['function'])
+  const fn = record(own(tool, 'function'), `${field}.function`)
+  const spec: ToolSpec = {
+    name: string(own(fn, 'name'), `${field}.function.name`),
+    parameters:
+      given(fn, 'parameters') === undefined
+        ? { type: 'object', properties: {} }
+        : record(own(fn, 'parameters'), `${field}.function.parameters`),
+  }
+  const description = given(fn, 'description')
+  if (description !== undefined)
+    spec.description = string(description, `${field}.function.description`)
+  return spec
+}
+
+function toolChoice(value: unknown): ToolChoice {
+  if (typeof value === 'string') return oneOf(value, 'tool_choice', CHOICES)
+  const choice = record(value, 'tool_choice')
+  oneOf(own(choice, 'type'), 'tool_choice.type', ['function'])
+  const fn = record(own(choice, 'function'), 'tool_choice.function')
+  return { name: string(own(fn, 'name'), 'tool_choice.function.name') }
+}
+
+function responseFormatOf(value: unknown): ResponseFormat | undefined {
+  const format = record(value, 'response_format')
+  const type = oneOf(own(format, 'type'), 'response_format.type', [
+    'text',
+    'json_object',
+    'json_schema',
+  ])
+  if (type === 'text') return undefined
+  if (type === 'json_object') return { type: 'json' }
+  const spec = record(own(format, 'json_schema'), 'response_format.json_schema')
+  const out: ResponseFormat = {
+    type: 'json',
+    name: string(own(spec, 'name'), 'response_format.json_schema.name'),
+  }
+  const schema = given(spec, 'schema')
+  if (schema !== undefined) out.schema = record(schema, 'response_format.json_schema.schema')
+  return out
+}
+
+/** What `messages` becomes. */
+type Translated = { system: string; turns: Turn[]; messageOfTurn: number[] }
+
+function translateMessages(value: unknown, notes: string[]): Translated {
+  const messages = array(value, 'messages')
+  const system: string[] = []
+  const turns: Turn[] = []
+  const messageOfTurn: number[] = []
+  // Every earlier call, by id: a tool message names its call only by id, a tool result also by name.
+  const calls = new Map<string, string>()
+  let toolTurn: ToolTurn | undefined
+  for (let i = 0; i < messages.length; i++) {
+    const field = `messages[${i}]`
+    const message = record(messages[i], field)
+    const role = oneOf(own(message, 'role'), `${field}.role`, ROLES)
+    if (role !== 'tool') toolTurn = undefined
+    switch (role) {
+      case 'system':
+      case 'developer': {
+        const text = textContent(own(message, 'content'), `${field}.content`)
+        if (text !== '') system.push(text)
+        break
+      }
+      case 'user':
+        turns.push(userTurn(message, field))
+        messageOfTurn.push(i)
+        break
+      case 'assistant': {
+        const turn = assistantTurn(message, field, notes)
+        for (const call of turn.toolCalls ?? []) calls.set(call.id, call.name)
+        turns.push(turn)
+        messageOfTurn.push(i)
+        break
+      }
+      case 'tool': {
+        const result = toolResult(message, field, calls)
+        // Consecutive tool messages answer the calls of one assistant message: one tool turn.
+        if (toolTurn === undefined) {
+          toolTurn = { role: 'tool', results: [] }
+          turns.push(toolTurn)
+          messageOfTurn.push(i)
+        }
+        toolTurn.results.push(result)
+        break
+      }
+    }
+  }
+  // Several system messages are one prompt: the conversation holds only one.
+  return { system: system.join('\n\n'), turns, messageOfTurn }
+}
+
+/** A string, or an array of text parts joined; `null` and absence are no text. */
+function textContent(value: unknown, field: string, also: readonly string[] = []): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string') return value
+  if (!Array.isArray(value))
+    fail(field, `must be a string or an array of text parts, got ${describe(value)}`)
+  let text = ''
+  for (let j = 0; j < value.length; j++) {
+    const part = record(value[j], `${field}[${j}]`)
+    const type = oneOf(own(part, 'type'), `${field}[${j}].type`, ['text', ...also])
+    if (type === 'text') text += string(own(part, 'text'), `${field}[${j}].text`)
+  }
+  return text
+}
+
+function userTurn(message: JsonRecord, field: string): UserTurn {
+  const content = own(message, 'content')
+  if (typeof content === 'string') return { role: 'user', content }
+  if (!Array.isArray(content))
+    fail(`${field}.content`, `must be a string or an array of parts, got ${describe(content)}`)
+  const parts: readonly unknown[] = content
+  return {
+    role: 'user',
+    content: parts.map((value, j) => userPart(value, `${field}.content[${j}]`)),
+  }
+}
+
+function userPart(value: unknown, field: string): UserPart {
+  const part = record(value, field)
+  const type = oneOf(own(part, 'type'), `${field}.type`, ['text', 'image_url'])
+  if (type === 'text') return { type, text: string(own(part, 'text'), `${field}.text`) }
+  const image = record(own(part, 'image_url'), `${field}.image_url`)
+  const url = string(own(image, 'url'), `${field}.image_url.url`)
+  if (!/^data:/i.test(url)) return { type: 'image', url }
+  const match = DATA_URL.exec(url)
+  if (match === null)
+    fail(`${field}.image_url.url`, 'must be an http(s) URL or a data:image/...;base64, URL')
+  return { type: 'image', mediaType: match[1]!.toLowerCase(), data: match[2]! }
+}
+
+function assistantTurn(message: JsonRecord, field: string, notes: string[]): AssistantTurn {
+  const text = textContent(own(message, 'content'), `${field}.content`, ['refusal'])
+  const callsIn = given(message, 'tool_calls')
+  const toolCalls =
+    callsIn === undefined
+      ? []
+      : array(callsIn, `${field}.tool_calls`).map((call, j) =>
+          toolCall(call, `${field}.tool_calls[${j}]`),
+        )
+  const plain: AssistantTurn = {
+    role: 'assistant',
+    text,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    stopReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+  }
+  if (toolCalls.length > 0) plain.toolCalls = toolCalls
+
+  const details = given(message, 'reasoning_details')
+  if (details === undefined) return plain
+  const dropped = (reason: string) => {
+    notes.push(`${field}.reasoning_details dropped: ${reason}`)
+    return plain
+  }
+  if (findReasoningEntry(details) === undefined) return dropped('it holds no thinkwire-v1 entry')
+  const sealed = decodeReasoningDetails(details)
+  if (sealed === undefined) return dropped('its thinkwire-v1 entry does not decode')
+  if (sealed.text !== text) return dropped(`its text is not ${field}.content`)
+  if (!sameCalls(sealed.toolCalls ?? [], toolCalls))
+    return dropped(`its tool calls are not ${field}.tool_calls`)
+  // Exactly the sealed record, so that the seal still covers it.
+  const turn: AssistantTurn = {
+    role: 'assistant',
+    text: sealed.text,
+    usage: plain.usage,
+    stopReason: plain.stopReason,
+    items: sealed.items,
+  }
+  if (sealed.thinking !== undefined) turn.thinking = sealed.thinking
+  if (sealed.toolCalls !== undefined) turn.toolCalls = sealed.toolCalls
+  return turn
+}
+
+function toolCall(value: unknown, field: string): ToolCall {
+  const call = record(value, field)
+  oneOf(own(call, 'type') ?? 'function', `${field}.type`, ['function'])
+  const fn = record(own(call, 'function'), `${field}.function`)
+  const args = string(own(fn, 'arguments'), `${field}.function.arguments`)
+  let input: unknown
+  try {
+    // Some providers write a call without arguments as '' rather than '{}'.
+    input = args.trim() === '' ? {} : JSON.parse(args)
+  } catch {
+    fail(`${field}.function.arguments`, 'must be a JSON text')
+  }
+  return {
+    id: string(own(call, 'id'), `${field}.id`, { nonEmpty: true }),
+    name: string(own(fn, 'name'), `${field}.function.name`),
+    input,
+  }
+}
+
+function toolResult(message: JsonRecord, field: string, calls: Map<string, string>): ToolResult {
+  const callId = string(own(message, 'tool_call_id'), `${field}.tool_call_id`, { nonEmpty: true })
+  const name = calls.get(callId)
+  if (name === undefined)
+    fail(`${field}.tool_call_id`, `${describe(callId)} matches no tool call of an earlier message`)
+  return { callId, name, output: textContent(own(message, 'content'), `${field}.content`) }
+}
+
+function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((call, i) => {
+      const other = b[i]!
+      return call.id === other.id && call.name === other.name && sameJson(call.input, other.input)
+    })
+  )
+}
+
+/** Deep equality of two JSON values, key order aside. A stack, not recursion: inputs may nest deep. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const stack: [unknown, unknown][] = [[a, b]]
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!
+    if (x === y) continue
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
+      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]])
+      continue
+    }
+    if (!isRecord(x) || !isRecord(y)) return false
+    const keys = Object.keys(x)
+    if (keys.length !== Object.keys(y).length) return false
+    for (const key of keys) {
+      if (!Object.hasOwn(y, key)) return false
+      stack.push([x[key], y[key]])
+    }
+  }
+  return true
+}
+
+const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
+const RESULT_FIELD = /^\.results\[(\d+)\](.*)$/s
+const CALL_FIELD = /^\.toolCalls\[(\d+)\](.*)$/s
+const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
+const TOOL_FIELD = /^tools\[(\d+)\]\.(name|description|parameters)(.*)$/s
+
+/** `/v1/chat` call options and the Chat Completions fields they came from. */
+const OPTION_FIELDS: Readonly<Record<string, string>> = {
+  maxTokens: 'max_completion_tokens',
+  toolChoice: 'tool_choice',
+  responseFormat: 'response_format',
+  thinking: 'reasoning_effort',
+  stop: 'stop',
+  temperature: 'temperature',
+}
+
+/**
+ * The Chat Completions field for a field path of `validateChatRequest`: `conversation.turns[k]…`
+ * becomes `messages[i]…` of the message turn `k` came from (`messageOfTurn`), with the turn's
+ * field names turned back into OpenAI's (`text` → `content`, `toolCalls[j].input` →
+ * `tool_calls[j].function.arguments`, a tool turn's `results[j]` → the j-th tool message), and
+ * the call options take their OpenAI names (`maxTokens` → `max_completion_tokens`). Paths it does
+ * not know are returned as they are.
+ */
+export function rewriteField(field: string, messageOfTurn: readonly number[]): string {
+  const turn = TURN_FIELD.exec(field)
+  if (turn !== null) {
+    const i = messageOfTurn[Number(turn[1])]
+    return i === undefined ? 'messages' : messageField(i, turn[2]!)
+  }
+  if (field === 'conversation' || field.startsWith('conversation.')) return 'messages'
+  const tool = TOOL_FIELD.exec(field)
+  if (tool !== null) return `tools[${tool[1]}].function.${tool[2]}${tool[3]}`
+  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
+  const name = Object.hasOwn(OPTION_FIELDS, option) ? OPTION_FIELDS[option] : undefined
+  if (name === undefined) return field
+  if (option === 'thinking') return name
+  if (option === 'toolChoice' && rest === '.name') return `${name}.function.name`
+  if (option === 'responseFormat' && rest !== '' && rest !== '.type')
+    return `${name}.json_schema${rest}`
+  return `${name}${rest}`
+}
+
+/** {@link rewriteField} for a refusal: the field, and the message that starts with it. */
+export function rewriteError(
+  error: { field: string; message: string },
+  messageOfTurn: readonly number[],
+): { param: string; message: string } {
+  const param = rewriteField(error.field, messageOfTurn)
+  const message = error.message.startsWith(error.field)
+    ? `${param}${error.message.slice(error.field.length)}`
+    : error.message
+  return { param, message }
+}
+
+/** The field of message `i` for the rest of a turn's path (`.text`, `.toolCalls[0].input`, …). */
+function messageField(i: number, rest: string): string {
+  const at = `messages[${i}]`
+  const result = RESULT_FIELD.exec(rest)
+  if (result !== null) {
+    // A tool turn's results are its consecutive tool messages, in order.
+    const tail = result[2]!
+    const of = `messages[${i + Number(result[1])}]`
+    if (tail === '.callId' || tail === '.name') return `${of}.tool_call_id`
+    if (tail.startsWith('.output')) return `${of}.content`
+    return of
+  }
+  const call = CALL_FIELD.exec(rest)
+  if (call !== null) {
+    const of = `${at}.tool_calls[${call[1]}]`
+    const tail = call[2]!
+    if (tail === '.id' || tail === '') return `${of}${tail}`
+    if (tail === '.name') return `${of}.function.name`
+    return `${of}.function.arguments`
+  }
+  const image = IMAGE_FIELD.exec(rest)
+  if (image !== null) return `${at}.content[${image[1]}].image_url.url`
+  if (rest === '.text') return `${at}.content`
+  if (rest === '.toolCalls') return `${at}.tool_calls`
+  if (rest === '.thinking' || rest.startsWith('.items')) return `${at}.reasoning_details`
+  if (rest === '.role' || rest.startsWith('.content')) return `${at}${rest}`
+  return at
+}

@@ -1,0 +1,173 @@
+import type { CallOptions } from '../core/adapter.ts'
+import type { AssistantTurn, Conversation } from '../core/conversation.ts'
+import type { ErrorKind, ThinkwireError } from '../core/errors.ts'
+import type { Event } from '../core/events.ts'
+import {
+  completionErrorResponse,
+  completionResponse,
+  createCompletionEncoder,
+  rewriteError,
+  translateCompletionRequest,
+} from './completions/index.ts'
+import { describeError, errorResponse, jsonResponse, type ErrorDetails } from './responses.ts'
+import { createSseEncoder } from './sse.ts'
+import { statusFromKind } from './status.ts'
+import { validateChatRequest, type RequestLimits } from './validate-request.ts'
+
+/** An event a stream encoder writes: anything but `done`, which ends the stream. */
+export type StreamDelta = Exclude<Event, { type: 'done' }>
+
+/** Writes one streamed answer in a dialect: each event, the end, or a failure in its place. */
+export type StreamEncoder = {
+  delta(event: StreamDelta): string
+  done(turn: AssistantTurn): string
+  error(failure: ThinkwireError): string
+}
+
+/** A checked call, whatever dialect it came in. */
+export type DialectCall = {
+  model: string
+  conversation: Conversation
+  options: CallOptions
+  /** The answer streams (SSE), or comes once as JSON. */
+  stream: boolean
+  /** What the dialect changed or dropped, for the log: field paths and reasons, no client text. */
+  notes: readonly string[]
+  /** The encoder of this call's streamed answer. */
+  encoder(): StreamEncoder
+  /** The JSON answer of a call that does not stream. */
+  respond(turn: AssistantTurn): Response
+}
+
+/** An error answer in a dialect's shape. */
+export type ErrorResponder = (
+  status: number,
+  kind: ErrorKind,
+  message: string,
+  details?: ErrorDetails,
+  headers?: Record<string, string>,
+) => Response
+
+/**
+ * How one chat endpoint speaks: its request body, its errors, its answer. Everything between
+ * (auth, limits, seals, budgets, the upstream call and its stream) is the relay's, the same for
+ * every dialect.
+ */
+export type Dialect = {
+  parse(
+    body: unknown,
+    limits: RequestLimits,
+  ): { ok: true; call: DialectCall } | { ok: false; field?: string | undefined; message: string }
+  error: ErrorResponder
+  /**
+   * What a sealed turn that was changed gets: a 400 naming it (`/v1/chat`), or its items dropped,
+   * for clients that cannot repair a 400 (a plain OpenAI client resends what it was given).
+   */
+  onChangedSeal: 'refuse' | 'drop'
+}
+
+/** `POST /v1/chat`: thinkwire's own request body and SSE events (DESIGN §5). */
+export const chatDialect: Dialect = {
+  parse(body, limits) {
+    const checked = validateChatRequest(body, limits)
+    if (!checked.ok)
+      return { ok: false, field: checked.error.field, message: checked.error.message }
+    const { model, conversation, options } = checked.value
+    const call: DialectCall = {
+      model,
+      conversation,
+      options,
+      stream: true,
+      notes: [],
+      encoder: relayEncoder,
+      respond: () => {
+        throw new TypeError('a /v1/chat answer always streams')
+      },
+    }
+    return { ok: true, call }
+  },
+  error: errorResponse,
+  onChangedSeal: 'refuse',
+}
+
+/** The encoder of `/v1/chat` streams: one numbered SSE event per contract event. */
+export function relayEncoder(): StreamEncoder {
+  const sse = createSseEncoder()
+  return {
+    delta(event) {
+      switch (event.type) {
+        case 'text':
+          return sse.event('text', JSON.stringify({ text: event.text }))
+        case 'thinking':
+          return sse.event('thinking', JSON.stringify({ text: event.text }))
+        case 'tool-call':
+          return sse.event('tool-call', JSON.stringify({ call: event.call }))
+      }
+    },
+    done: (turn) => sse.event('done', JSON.stringify({ turn })),
+    error(failure) {
+      const data: Record<string, unknown> = {
+        kind: failure.kind,
+        message: failure.message,
+        retryable: failure.retryable,
+      }
+      if (failure.retryAfterMs !== undefined) data['retryAfterMs'] = failure.retryAfterMs
+      return sse.event('error', JSON.stringify(data))
+    },
+  }
+}
+
+/** `POST /v1/chat/completions`: OpenAI's Chat Completions, for any OpenAI client (DESIGN §10). */
+export const completionsDialect: Dialect = {
+  parse(body, limits) {
+    const translated = translateCompletionRequest(body)
+    if (!translated.ok) {
+      return { ok: false, field: translated.param ?? undefined, message: translated.message }
+    }
+    const checked = validateChatRequest(translated.request, limits)
+    if (!checked.ok) {
+      const { param, message } = rewriteError(checked.error, translated.messageOfTurn)
+      return { ok: false, field: param, message }
+    }
+    const { model, conversation, options } = checked.value
+    const meta = { id: completionId(), model, created: Math.floor(Date.now() / 1000) }
+    const call: DialectCall = {
+      model,
+      conversation,
+      options,
+      stream: translated.stream,
+      notes: translated.notes,
+      encoder() {
+        const encode = createCompletionEncoder({ ...meta, includeUsage: translated.includeUsage })
+        return {
+          delta: (event) => encode.delta(event),
+          done: (turn) => encode.done(turn),
+          error: (failure) =>
+            encode.error({
+              kind: failure.kind,
+              message: failure.message,
+              status: statusFromKind(failure.kind),
+            }),
+        }
+      },
+      respond: (turn) => jsonResponse(200, completionResponse(turn, meta)),
+    }
+    return { ok: true, call }
+  },
+  error(status, kind, message, details = {}, headers = {}) {
+    const out = { ...headers }
+    if (details.retryAfterMs !== undefined)
+      out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
+    const response = completionErrorResponse(status, kind, message, { param: details.field }, out)
+    return describeError(response, kind, details.field)
+  },
+  onChangedSeal: 'drop',
+}
+
+/** `chatcmpl-` and 24 random hex digits, as OpenAI's ids look. */
+function completionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12))
+  let hex = ''
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
+  return `chatcmpl-${hex}`
+}

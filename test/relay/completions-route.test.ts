@@ -1,0 +1,185 @@
+/**
+ * `POST /v1/chat/completions` in process: the route's own guards in OpenAI's error shape, the
+ * answers streamed and not, failures after the first chunk, dropped reasoning state in the log,
+ * and fuzzed bodies that only ever get a 4xx JSON error or an answer.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { mock } from '../../src/providers/mock/index.ts'
+import { createRelay, type RelayLogEntry } from '../../src/relay/index.ts'
+import { offline } from './helpers.ts'
+
+const TOKEN = 'token-completions-route-01'
+const SEAL = 'seal-completions-route-Qm4Rt8Wz2Xc6Vb0Nk5'
+
+function post(
+  relay: ReturnType<typeof createRelay>,
+  body: unknown,
+  headers: Record<string, string> = {},
+  method = 'POST',
+): Promise<Response> {
+  return relay.fetch(
+    new Request('http://relay.test/v1/chat/completions', {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+      body: method === 'GET' ? null : typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  )
+}
+
+const ask = { model: 'mock/echo', messages: [{ role: 'user', content: 'Hi' }] }
+
+async function openaiError(response: Response) {
+  expect(response.headers.get('content-type')).toBe('application/json')
+  return ((await response.json()) as { error: Record<string, unknown> }).error
+}
+
+describe('/v1/chat/completions guards', () => {
+  const relay = createRelay({
+    providers: offline,
+    auth: [TOKEN],
+    cors: { origins: ['https://app.test'] },
+    limits: { bodyTimeoutMs: 100 },
+  })
+
+  it('answers 401, 403 and 405 in OpenAI’s error shape', async () => {
+    const none = await post(relay, ask, { authorization: '' })
+    expect(none.status).toBe(401)
+    expect(await openaiError(none)).toMatchObject({ type: 'authentication_error', param: null })
+    const foreign = await post(relay, ask, { origin: 'https://evil.test' })
+    expect(foreign.status).toBe(403)
+    expect(await openaiError(foreign)).toMatchObject({ type: 'permission_error' })
+    const wrongMethod = await post(relay, undefined, {}, 'GET')
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS')
+    expect(await openaiError(wrongMethod)).toMatchObject({ type: 'invalid_request_error' })
+  })
+
+  it('names the OpenAI field at fault, from the translation and from the relay’s own limits', async () => {
+    const bad = await post(relay, { ...ask, messages: [{ role: 'wizard', content: 'x' }] })
+    expect(bad.status).toBe(400)
+    expect((await openaiError(bad))['param']).toBe('messages[0].role')
+    const empty = await post(relay, { ...ask, messages: [{ role: 'user', content: '' }] })
+    expect(await openaiError(empty)).toMatchObject({
+      param: 'messages[0].content',
+      message: 'messages[0].content must not be empty',
+    })
+    const unknown = await post(relay, { ...ask, base_url: 'http://evil.test' })
+    expect((await openaiError(unknown))['param']).toBe('base_url')
+  })
+})
+
+describe('/v1/chat/completions answers', () => {
+  it('ends a stream that fails after its first chunk with an error and no [DONE]', async () => {
+    const relay = createRelay({
+      providers: {
+        mock: [mock({ script: [{ text: 'Halb', fail: { kind: 'server', afterEvents: 1 } }] })],
+      },
+      auth: [TOKEN],
+    })
+    const response = await post(relay, { ...ask, stream: true })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text).toContain('"content":"Halb"')
+    expect(text).toContain('data: {"error":')
+    expect(text).not.toContain('[DONE]')
+  })
+
+  it('answers a failure of a call that does not stream with a JSON error and its status', async () => {
+    const relay = createRelay({
+      providers: {
+        mock: [mock({ script: [{ fail: { kind: 'rate-limit', retryAfterMs: 3000 } }] })],
+      },
+      auth: [TOKEN],
+    })
+    const response = await post(relay, ask)
+    expect(response.status).toBe(429)
+    expect(response.headers.get('retry-after')).toBe('3')
+    expect(await openaiError(response)).toMatchObject({ type: 'rate_limit_error' })
+  })
+
+  it('drops reasoning state it cannot verify, answers anyway, and notes it in the log', async () => {
+    const entries: RelayLogEntry[] = []
+    const relay = createRelay({
+      providers: offline,
+      auth: [TOKEN],
+      sealKeys: [SEAL],
+      log: (entry) => entries.push(entry),
+    })
+    const first = (await (await post(relay, ask)).json()) as {
+      choices: { message: { content: string; reasoning_details: { data: string }[] } }[]
+    }
+    const message = first.choices[0]!.message
+    expect(message.reasoning_details).toHaveLength(1)
+    // Another relay's seal: valid in form, unknown key.
+    const other = createRelay({ providers: offline, auth: [TOKEN], sealKeys: [`${SEAL}-other`] })
+    const foreign = (await (await post(other, ask)).json()) as typeof first
+    const sent = [
+      { role: 'user', content: 'Hi' },
+      { ...message, reasoning_details: foreign.choices[0]!.message.reasoning_details },
+      { role: 'user', content: 'Again' },
+    ]
+    const response = await post(relay, { ...ask, messages: sent })
+    expect(response.status).toBe(200)
+    await response.text()
+    expect(entries.at(-1)?.notes?.join(' ')).toMatch(
+      /messages\[1\]\.reasoning_details|items dropped/,
+    )
+    expect(JSON.stringify(entries.at(-1))).not.toContain('Again')
+  })
+})
+
+describe('/v1/chat/completions fuzzed', () => {
+  const relay = createRelay({ providers: offline, auth: [TOKEN] })
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, true, 0, -1, 2, 1.5, '', 'user', 'assistant', 'tool', 'mock/echo'),
+      fc.string(),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(
+        fc.constantFrom(
+          'role',
+          'content',
+          'messages',
+          'model',
+          'tools',
+          'tool_calls',
+          'tool_call_id',
+          'type',
+          'function',
+          'arguments',
+          'name',
+          'stream',
+          'n',
+          'stop',
+          'reasoning_effort',
+          'response_format',
+          'reasoning_details',
+          'image_url',
+          'url',
+          'text',
+          '__proto__',
+        ),
+        tie('value'),
+        { maxKeys: 4 },
+      ),
+    ),
+  })).value
+
+  it('answers every body with a 4xx OpenAI error or an answer, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(json, async (body) => {
+        const response = await post(relay, body)
+        const text = await response.text()
+        expect(response.status).not.toBeGreaterThanOrEqual(500)
+        if (response.status >= 400) {
+          const error = (JSON.parse(text) as { error: { type: string; message: string } }).error
+          expect(typeof error.message).toBe('string')
+          expect(error.type).toBe('invalid_request_error')
+        }
+      }),
+      { numRuns: 400, seed: 20_261_202 },
+    )
+  })
+})

@@ -1,0 +1,298 @@
+/**
+ * `POST /v1/chat/completions` on the Worker in workerd, used by clients written by others: the
+ * official `openai` SDK, LangChain's `ChatOpenAI` and the AI SDK's OpenAI-compatible provider.
+ * Anthropic is a scripted server on loopback behind `ANTHROPIC_BASE_URL`, so a tool loop run with
+ * the plain OpenAI SDK can be checked on the provider's side of the wire: its second request
+ * carries the first turn's signed thinking.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { ChatOpenAI } from '@langchain/openai'
+import { streamText } from 'ai'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import OpenAI from 'openai'
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestWorker, type TestWorker } from './start-worker.ts'
+
+const TOKEN = 'token-completions-0123456789'
+const SEAL_KEYS = 'seal-completions-Qm4Rt8Wz2Xc6Vb0Nk5Lp7Ds9Hf'
+const SIGNATURE = 'EqQBCkYIAxgCKkCompletionsSigned+/=='
+const CLAUDE = 'anthropic/claude-sonnet-4-5'
+
+/** Anthropic SSE for a list of `[event, data]`. */
+function anthropicSse(events: [string, unknown][]): string {
+  return events
+    .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    .join('')
+}
+
+const start = (id: string) =>
+  [
+    'message_start',
+    {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 40, output_tokens: 1 },
+      },
+    },
+  ] as [string, unknown]
+const block = (index: number, content_block: unknown): [string, unknown][] => [
+  ['content_block_start', { type: 'content_block_start', index, content_block }],
+]
+const delta = (index: number, d: unknown): [string, unknown] => [
+  'content_block_delta',
+  { type: 'content_block_delta', index, delta: d },
+]
+const stop = (index: number): [string, unknown] => [
+  'content_block_stop',
+  { type: 'content_block_stop', index },
+]
+const end = (reason: string, output: number): [string, unknown][] => [
+  [
+    'message_delta',
+    {
+      type: 'message_delta',
+      delta: { stop_reason: reason, stop_sequence: null },
+      usage: { output_tokens: output },
+    },
+  ],
+  ['message_stop', { type: 'message_stop' }],
+]
+
+/** Signed thinking, a sentence, then a `get_weather` call. */
+const TOOL_TURN = anthropicSse([
+  start('msg_tool'),
+  ...block(0, { type: 'thinking', thinking: '', signature: '' }),
+  delta(0, { type: 'thinking_delta', thinking: 'The weather needs a tool → ' }),
+  delta(0, { type: 'thinking_delta', thinking: 'get_weather.' }),
+  delta(0, { type: 'signature_delta', signature: SIGNATURE }),
+  stop(0),
+  ...block(1, { type: 'text', text: '' }),
+  delta(1, { type: 'text_delta', text: 'Let me check.' }),
+  stop(1),
+  ...block(2, { type: 'tool_use', id: 'toolu_weather', name: 'get_weather', input: {} }),
+  delta(2, { type: 'input_json_delta', partial_json: '{"city": "Par' }),
+  delta(2, { type: 'input_json_delta', partial_json: 'is"}' }),
+  stop(2),
+  ...end('tool_use', 60),
+])
+
+const ANSWER_TURN = anthropicSse([
+  start('msg_answer'),
+  ...block(0, { type: 'text', text: '' }),
+  delta(0, { type: 'text_delta', text: 'Sunny in Paris, 21 °C.' }),
+  stop(0),
+  ...end('end_turn', 9),
+])
+
+let anthropic: Server
+const upstreamBodies: { messages: { role: string; content: unknown }[] }[] = []
+let worker: TestWorker
+let baseURL: string
+
+beforeAll(async () => {
+  anthropic = createServer((request, response) => {
+    let text = ''
+    request.setEncoding('utf8')
+    request.on('data', (chunk: string) => (text += chunk))
+    request.on('end', () => {
+      const body = JSON.parse(text) as (typeof upstreamBodies)[number]
+      upstreamBodies.push(body)
+      const last = body.messages.at(-1)
+      const answered = JSON.stringify(last?.content ?? '').includes('tool_result')
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.end(answered ? ANSWER_TURN : TOOL_TURN)
+    })
+  })
+  await new Promise<void>((resolve) => anthropic.listen(0, '127.0.0.1', resolve))
+  const { port } = anthropic.address() as AddressInfo
+  worker = await startTestWorker({
+    RELAY_TOKENS: TOKEN,
+    SEAL_KEYS,
+    ANTHROPIC_API_KEY: 'sk-ant-test-key-completions-0123456789',
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ANTHROPIC_MODELS: 'claude-sonnet-4-5',
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: '0',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+  })
+  baseURL = new URL('/v1', worker.url).href
+})
+
+afterAll(async () => {
+  await worker?.dispose()
+  await new Promise((resolve) => anthropic?.close(resolve))
+})
+
+const openai = () => new OpenAI({ apiKey: TOKEN, baseURL, maxRetries: 0 })
+
+describe('/v1/chat/completions with the official openai SDK', () => {
+  it('streams reasoning and text, then usage, and answers the same without streaming', async () => {
+    const stream = await openai().chat.completions.create({
+      model: 'mock/echo',
+      messages: [{ role: 'user', content: 'Wie spät ist es? 🕰️' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    let reasoning = ''
+    let content = ''
+    let finish: string | null = null
+    let usage: OpenAI.CompletionUsage | undefined
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0]
+      const d = choice?.delta as { content?: string | null; reasoning_content?: string } | undefined
+      reasoning += d?.reasoning_content ?? ''
+      content += d?.content ?? ''
+      finish = choice?.finish_reason ?? finish
+      usage = chunk.usage ?? usage
+    }
+    expect(reasoning).toContain('The user wrote')
+    expect(content).toContain('You said: "Wie spät ist es? 🕰️"')
+    expect(finish).toBe('stop')
+    expect(usage?.total_tokens).toBeGreaterThan(0)
+
+    const once = await openai().chat.completions.create({
+      model: 'mock/echo',
+      messages: [{ role: 'user', content: 'Wie spät ist es? 🕰️' }],
+    })
+    expect(once.object).toBe('chat.completion')
+    expect(once.choices[0]?.message.content).toBe(content)
+    expect(once.choices[0]?.finish_reason).toBe('stop')
+  })
+
+  it('runs an Anthropic tool loop whose second upstream request carries the signed thinking', async () => {
+    const client = openai()
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
+    ]
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'What is the weather in Paris?' },
+    ]
+    upstreamBodies.length = 0
+    const first = await client.chat.completions
+      .stream({ model: CLAUDE, messages, tools, reasoning_effort: 'low' })
+      .finalChatCompletion()
+    const message = first.choices[0]!.message
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls')
+    expect(message.content).toBe('Let me check.')
+    expect(message.tool_calls).toEqual([
+      {
+        id: 'toolu_weather',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      },
+    ])
+    expect(JSON.stringify(message)).toContain('reasoning_details')
+
+    // The message goes back as the SDK gave it, through JSON as an app would store it.
+    messages.push(JSON.parse(JSON.stringify(message)) as ChatCompletionMessageParam, {
+      role: 'tool',
+      tool_call_id: 'toolu_weather',
+      content: 'sunny, 21 °C',
+    })
+    const second = await client.chat.completions.create({
+      model: CLAUDE,
+      messages,
+      tools,
+      reasoning_effort: 'low',
+    })
+    expect(second.choices[0]?.message.content).toBe('Sunny in Paris, 21 °C.')
+
+    expect(upstreamBodies).toHaveLength(2)
+    const replayed = upstreamBodies[1]!.messages[1]!
+    expect(replayed.role).toBe('assistant')
+    expect(replayed.content).toEqual([
+      {
+        type: 'thinking',
+        thinking: 'The weather needs a tool → get_weather.',
+        signature: SIGNATURE,
+      },
+      { type: 'text', text: 'Let me check.' },
+      { type: 'tool_use', id: 'toolu_weather', name: 'get_weather', input: { city: 'Paris' } },
+    ])
+  })
+
+  it('replays nothing it cannot verify: an edited answer goes upstream as text, without the signature', async () => {
+    const client = openai()
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'What is the weather in Paris?' },
+    ]
+    const first = await client.chat.completions.create({ model: CLAUDE, messages })
+    const message = JSON.parse(JSON.stringify(first.choices[0]!.message)) as {
+      content: string
+      reasoning_details?: { data: string }[]
+    }
+    // A sealed record whose seal no longer matches: the data was edited in transit.
+    const detail = message.reasoning_details![0]!
+    detail.data = detail.data.slice(0, -4) + (detail.data.endsWith('AAAA') ? 'BBBB' : 'AAAA')
+    upstreamBodies.length = 0
+    await client.chat.completions.create({
+      model: CLAUDE,
+      messages: [
+        ...messages,
+        message as ChatCompletionMessageParam,
+        { role: 'tool', tool_call_id: 'toolu_weather', content: 'sunny' },
+      ],
+    })
+    expect(JSON.stringify(upstreamBodies[0])).not.toContain(SIGNATURE)
+  })
+
+  it('raises the SDK’s own error types with the relay’s statuses', async () => {
+    const ask = { messages: [{ role: 'user' as const, content: 'Hi' }] }
+    const stranger = new OpenAI({ apiKey: 'wrong-token-0123456789', baseURL, maxRetries: 0 })
+    await expect(
+      stranger.chat.completions.create({ model: 'mock/echo', ...ask }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError)
+    const missing = openai().chat.completions.create({ model: 'mock/nothing', ...ask })
+    await expect(missing).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+    const twice = openai().chat.completions.create({ model: 'mock/echo', n: 2, ...ask })
+    await expect(twice).rejects.toMatchObject({ status: 400, param: 'n' })
+    await expect(twice).rejects.toBeInstanceOf(OpenAI.BadRequestError)
+  })
+
+  it('lists the models in OpenAI’s shape', async () => {
+    const ids: string[] = []
+    for await (const model of openai().models.list()) ids.push(model.id)
+    expect(ids).toContain('mock/echo')
+    expect(ids).toContain(CLAUDE)
+  })
+})
+
+describe('/v1/chat/completions with other clients', () => {
+  it('answers LangChain’s ChatOpenAI, streamed and not', async () => {
+    const chat = new ChatOpenAI({
+      model: 'mock/echo',
+      apiKey: TOKEN,
+      configuration: { baseURL },
+      maxRetries: 0,
+    })
+    const answer = await chat.invoke('Bonjour, ça va ?')
+    expect(answer.content).toContain('You said: "Bonjour, ça va ?"')
+    let streamed = ''
+    for await (const chunk of await chat.stream('Bonjour, ça va ?'))
+      streamed += String(chunk.content)
+    expect(streamed).toBe(answer.content)
+  })
+
+  it('answers the AI SDK’s OpenAI-compatible provider, with its reasoning', async () => {
+    const relay = createOpenAICompatible({ name: 'relay', baseURL, apiKey: TOKEN })
+    const result = streamText({ model: relay('mock/echo'), prompt: 'Hola 👋' })
+    expect(await result.text).toContain('You said: "Hola 👋"')
+    expect(await result.reasoningText).toContain('The user wrote')
+    expect(await result.finishReason).toBe('stop')
+  })
+})
