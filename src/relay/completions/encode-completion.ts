@@ -81,14 +81,20 @@ export function createCompletionEncoder(options: CompletionEncoderOptions): Comp
       choices: [{ index: 0, delta: withRole, finish_reason: finish }],
     })
   }
+  // The hot path: a text or thinking delta after the first chunk is the same text around one
+  // `JSON.stringify` of the delta's text, so nothing else is built or serialized per token.
+  const head = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{`
+  const tail = '},"finish_reason":null}]}\n\n'
+  const piece = (field: 'content' | 'reasoning_content', text: string): string =>
+    roleSent ? `${head}"${field}":${JSON.stringify(text)}${tail}` : chunk({ [field]: text }, null)
 
   const encoder: CompletionEncoder = {
     delta(event) {
       switch (event.type) {
         case 'thinking':
-          return event.text === '' ? '' : chunk({ reasoning_content: event.text }, null)
+          return event.text === '' ? '' : piece('reasoning_content', event.text)
         case 'text':
-          return event.text === '' ? '' : chunk({ content: event.text }, null)
+          return event.text === '' ? '' : piece('content', event.text)
         case 'tool-call':
           return chunk({ tool_calls: [{ index: calls++, ...toolCall(event.call) }] }, null)
         case 'done':

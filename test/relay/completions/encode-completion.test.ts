@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import {
@@ -217,5 +218,31 @@ describe('completionResponse', () => {
       prompt_tokens_details: { cached_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0 },
     })
+  })
+})
+
+describe('createCompletionEncoder: the templated hot path', () => {
+  it('writes every later text and thinking delta exactly as JSON.stringify of the whole chunk', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', minLength: 1 }),
+        fc.constantFrom('text' as const, 'thinking' as const),
+        fc.string(),
+        (text, type, model) => {
+          const encode = createCompletionEncoder({ ...meta, model, includeUsage: false })
+          encode.delta({ type: 'text', text: 'first' })
+          const delta = type === 'text' ? { content: text } : { reasoning_content: text }
+          const chunk = {
+            id: meta.id,
+            object: 'chat.completion.chunk',
+            created: meta.created,
+            model,
+            choices: [{ index: 0, delta, finish_reason: null }],
+          }
+          expect(encode.delta({ type, text })).toBe(`data: ${JSON.stringify(chunk)}\n\n`)
+        },
+      ),
+      { numRuns: 300, seed: 20_261_202 },
+    )
   })
 })
