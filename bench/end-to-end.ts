@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { relay } from '../src/client/index.ts'
 import type { Adapter } from '../src/core/adapter.ts'
 import type { Conversation } from '../src/core/conversation.ts'
+import OpenAI from 'openai'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { fmt, isMain, median, printTable, type Row } from './harness.ts'
 import { anthropicRecording } from './recordings.ts'
@@ -188,6 +189,20 @@ async function firstEventMs(adapter: Adapter): Promise<number> {
   return first
 }
 
+/** Milliseconds from the call to the first chunk of `/v1/chat/completions`, through the openai SDK. */
+async function firstChunkMs(url: string, model: string): Promise<number> {
+  const client = new OpenAI({ apiKey: 'bench', baseURL: `${url}/v1`, maxRetries: 0 })
+  const started = performance.now()
+  let first = -1
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'Hi' }],
+    stream: true,
+  })
+  for await (const _chunk of stream) if (first < 0) first = performance.now() - started
+  return first
+}
+
 /** Events per second over a whole long stream. */
 async function eventsPerSecond(adapter: Adapter): Promise<number> {
   const started = performance.now()
@@ -207,23 +222,31 @@ export async function benchEndToEnd(): Promise<Row[]> {
     const direct = (model: string) => anthropic({ apiKey: KEY, model, baseURL: upstream.url })
     const viaRelay = (model: string) => relay({ url: worker!.url, model: `anthropic/${model}` })
     // Warm both paths (JIT, connections, the Worker's first request) before timing.
+    const completions = () => firstChunkMs(worker!.url, `anthropic/${SHORT_MODEL}`)
     for (let i = 0; i < 3; i++) {
       await firstEventMs(direct(SHORT_MODEL))
       await firstEventMs(viaRelay(SHORT_MODEL))
+      await completions()
     }
     const paths = {
-      direct: () => direct(SHORT_MODEL),
-      relay: () => viaRelay(SHORT_MODEL),
-      mock: () => relay({ url: worker!.url, model: 'mock/echo' }),
+      direct: () => firstEventMs(direct(SHORT_MODEL)),
+      relay: () => firstEventMs(viaRelay(SHORT_MODEL)),
+      completions,
+      mock: () => firstEventMs(relay({ url: worker!.url, model: 'mock/echo' })),
     }
     const names = Object.keys(paths) as (keyof typeof paths)[]
-    const first = { direct: [] as number[], relay: [] as number[], mock: [] as number[] }
+    const first = {
+      direct: [] as number[],
+      relay: [] as number[],
+      completions: [] as number[],
+      mock: [] as number[],
+    }
     const roundTrip: number[] = []
     for (let round = 0; round < FIRST_EVENT_ROUNDS; round++) {
       roundTrip.push(await modelsRoundTripMs(worker.url))
       for (let k = 0; k < names.length; k++) {
         const path = names[(k + round) % names.length]!
-        first[path].push(await firstEventMs(paths[path]()))
+        first[path].push(await paths[path]())
       }
     }
     const rate = { direct: [] as number[], relay: [] as number[] }
@@ -239,6 +262,7 @@ export async function benchEndToEnd(): Promise<Row[]> {
     const firstDirect = median(first.direct)
     const firstRelay = median(first.relay)
     const firstMock = median(first.mock)
+    const firstCompletions = median(first.completions)
     const rateDirect = median(rate.direct)
     const rateRelay = median(rate.relay)
     const perSecond = (n: number) => `${Math.round(n).toLocaleString('en')} events/s`
@@ -254,6 +278,12 @@ export async function benchEndToEnd(): Promise<Row[]> {
         name: 'first event, relay() → wrangler dev → upstream',
         value: `${fmt(firstRelay)} ms`,
         note: `${signedMs(firstRelay - firstDirect)} added by the relay hop`,
+      },
+      {
+        section,
+        name: 'first chunk, openai SDK → /v1/chat/completions → upstream',
+        value: `${fmt(firstCompletions)} ms`,
+        note: `${signedMs(firstCompletions - firstRelay)} over relay() and /v1/chat`,
       },
       {
         section,

@@ -4,6 +4,7 @@
  * and fuzzed bodies that only ever get a 4xx JSON error or an answer.
  */
 import fc from 'fast-check'
+import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay, type RelayLogEntry } from '../../src/relay/index.ts'
@@ -181,5 +182,95 @@ describe('/v1/chat/completions fuzzed', () => {
       }),
       { numRuns: 400, seed: 20_261_202 },
     )
+  })
+})
+
+describe('/v1/chat/completions errors through the official openai SDK', () => {
+  const failing = (kind: 'rate-limit' | 'server' | 'timeout' | 'overloaded') =>
+    mock({ model: kind, script: [{ fail: { kind, retryAfterMs: 2000 } }] })
+  const relay = createRelay({
+    providers: {
+      mock: [
+        mock(),
+        failing('rate-limit'),
+        failing('server'),
+        failing('timeout'),
+        failing('overloaded'),
+      ],
+    },
+    auth: [TOKEN],
+    cors: { origins: ['https://app.test'] },
+    limits: { bodyBytes: 4096, bodyTimeoutMs: 100 },
+  })
+  const client = (headers: Record<string, string> = {}, apiKey = TOKEN) =>
+    new OpenAI({
+      apiKey,
+      baseURL: 'http://relay.test/v1',
+      maxRetries: 0,
+      defaultHeaders: headers,
+      fetch: (input, init) => relay.fetch(new Request(input, init)),
+    })
+  const ask = (model = 'mock/echo', content = 'Hi') => ({
+    model,
+    messages: [{ role: 'user' as const, content }],
+  })
+
+  it.each([
+    [
+      '401',
+      () => client({}, 'wrong-token-0123456789').chat.completions.create(ask()),
+      OpenAI.AuthenticationError,
+      401,
+    ],
+    [
+      '403',
+      () => client({ origin: 'https://evil.test' }).chat.completions.create(ask()),
+      OpenAI.PermissionDeniedError,
+      403,
+    ],
+    ['404', () => client().chat.completions.create(ask('mock/nothing')), OpenAI.NotFoundError, 404],
+    [
+      '400',
+      () => client().chat.completions.create({ ...ask(), temperature: -3 }),
+      OpenAI.BadRequestError,
+      400,
+    ],
+    [
+      '413',
+      () => client().chat.completions.create(ask('mock/echo', 'x'.repeat(5000))),
+      OpenAI.APIError,
+      413,
+    ],
+    [
+      '429',
+      () => client().chat.completions.create(ask('mock/rate-limit')),
+      OpenAI.RateLimitError,
+      429,
+    ],
+    [
+      '502',
+      () => client().chat.completions.create(ask('mock/server')),
+      OpenAI.InternalServerError,
+      502,
+    ],
+    [
+      '503',
+      () => client().chat.completions.create(ask('mock/overloaded')),
+      OpenAI.InternalServerError,
+      503,
+    ],
+    [
+      '504',
+      () => client().chat.completions.create(ask('mock/timeout')),
+      OpenAI.InternalServerError,
+      504,
+    ],
+  ] as const)('raises the SDK’s type for a %s', async (_, call, type, status) => {
+    const error = await call().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(type)
+    expect(error).toMatchObject({ status })
   })
 })

@@ -273,7 +273,7 @@ describe('/v1/chat/completions with the official openai SDK', () => {
 })
 
 describe('/v1/chat/completions with other clients', () => {
-  it('answers LangChain’s ChatOpenAI, streamed and not', async () => {
+  it('answers LangChain’s ChatOpenAI with its reasoning, streamed and not', async () => {
     const chat = new ChatOpenAI({
       model: 'mock/echo',
       apiKey: TOKEN,
@@ -282,10 +282,16 @@ describe('/v1/chat/completions with other clients', () => {
     })
     const answer = await chat.invoke('Bonjour, ça va ?')
     expect(answer.content).toContain('You said: "Bonjour, ça va ?"')
+    expect(answer.additional_kwargs['reasoning_content']).toContain('The user wrote')
     let streamed = ''
-    for await (const chunk of await chat.stream('Bonjour, ça va ?'))
+    let reasoning = ''
+    for await (const chunk of await chat.stream('Bonjour, ça va ?')) {
       streamed += String(chunk.content)
+      const piece = chunk.additional_kwargs['reasoning_content']
+      if (typeof piece === 'string') reasoning += piece
+    }
     expect(streamed).toBe(answer.content)
+    expect(reasoning).toBe(answer.additional_kwargs['reasoning_content'])
   })
 
   it('answers the AI SDK’s OpenAI-compatible provider, with its reasoning', async () => {
