@@ -2,9 +2,9 @@ import type { Adapter, CallOptions } from './adapter.ts'
 import type { AssistantTurn, Conversation, Turn, UserPart, UserTurn } from './conversation.ts'
 import { ThinkwireError, toThinkwireError } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
-import { adoptId, idOf, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
+import { messageId, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
-import { toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
+import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
 
 /** Where a chat is: idle, waiting for the first event, receiving, or failed. */
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error'
@@ -74,6 +74,22 @@ type ChatState =
   | { type: 'error'; error: ThinkwireError; run: Run }
 
 const immediate: Scheduler = (flush) => flush()
+
+/**
+ * Runs an app's callback. What it throws is the app's error, not the chat's: it neither fails the
+ * send nor is swallowed, but reported as an uncaught error (`reportError` where there is one).
+ */
+function report(callback: () => void): void {
+  try {
+    callback()
+  } catch (error) {
+    if (typeof globalThis.reportError === 'function') globalThis.reportError(error)
+    else
+      queueMicrotask(() => {
+        throw error
+      })
+  }
+}
 
 /**
  * Owns a conversation and streams the next turn into it. A send appends the user turn and the
@@ -147,10 +163,15 @@ export class Chat {
 
   /**
    * Asks again: the last user turn (or the one that failed) is sent again, and its answer replaces
-   * the old one once the new answer is complete.
+   * the old one once the new answer is complete. After a tool loop failed part-way, the steps it
+   * made stay and the failed step is tried again: no tool runs twice.
    */
   regenerate(options?: CallOptions): AsyncGenerator<Event, void, undefined> {
     const state = this.#state
+    // A tool loop that failed after its first step: its steps are committed; call the model again.
+    if (state.type === 'error' && state.run.turns.at(-1)?.role === 'tool') {
+      return this.#send(this.#conversation.turns, undefined, options)
+    }
     // After a failure, the turns shown include the message that failed: it is the one to send again.
     const turns = state.type === 'error' ? state.run.turns : this.#conversation.turns
     const last = turns.findLastIndex((turn) => turn.role === 'user')
@@ -164,9 +185,14 @@ export class Chat {
     return this.#send(turns.slice(0, last), user, options, true)
   }
 
-  /** Stops the running send. What arrived stays, as a plain-text assistant turn. */
+  /**
+   * Stops the running send, at once: what arrived stays, as a plain-text assistant turn, and the
+   * chat is ready again even while a tool that ignores its signal still runs (what it returns
+   * later is dropped).
+   */
   stop(): void {
-    this.#running?.controller.abort()
+    const run = this.#running
+    if (run !== undefined) this.#keepStopped(run)
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -183,29 +209,59 @@ export class Chat {
     return state.type === 'submitted' || state.type === 'streaming' ? state.run : undefined
   }
 
-  /** ready or error → submitted → streaming → ready or error; a send is refused while one runs. */
-  async *#send(base: Turn[], user: UserTurn, options: CallOptions | undefined, replaces = false) {
+  /**
+   * ready or error → submitted → streaming → ready or error; a send is refused while one runs.
+   * Without a `user` turn, the model is called on `base` as it is (a failed tool step, again).
+   */
+  async *#send(
+    base: Turn[],
+    user: UserTurn | undefined,
+    options: CallOptions | undefined,
+    replaces = false,
+  ) {
     if (this.busy) {
       throw new ThinkwireError({
         kind: 'invalid-request',
         message: 'Chat is busy: a send is still running (call stop() first)',
       })
     }
-    const turns = [...base, user]
-    const run: Run = { controller: new AbortController(), turns, replaces }
-    this.#setState({ type: 'submitted', run })
     const { adapter, onToolCall, maxSteps, options: defaults } = this.#settings
     const outer = options?.signal ?? defaults?.signal
+    // Aborted before it started: nothing is sent and nothing changes.
+    if (outer?.aborted === true) return
+    const turns = user === undefined ? base : [...base, user]
+    const run: Run = { controller: new AbortController(), turns, replaces }
+    this.#setState({ type: 'submitted', run })
     const onOuterAbort = () => this.stop()
     outer?.addEventListener('abort', onOuterAbort, { once: true })
+    // The tool callback of the latest update(), not of the moment the send started: later steps
+    // of a loop see the app's current state.
+    const execute =
+      onToolCall === undefined
+        ? undefined
+        : (call: ToolCall, context: ToolContext) =>
+            (this.#settings.onToolCall ?? onToolCall)(call, context)
     const loop = toolLoop(
       adapter,
       { ...this.#conversation, turns },
-      { ...defaults, ...options, signal: run.controller.signal, execute: onToolCall, maxSteps },
+      { ...defaults, ...options, signal: run.controller.signal, execute, maxSteps },
     )
+    // A stop ends the send at once, also while a tool that ignores its signal still runs.
+    const stopped = new Promise<'stopped'>((resolve) => {
+      const signal = run.controller.signal
+      if (signal.aborted) resolve('stopped')
+      else signal.addEventListener('abort', () => resolve('stopped'), { once: true })
+    })
     try {
-      for await (const event of loop) {
-        if (this.#running !== run) return
+      for (;;) {
+        const step = await Promise.race([loop.next(), stopped])
+        if (step === 'stopped' || this.#running !== run) {
+          // Lets the loop run its cleanup once its tool settles; nothing it makes is used.
+          void (loop.return as () => Promise<unknown>).call(loop).catch(() => {})
+          return
+        }
+        if (step.done === true) break
+        const event = step.value
         this.#apply(run, event)
         if (event.type !== 'tool-results') yield event
       }
@@ -214,8 +270,11 @@ export class Chat {
       // Detached, or stopped (what a stop keeps is kept below): the send ends quietly.
       if (this.#running !== run || run.controller.signal.aborted) return
       const error = toThinkwireError(caught, adapter.provider)
+      // A regenerate that failed before its answer was complete keeps the answer it would replace
+      // on screen (and regenerate() still finds the question to send again).
+      if (run.replaces && run.last === undefined) run.turns = this.#conversation.turns
       this.#setState({ type: 'error', error, run })
-      this.#settings.onError?.(error)
+      report(() => this.#settings.onError?.(error))
       throw error
     } finally {
       outer?.removeEventListener('abort', onOuterAbort)
@@ -228,15 +287,20 @@ export class Chat {
   #apply(run: Run, event: ToolLoopEvent): void {
     if (event.type === 'tool-results') {
       this.#commit(run, [...run.turns, event.results])
+      this.#emit()
     } else if (event.type === 'done') {
-      if (run.pending !== undefined) adoptId(event.turn, run.pending.id)
       run.pending = undefined
       run.last = event.turn
       this.#commit(run, [...run.turns, event.turn])
-      this.#emit()
+      // Between the steps of a tool loop nothing streams: the chat waits, as when it was sent.
+      this.#setState({ type: 'submitted', run })
     } else {
-      // A delta (applyEvent checks that every kind of event is handled).
-      const pending = (run.pending ??= { state: initialTurnState, id: idOf({}) })
+      // A delta (applyEvent checks that every kind of event is handled). Its message takes the
+      // id of the place its turn will have.
+      const pending = (run.pending ??= {
+        state: initialTurnState,
+        id: messageId(run.turns.length),
+      })
       pending.state = applyEvent(pending.state, event)
       if (this.#state.type === 'streaming') this.#schedule()
       else this.#setState({ type: 'streaming', run })
@@ -246,8 +310,9 @@ export class Chat {
   /**
    * Ends a stopped send. The question stays, and what arrived of its answer (thinking, text) as an
    * `aborted` turn with no items and no tool calls (calls without results could not be sent
-   * again); one that is empty is shown as stopped and left out of later requests. A regenerate
-   * stopped before its new answer was complete changes nothing: the answer it would replace stays.
+   * again); one that is empty is shown as stopped and left out of later requests. Calls whose
+   * tools were still running are answered as stopped. A regenerate stopped before its new answer
+   * was complete changes nothing: the answer it would replace stays.
    */
   #keepStopped(run: Run): void {
     run.controller.abort()
@@ -255,10 +320,12 @@ export class Chat {
     const pending = run.pending
     let last = run.last
     let kept = run.turns
+    const asked = kept.at(-1)
     if (pending !== undefined) {
       last = partialTurn({ ...pending.state, toolCalls: [] })
-      adoptId(last, pending.id)
       kept = [...kept, last]
+    } else if (asked?.role === 'assistant' && (asked.toolCalls?.length ?? 0) > 0) {
+      kept = [...kept, stoppedResults(asked.toolCalls!)]
     }
     if (kept !== this.#conversation.turns) this.#commit(run, kept)
     this.#finish(last)
@@ -267,7 +334,7 @@ export class Chat {
   /** submitted or streaming → ready, reporting `turn` as the send's last. */
   #finish(turn: AssistantTurn | undefined): void {
     this.#setState({ type: 'ready' })
-    if (turn !== undefined) this.#settings.onFinish?.(turn)
+    if (turn !== undefined) report(() => this.#settings.onFinish?.(turn))
   }
 
   #commit(run: Run, turns: Turn[]): void {

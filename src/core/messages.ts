@@ -14,7 +14,7 @@ export type ToolCallView = ToolCall & { result?: ToolResult | undefined }
 
 /** One message, ready to render. */
 export type ChatMessage = {
-  /** Stable for the life of the turn object (not across reloads). */
+  /** The turn's position in the conversation (`m3`): stable while it streams and once committed, and the same on a server and in a browser. */
   id: string
   role: 'user' | 'assistant'
   /** The user's text, or the answer so far. */
@@ -30,22 +30,13 @@ export type ChatMessage = {
   turn?: AssistantTurn | undefined
 }
 
-let nextId = 0
-const ids = new WeakMap<object, string>()
-
-/** A stable id for an object (a turn), made on first sight. */
-export function idOf(object: object): string {
-  let id = ids.get(object)
-  if (id === undefined) {
-    id = `m${(nextId++).toString(36)}`
-    ids.set(object, id)
-  }
-  return id
-}
-
-/** Gives `object` an id already in use (a streaming message's id passes to its finished turn). */
-export function adoptId(object: object, id: string): void {
-  ids.set(object, id)
+/**
+ * The id of the message of the turn at `index` of a conversation: the same on a server and in a
+ * browser (no hydration mismatch), the same for an answer while it streams and once committed, and
+ * one per position even when one turn object is sent twice.
+ */
+export function messageId(index: number): string {
+  return `m${index}`
 }
 
 /** The message of an answer still arriving. */
@@ -54,7 +45,10 @@ export function streamingMessage(id: string, state: TurnState): ChatMessage {
   return { id, role: 'assistant', text, thinking, toolCalls, status: 'streaming' }
 }
 
-const cache = new WeakMap<Turn, { results: ToolTurn | undefined; message: ChatMessage }>()
+const cache = new WeakMap<
+  Turn,
+  { index: number; results: ToolTurn | undefined; message: ChatMessage }
+>()
 
 /**
  * Turns conversation turns into messages. Tool results are folded into the tool calls of the
@@ -68,9 +62,11 @@ export function toMessages(turns: readonly Turn[]): ChatMessage[] {
     const next = turns[i + 1]
     const results = turn.role === 'assistant' && next?.role === 'tool' ? next : undefined
     let cached = cache.get(turn)
-    if (cached === undefined || cached.results !== results) {
-      const message = turn.role === 'user' ? userMessage(turn) : assistantMessage(turn, results)
-      cached = { results, message }
+    if (cached === undefined || cached.results !== results || cached.index !== i) {
+      const id = messageId(i)
+      const message =
+        turn.role === 'user' ? userMessage(turn, id) : assistantMessage(turn, results, id)
+      cached = { index: i, results, message }
       cache.set(turn, cached)
     }
     messages.push(cached.message)
@@ -78,14 +74,14 @@ export function toMessages(turns: readonly Turn[]): ChatMessage[] {
   return messages
 }
 
-function userMessage(turn: UserTurn): ChatMessage {
+function userMessage(turn: UserTurn, id: string): ChatMessage {
   const { content } = turn
   const text =
     typeof content === 'string'
       ? content
       : content.map((part) => (part.type === 'text' ? part.text : '')).join('')
   const message: ChatMessage = {
-    id: idOf(turn),
+    id,
     role: 'user',
     text,
     thinking: '',
@@ -96,13 +92,17 @@ function userMessage(turn: UserTurn): ChatMessage {
   return message
 }
 
-function assistantMessage(turn: AssistantTurn, results: ToolTurn | undefined): ChatMessage {
+function assistantMessage(
+  turn: AssistantTurn,
+  results: ToolTurn | undefined,
+  id: string,
+): ChatMessage {
   const toolCalls = (turn.toolCalls ?? []).map((call) => ({
     ...call,
     result: results?.results.find((r) => r.callId === call.id),
   }))
   return {
-    id: idOf(turn),
+    id,
     role: 'assistant',
     text: turn.text,
     thinking: turn.thinking ?? '',

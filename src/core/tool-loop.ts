@@ -89,11 +89,7 @@ export async function* toolLoop(
     } catch (error) {
       // Only an abort throws here (a failing tool is an isError result). Answer every call, so
       // the conversation stays valid to send.
-      const output = 'Stopped before the tool finished.'
-      const stopped: ToolTurn = {
-        role: 'tool',
-        results: calls.map((call) => resultOf(call, output, true)),
-      }
+      const stopped = stoppedResults(calls)
       yield { type: 'tool-results', turn, results: stopped, stopped: true }
       throw error
     }
@@ -104,8 +100,10 @@ export async function* toolLoop(
 
 /**
  * Runs the calls of one step in parallel and collects a tool turn with one result per call, in
- * call order. A call that throws becomes an `isError` result holding the error's message. Throws
- * an `aborted` error when `signal` aborted before or while the calls ran.
+ * call order. A call that throws becomes an `isError` result holding the error's message. What a
+ * tool returns is committed as JSON (see {@link jsonOutput}), so a conversation always survives
+ * `JSON.stringify` and the relay. Throws an `aborted` error when `signal` aborted before or while
+ * the calls ran.
  */
 export async function executeToolCalls(
   calls: readonly ToolCall[],
@@ -118,11 +116,14 @@ export async function executeToolCalls(
   throwIfAborted()
   const results = await Promise.all(
     calls.map(async (call) => {
+      let value: unknown
       try {
-        return resultOf(call, await execute(call, { signal, call }))
+        value = await execute(call, { signal, call })
       } catch (error) {
         return resultOf(call, messageOf(error), true)
       }
+      const json = jsonOutput(value)
+      return json.ok ? resultOf(call, json.output) : resultOf(call, json.problem, true)
     }),
   )
   // Again: a tool may have aborted it while the calls ran.
@@ -135,4 +136,30 @@ function resultOf(call: ToolCall, output: unknown, isError?: true): ToolResult {
   const result: ToolResult = { callId: call.id, name: call.name, output }
   if (isError) result.isError = isError
   return result
+}
+
+/**
+ * A tool's return value as the JSON a conversation holds: a copy (a tool that keeps and changes
+ * its object later changes nothing committed), `undefined` as `null` (a tool with nothing to
+ * say), and a value JSON cannot carry (a function, a symbol, a BigInt, an object that refers to
+ * itself) as a problem to send as an error result, saying why.
+ */
+export function jsonOutput(
+  value: unknown,
+): { ok: true; output: unknown } | { ok: false; problem: string } {
+  if (value == null) return { ok: true, output: null }
+  if (typeof value === 'string') return { ok: true, output: value }
+  try {
+    const text = JSON.stringify(value)
+    if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`)
+    return { ok: true, output: JSON.parse(text) as unknown }
+  } catch (error) {
+    return { ok: false, problem: `The tool's result cannot be sent: ${messageOf(error)}` }
+  }
+}
+
+/** Every call of a turn answered as stopped while its tool ran: the conversation stays valid to send. */
+export function stoppedResults(calls: readonly ToolCall[]): ToolTurn {
+  const output = 'Stopped before the tool finished.'
+  return { role: 'tool', results: calls.map((call) => resultOf(call, output, true)) }
 }

@@ -67,10 +67,22 @@ async function drain(start: () => AsyncIterable<unknown>): Promise<void> {
   }
 }
 
-/** The chat's options (its conversation is read once, when it is made). */
+/**
+ * The chat's options (its conversation is read once, when it is made). Every option is named, so
+ * one a later render leaves out is cleared rather than kept from an earlier render.
+ */
 function settings(options: UseChatOptions): ChatOptions {
-  const { thinking, tools, initialConversation: conversation, scheduler, ...rest } = options
-  return { ...rest, conversation, options: { thinking, tools }, scheduler: scheduler ?? nextFrame }
+  const { adapter, thinking, tools, onToolCall, maxSteps, onFinish, onError, scheduler } = options
+  return {
+    adapter,
+    conversation: options.initialConversation,
+    options: { thinking, tools },
+    onToolCall,
+    maxSteps,
+    onFinish,
+    onError,
+    scheduler: scheduler ?? nextFrame,
+  }
 }
 
 /**
@@ -97,7 +109,18 @@ export function useChat(options: UseChatOptions): UseChatResult {
     setConversation: (conversation: Conversation) => chat.setConversation(conversation),
   }))
   useEffect(() => chat.update(settings(options)))
-  useEffect(() => () => chat.stop(), [chat])
+  // Unmounting stops the answer, but only once React is done with the component: StrictMode's
+  // development remount runs this cleanup and the effect again at once, which must not stop a
+  // send started in a mount effect.
+  const [unmount] = useState(() => ({
+    timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  }))
+  useEffect(() => {
+    clearTimeout(unmount.timer)
+    return () => {
+      unmount.timer = setTimeout(() => chat.stop(), 0)
+    }
+  }, [chat, unmount])
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.
   return { ...useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }

@@ -5,11 +5,13 @@ describe('browser bundle', () => {
   // The budget was 6 KiB until the adapter kit: the one bounded SSE reader, the guard that builds
   // the done turn (a plain iterator, for speed) and the exhaustive wire tables cost about 1.1 KiB
   // together, while everything else got smaller. Redacting every provider's key shapes (and long
-  // prefix-less secrets) from each error message, in every runtime, added about 190 B. 7.5 KiB
-  // keeps the growth in view.
-  it('keeps thinkwire/client + thinkwire/react within 7.5 KiB gzipped, with no provider SDK', async () => {
+  // prefix-less secrets) from each error message, in every runtime, added about 190 B; the Chat
+  // that real React apps need (tool results made JSON, a stop that is ready at once, a retry of
+  // only the failed tool step, StrictMode-proof unmount, callback errors reported) about 400 B.
+  // 8 KiB keeps the growth in view.
+  it('keeps thinkwire/client + thinkwire/react within 8 KiB gzipped, with no provider SDK', async () => {
     const size = await measureBundleSize()
-    expect(size.gzipped).toBeLessThanOrEqual(7680)
+    expect(size.gzipped).toBeLessThanOrEqual(8192)
     // The only package inside is the SSE parser: no provider SDK, no React, no schema library;
     // and none of the provider adapters or the relay.
     const packages = size.inputs.filter((input) => input.startsWith('node_modules/'))

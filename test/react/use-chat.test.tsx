@@ -335,6 +335,9 @@ describe('useChat', () => {
     expect(result.current.messages.map((m) => m.text)).toEqual(['first', 'a'])
     expect(upstream.calls).toHaveLength(1)
     unmount()
+    // Once React is done with the component (StrictMode remounts at once, and must not stop it).
+    expect(upstream.calls[0]?.signal.aborted).toBe(false)
+    await tick()
     expect(upstream.calls[0]?.signal.aborted).toBe(true)
   })
 
