@@ -199,7 +199,7 @@ async function firstChunkMs(url: string, model: string): Promise<number> {
     messages: [{ role: 'user', content: 'Hi' }],
     stream: true,
   })
-  for await (const _chunk of stream) if (first < 0) first = performance.now() - started
+  for await (const _ of stream) if (first < 0) first = performance.now() - started
   return first
 }
 

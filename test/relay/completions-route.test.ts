@@ -210,7 +210,7 @@ describe('/v1/chat/completions errors through the official openai SDK', () => {
       defaultHeaders: headers,
       fetch: (input, init) => relay.fetch(new Request(input, init)),
     })
-  const ask = (model = 'mock/echo', content = 'Hi') => ({
+  const question = (model = 'mock/echo', content = 'Hi') => ({
     model,
     messages: [{ role: 'user' as const, content }],
   })
@@ -218,50 +218,55 @@ describe('/v1/chat/completions errors through the official openai SDK', () => {
   it.each([
     [
       '401',
-      () => client({}, 'wrong-token-0123456789').chat.completions.create(ask()),
+      () => client({}, 'wrong-token-0123456789').chat.completions.create(question()),
       OpenAI.AuthenticationError,
       401,
     ],
     [
       '403',
-      () => client({ origin: 'https://evil.test' }).chat.completions.create(ask()),
+      () => client({ origin: 'https://evil.test' }).chat.completions.create(question()),
       OpenAI.PermissionDeniedError,
       403,
     ],
-    ['404', () => client().chat.completions.create(ask('mock/nothing')), OpenAI.NotFoundError, 404],
+    [
+      '404',
+      () => client().chat.completions.create(question('mock/nothing')),
+      OpenAI.NotFoundError,
+      404,
+    ],
     [
       '400',
-      () => client().chat.completions.create({ ...ask(), temperature: -3 }),
+      () => client().chat.completions.create({ ...question(), temperature: -3 }),
       OpenAI.BadRequestError,
       400,
     ],
     [
       '413',
-      () => client().chat.completions.create(ask('mock/echo', 'x'.repeat(5000))),
+      () => client().chat.completions.create(question('mock/echo', 'x'.repeat(5000))),
       OpenAI.APIError,
       413,
     ],
     [
       '429',
-      () => client().chat.completions.create(ask('mock/rate-limit')),
+      () => client().chat.completions.create(question('mock/rate-limit')),
       OpenAI.RateLimitError,
       429,
     ],
     [
       '502',
-      () => client().chat.completions.create(ask('mock/server')),
+      () => client().chat.completions.create(question('mock/server')),
       OpenAI.InternalServerError,
       502,
     ],
     [
       '503',
-      () => client().chat.completions.create(ask('mock/overloaded')),
+      () => client().chat.completions.create(question('mock/overloaded')),
       OpenAI.InternalServerError,
       503,
     ],
     [
       '504',
-      () => client().chat.completions.create(ask('mock/timeout')),
+      () => client().chat.completions.create(question('mock/timeout')),
       OpenAI.InternalServerError,
       504,
     ],
