@@ -10,7 +10,12 @@ export type StandardSchemaV1<Input = unknown, Output = Input> = {
     readonly types?: { readonly input: Input; readonly output: Output } | undefined
     /** Standard JSON Schema, when the library implements it (zod 4.2+, for example). */
     readonly jsonSchema?:
-      | { readonly output: (options: { readonly target: string }) => Record<string, unknown> }
+      | {
+          readonly input?:
+            | ((options: { readonly target: string }) => Record<string, unknown>)
+            | undefined
+          readonly output: (options: { readonly target: string }) => Record<string, unknown>
+        }
       | undefined
   }
 }
@@ -38,4 +43,9 @@ export function formatIssuePath(issue: StandardIssue): string {
     else out += out === '' ? String(key) : `.${String(key)}`
   }
   return out === '' ? '(root)' : out
+}
+
+/** True for a Standard Schema (an object with a `~standard` member). */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return typeof value === 'object' && value !== null && '~standard' in value
 }

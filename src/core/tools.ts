@@ -1,23 +1,37 @@
 import type { Adapter, CallOptions, JSONSchema, ToolSpec } from './adapter.ts'
 import type { AssistantTurn, Conversation, ToolTurn } from './conversation.ts'
 import type { Event } from './events.ts'
+import { formatIssuePath, isStandardSchema, type StandardSchemaV1 } from './standard-schema.ts'
 import { toolLoop, type ToolContext, type ToolExecutor, type ToolLoopResult } from './tool-loop.ts'
 
 export { executeToolCalls, type ToolContext } from './tool-loop.ts'
 
+/** What a tool's input is described by: a JSON Schema, or a Standard Schema (zod, valibot, arktype). */
+export type ToolParameters = JSONSchema | StandardSchemaV1
+
+/** The input a tool's code gets: a Standard Schema's output type, else `unknown`. */
+export type ToolInput<Parameters> =
+  Parameters extends StandardSchemaV1<unknown, infer Output> ? Output : unknown
+
 /** A tool the model may call, with the code that runs it. */
-export type Tool<Input = unknown> = {
+export type Tool<Parameters extends ToolParameters = ToolParameters> = {
   description?: string | undefined
-  /** JSON Schema of the input. */
-  parameters: JSONSchema
+  /**
+   * The input's schema. A Standard Schema also validates each call's input before `execute` runs
+   * (an invalid input is answered to the model as an error naming the path at fault) and is sent
+   * to the provider as its JSON Schema.
+   */
+  parameters: Parameters
   /** Runs the tool. What it returns is sent to the model; what it throws is sent as an error. */
-  execute(input: Input, context: ToolContext): unknown
+  execute(input: ToolInput<Parameters>, context: ToolContext): unknown
 }
 
-/** Options of {@link runTools}. */
-export type RunToolsOptions = Omit<CallOptions, 'tools'> & {
+/** Options of {@link runTools}: `tools` by name, each typed by its own `parameters`. */
+export type RunToolsOptions<
+  Tools extends { [name: string]: ToolParameters } = { [name: string]: ToolParameters },
+> = Omit<CallOptions, 'tools'> & {
   /** The tools, by name. */
-  tools: { [name: string]: Tool<never> }
+  tools: { [Name in keyof Tools]: Tool<Tools[Name]> }
   /** Most model calls to make. @defaultValue 8 */
   maxSteps?: number | undefined
   /** Sees every event of every step. */
@@ -38,20 +52,20 @@ export type RunToolsResult = ToolLoopResult
  * @example
  * ```ts
  * const { turn } = await runTools(adapter, conversation, {
- *   tools: { weather: { parameters: { type: 'object' }, execute: ({ city }) => lookUp(city) } },
+ *   tools: { weather: { parameters: z.object({ city: z.string() }), execute: ({ city }) => lookUp(city) } },
  * })
  * ```
  */
-export async function runTools(
+export async function runTools<Tools extends { [name: string]: ToolParameters }>(
   adapter: Adapter,
   conversation: Conversation,
-  options: RunToolsOptions,
+  options: RunToolsOptions<Tools>,
 ): Promise<RunToolsResult> {
   const { tools, onEvent, onStep, ...callOptions } = options
-  const specs: ToolSpec[] = Object.entries(tools).map(([name, tool]) => ({
+  const specs: ToolSpec[] = Object.entries<Tool>(tools).map(([name, tool]) => ({
     name,
     description: tool.description,
-    parameters: tool.parameters,
+    parameters: jsonSchemaOf(tool.parameters, name),
   }))
   const loop = toolLoop(adapter, conversation, {
     ...callOptions,
@@ -77,14 +91,35 @@ export async function runTools(
 
 /**
  * The executor that answers a call with the tool of its name. A name that is not among `tools`
- * throws, so the model reads which tools exist.
+ * throws, so the model reads which tools exist; so does an input its Standard Schema refuses.
  */
-export function toolExecutor(tools: { [name: string]: Tool<never> }): ToolExecutor {
-  return (call, context) => {
-    const tool = tools[call.name]
+export function toolExecutor(tools: { [name: string]: Tool }): ToolExecutor {
+  return async (call, context) => {
+    const tool = Object.hasOwn(tools, call.name) ? tools[call.name] : undefined
     if (tool === undefined) {
       throw new Error(`Unknown tool '${call.name}'. Known tools: ${Object.keys(tools).join(', ')}`)
     }
-    return tool.execute(call.input as never, context)
+    const parameters = tool.parameters
+    if (!isStandardSchema(parameters)) return tool.execute(call.input, context)
+    const checked = await parameters['~standard'].validate(call.input)
+    if (checked.issues !== undefined) {
+      const issue = checked.issues[0]
+      const where = issue === undefined ? '' : ` at ${formatIssuePath(issue)}: ${issue.message}`
+      throw new Error(`Invalid input for tool '${call.name}'${where}`)
+    }
+    return tool.execute(checked.value, context)
   }
+}
+
+/** The JSON Schema sent for a tool: its own, or its Standard Schema's input as JSON Schema. */
+function jsonSchemaOf(parameters: ToolParameters, name: string): JSONSchema {
+  if (!isStandardSchema(parameters)) return parameters
+  const convert = parameters['~standard'].jsonSchema
+  const schema = (convert?.input ?? convert?.output)?.({ target: 'draft-2020-12' })
+  if (schema === undefined) {
+    throw new TypeError(
+      `tool '${name}': its schema library cannot give a JSON Schema; pass a JSON Schema as parameters`,
+    )
+  }
+  return schema
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../src/core/conversation.ts'
 import { runTools } from '../../src/core/tools.ts'
 import { mock } from '../../src/providers/mock/index.ts'
+import { z } from 'zod'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Plan my trip' }] }
 const parameters = { type: 'object', properties: {} }
@@ -176,5 +177,61 @@ describe('runTools', () => {
     )
     await expect(stopped).rejects.toMatchObject({ kind: 'aborted' })
     expect(steps).toEqual([])
+  })
+})
+
+describe('runTools with a Standard Schema', () => {
+  const weather = z.object({ city: z.string().min(2) })
+
+  it('sends its JSON Schema and hands execute the validated input', async () => {
+    const upstream = mock({
+      script: [
+        { toolCalls: [{ id: 'c1', name: 'weather', input: { city: 'Paris', extra: true } }] },
+        { text: 'Sonnig.' },
+      ],
+    })
+    const inputs: unknown[] = []
+    await runTools(upstream, ask, {
+      tools: {
+        weather: {
+          parameters: weather,
+          execute: (input) => {
+            inputs.push(input)
+            return `sunny in ${input.city}`
+          },
+        },
+      },
+    })
+    expect(upstream.calls[0]?.options.tools?.[0]?.parameters).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 2 } },
+      required: ['city'],
+    })
+    // zod strips the unknown key: execute sees the schema's output.
+    expect(inputs).toEqual([{ city: 'Paris' }])
+  })
+
+  it('answers an input the schema refuses as an error naming the path, without running the tool', async () => {
+    const upstream = mock({
+      script: [
+        { toolCalls: [{ id: 'c1', name: 'weather', input: { city: 'P' } }] },
+        { text: 'Entschuldigung.' },
+      ],
+    })
+    let runs = 0
+    const { conversation } = await runTools(upstream, ask, {
+      tools: { weather: { parameters: weather, execute: () => runs++ } },
+    })
+    expect(runs).toBe(0)
+    expect(conversation.turns[2]).toMatchObject({
+      role: 'tool',
+      results: [
+        {
+          callId: 'c1',
+          isError: true,
+          output: expect.stringMatching(/^Invalid input for tool 'weather' at city: /),
+        },
+      ],
+    })
   })
 })

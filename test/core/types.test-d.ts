@@ -9,7 +9,8 @@ import type {
   ToolCall,
   Turn,
 } from '../../src/index.ts'
-import { ThinkwireError, complete } from '../../src/index.ts'
+import { ThinkwireError, complete, runTools } from '../../src/index.ts'
+import { z } from 'zod'
 import type { FieldTable, WireCallOptions, WireEvents } from '../../src/core/wire.ts'
 
 describe('the public contract types', () => {
@@ -79,5 +80,33 @@ describe('the wire format', () => {
       | 'cache'
     >()
     expectTypeOf<WireEvents['done']['turn']>().toEqualTypeOf<AssistantTurn>()
+  })
+})
+
+describe('runTools tool inputs', () => {
+  it('types execute from a Standard Schema, and as unknown (never never) from a JSON Schema', () => {
+    const adapter = {} as Adapter
+    void runTools(
+      adapter,
+      { turns: [] },
+      {
+        tools: {
+          weather: {
+            parameters: z.object({ city: z.string(), days: z.number().optional() }),
+            execute: (input) => {
+              expectTypeOf(input).toEqualTypeOf<{ city: string; days?: number | undefined }>()
+              return input.city
+            },
+          },
+          raw: {
+            parameters: { type: 'object', properties: { q: { type: 'string' } } },
+            execute: (input) => {
+              expectTypeOf(input).toEqualTypeOf<unknown>()
+              return 1
+            },
+          },
+        },
+      },
+    )
   })
 })
