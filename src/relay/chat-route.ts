@@ -50,6 +50,7 @@ export async function chatRoute(
 ): Promise<Response> {
   const { limits, sealer, rateLimiter } = setup
   const errorResponse = dialect.error
+  const arrived = performance.now()
   const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
   if (!body.ok) {
     return (
@@ -134,6 +135,10 @@ export async function chatRoute(
 
   let iterator: AsyncIterator<Event>
   let first: Promise<IteratorResult<Event>>
+  const called = performance.now()
+  // Where the time went, for the browser's devtools: the relay's own checks, then the upstream.
+  const timing = (upstreamWhat: string) =>
+    serverTiming(called - arrived, upstreamWhat, performance.now() - called)
   try {
     const events = adapter.stream(conversation, {
       ...options,
@@ -164,6 +169,7 @@ export async function chatRoute(
   if (!call.stream) {
     const answered = await answerOnce(iterator, first, adapter.provider, upstream)
     release()
+    const timedOnce = timing('answer')
     if (answered.ok) {
       const turn = await finish(answered.turn)
       trace.entry.outcome = 'done'
@@ -172,18 +178,21 @@ export async function chatRoute(
         outputTokens: turn.usage.outputTokens,
       }
       settle(turn.usage.inputTokens + turn.usage.outputTokens)
-      return call.respond(turn)
+      return withTiming(call.respond(turn), timedOnce)
     }
     const failure = answered.error
     failed(failure, answered.streamedChars)
     trace.entry.outcome = request.signal.aborted ? 'cancel' : 'error'
-    return errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
+    const refusedOnce = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
     })
+    return withTiming(refusedOnce, timedOnce)
   }
 
   const early = await settleWithin(first, setup.heartbeatMs)
+  // The time to the first event, or to the failure; a quiet upstream has not answered yet.
+  const timed = early.type === 'quiet' ? timing('') : timing('first event')
   if (early.type === 'error') {
     const failure = toThinkwireError(early.error, adapter.provider, upstream.signal)
     release()
@@ -191,10 +200,11 @@ export async function chatRoute(
     // Refused upstream before anything was made: nothing to charge beyond the request itself.
     settle(0)
     trace.entry.error = logError(failure)
-    return errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
+    const refused = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
     })
+    return withTiming(refused, timed)
   }
 
   trace.streaming = true
@@ -221,7 +231,25 @@ export async function chatRoute(
       trace.write()
     },
   })
-  return new Response(stream, { status: 200, headers: SSE_HEADERS })
+  return new Response(stream, {
+    status: 200,
+    headers: { ...SSE_HEADERS, 'server-timing': timed },
+  })
+}
+
+/**
+ * A `server-timing` header: `relay` for the relay's own work before the upstream call (body,
+ * checks, seals, rate limit), and `upstream` for the call's time to `what` (left out when the
+ * upstream has not answered yet). Devtools show both beside the request.
+ */
+function serverTiming(relayMs: number, what: string, upstreamMs: number): string {
+  const relay = `relay;dur=${relayMs.toFixed(1)};desc="checks"`
+  return what === '' ? relay : `${relay}, upstream;dur=${upstreamMs.toFixed(1)};desc="${what}"`
+}
+
+function withTiming(response: Response, timing: string): Response {
+  response.headers.set('server-timing', timing)
+  return response
 }
 
 /**

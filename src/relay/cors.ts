@@ -28,7 +28,9 @@ export function createCors(options: CorsOptions | undefined) {
     const headers: Record<string, string> = {
       'access-control-allow-origin': origin,
       vary: 'origin',
-      'access-control-expose-headers': 'retry-after',
+      'access-control-expose-headers': 'retry-after, server-timing',
+      // Lets the page's own timing API read the relay's `server-timing` too.
+      'timing-allow-origin': origin,
     }
     if (preflight) {
       headers['access-control-allow-methods'] = 'GET, POST, OPTIONS'

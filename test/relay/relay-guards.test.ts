@@ -97,7 +97,8 @@ describe('createRelay: CORS', () => {
       'access-control-allow-origin': 'https://app.example',
       'access-control-allow-methods': 'GET, POST, OPTIONS',
       'access-control-allow-headers': 'authorization, content-type',
-      'access-control-expose-headers': 'retry-after',
+      'access-control-expose-headers': 'retry-after, server-timing',
+      'timing-allow-origin': 'https://app.example',
       vary: 'origin',
       allow: 'POST, OPTIONS',
     })
