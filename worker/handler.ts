@@ -1,6 +1,17 @@
 import type { ProviderEntry } from '../src/index.ts'
 import { MIN_TOKEN_LENGTH } from '../src/relay/auth.ts'
-import { createRelay, type RateLimits, type Relay, type RelayLogEntry } from '../src/relay/index.ts'
+import { DEFAULT_OUTPUT_RESERVE } from '../src/relay/chat-route.ts'
+import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
+import { readJsonBody } from '../src/relay/read-body.ts'
+import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
+import {
+  createRelay,
+  type RateLimiter,
+  type RateLimits,
+  type Relay,
+  type RelayLogEntry,
+} from '../src/relay/index.ts'
+import { CLIENT_HEADER, ESTIMATE_HEADER } from './conversation-object.ts'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import { addressClientId, count, list, secret, secrets, setting } from './settings.ts'
@@ -47,6 +58,8 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
   if (rpm > 0) limits.requestsPerMinute = rpm
   if (tpm > 0) limits.tokensPerMinute = tpm
+  const rateLimiter = rpm > 0 || tpm > 0 ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined
+  const bodyBytes = count(env, 'MAX_BODY_BYTES', 1024 * 1024)
   return createRelay({
     registry: registryFromEnv(env, options.providers),
     models: models.length === 0 ? undefined : models,
@@ -59,16 +72,94 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
     clientIdSecret,
     cors: origins.length === 0 ? undefined : { origins: origins.includes('*') ? '*' : origins },
     sealKeys: sealKeys.length === 0 ? undefined : sealKeys,
-    rateLimiter: rpm > 0 || tpm > 0 ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined,
+    rateLimiter,
     limits: {
-      bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
+      bodyBytes,
       turns: count(env, 'MAX_TURNS', 1000),
       maxTokens: maxTokens > 0 ? maxTokens : undefined,
     },
     heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+    conversations: conversationRoutes(env, rateLimiter, bodyBytes),
     log: logLine,
   })
+}
+
+/** How long a conversation request may take to send its body, as for `/v1/chat`. */
+const BODY_TIMEOUT_MS = 10_000
+
+/**
+ * The routes of durable conversations (DESIGN §9), after the relay's CORS and auth: each goes to
+ * its conversation's Durable Object (`GET /v1/conversations` to the client's index object) with
+ * the client's id in a header the object trusts, since only this Worker can reach it. The body is
+ * read here, under the same size and time limits as `/v1/chat`, and a message or regenerate counts
+ * against the client's rate limit before it is forwarded.
+ */
+function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, bodyBytes: number) {
+  return async (request: Request, clientId: string): Promise<Response> => {
+    const url = new URL(request.url)
+    const route = matchConversationRoute(request.method, url.pathname)
+    if (!route.ok) {
+      if (route.status === 404) return errorResponse(404, 'invalid-request', 'no such conversation')
+      const allow = route.allow ?? 'OPTIONS'
+      return errorResponse(
+        405,
+        'invalid-request',
+        `${request.method} is not allowed here`,
+        {},
+        {
+          allow,
+        },
+      )
+    }
+    const namespace = env.CONVERSATIONS
+    if (route.op === 'list') {
+      const index = namespace.get(namespace.idFromName(`client:${clientId}`))
+      return jsonResponse(200, await index.conversations())
+    }
+    // Only what the object reads: a client-sent copy of the client header never gets through.
+    const headers = new Headers({ [CLIENT_HEADER]: clientId })
+    const lastEventId = request.headers.get('last-event-id')
+    if (lastEventId !== null) headers.set('last-event-id', lastEventId)
+    let body: string | undefined
+    const reads = route.op === 'create' || route.op === 'messages' || route.op === 'regenerate'
+    const empty = request.body === null || request.headers.get('content-length') === '0'
+    if (reads && !(route.op === 'create' && empty)) {
+      const read = await readJsonBody(request, bodyBytes, BODY_TIMEOUT_MS)
+      if (!read.ok) return errorResponse(read.status, 'invalid-request', read.message)
+      body = JSON.stringify(read.value)
+      if (rateLimiter !== undefined && route.op !== 'create') {
+        const tokens = Math.ceil(read.bytes / 4) + DEFAULT_OUTPUT_RESERVE
+        let decision
+        try {
+          decision = await rateLimiter.check(clientId, { tokens })
+        } catch {
+          return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', {
+            retryable: true,
+          })
+        }
+        if (!decision.ok) {
+          return errorResponse(429, 'rate-limit', 'rate limit reached for this client', {
+            retryable: true,
+            retryAfterMs: decision.retryAfterMs,
+          })
+        }
+        headers.set(ESTIMATE_HEADER, String(tokens))
+      }
+    } else if (route.op === 'create') {
+      body = '{}'
+    }
+    if (body !== undefined) headers.set('content-type', 'application/json')
+    const id = route.id ?? newConversationId()
+    const stub = namespace.get(namespace.idFromName(id))
+    const answer = await stub.fetch(`https://conversation/${route.op}/${id}${url.search}`, {
+      method: route.op === 'get' || route.op === 'stream' ? 'GET' : 'POST',
+      headers,
+      body: body ?? null,
+    })
+    // A fetched response's headers are immutable; the relay adds its CORS headers to this copy.
+    return new Response(answer.body, answer)
+  }
 }
 
 /** One JSON line per request, for `wrangler tail` and Workers Logs. */

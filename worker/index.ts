@@ -1,5 +1,6 @@
 import { createHandler } from './handler.ts'
 
+export { ConversationObject } from './conversation-object.ts'
 export { RateLimiterObject } from './rate-limiter.ts'
 
 const handle = createHandler()

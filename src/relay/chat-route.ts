@@ -287,7 +287,7 @@ function logError(error: ThinkwireError): RelayLogEntry['error'] {
  * negative or fractional count would refund a rate window and make the turn one the relay's own
  * validator refuses), and an input on every tool call.
  */
-function wireTurn(turn: AssistantTurn): AssistantTurn {
+export function wireTurn(turn: AssistantTurn): AssistantTurn {
   const usage: Usage = {
     inputTokens: tokenCount(turn.usage.inputTokens),
     outputTokens: tokenCount(turn.usage.outputTokens),

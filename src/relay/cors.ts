@@ -33,8 +33,9 @@ export function createCors(options: CorsOptions | undefined) {
       'timing-allow-origin': origin,
     }
     if (preflight) {
-      headers['access-control-allow-methods'] = 'GET, POST, OPTIONS'
-      headers['access-control-allow-headers'] = 'authorization, content-type'
+      headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
+      // `last-event-id`: a durable conversation's stream resumes from the last event it saw.
+      headers['access-control-allow-headers'] = 'authorization, content-type, last-event-id'
       headers['access-control-max-age'] = maxAge
     }
     return { allowed: true, headers }

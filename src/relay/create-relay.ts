@@ -18,6 +18,19 @@ const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dia
   '/v1/models': { methods: ['GET'], dialect: chatDialect },
 }
 
+/** Every path under it goes to the `conversations` hook, whose routes say their own methods. */
+const CONVERSATIONS = '/v1/conversations'
+const CONVERSATION_ROUTE = {
+  methods: ['GET', 'POST', 'DELETE'],
+  dialect: chatDialect,
+} as const
+
+function routeOf(path: string): { methods: readonly string[]; dialect: Dialect } | undefined {
+  if (Object.hasOwn(ROUTES, path)) return ROUTES[path]
+  if (path === CONVERSATIONS || path.startsWith(`${CONVERSATIONS}/`)) return CONVERSATION_ROUTE
+  return undefined
+}
+
 /**
  * Creates the relay: a plain Web-standard fetch handler that serves `POST /v1/chat` (SSE) and
  * `GET /v1/models` from a registry of adapters, keeping provider keys on the server. Every refusal
@@ -51,7 +64,7 @@ export function createRelay(options: RelayOptions): Relay {
 
   async function route(request: Request, url: URL, trace: Trace, context: RelayContext) {
     const preflight = request.method === 'OPTIONS'
-    const known = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined
+    const known = routeOf(url.pathname)
     const errorResponse = known?.dialect.error ?? chatDialect.error
     const origin = cors.decide(request, url, preflight)
     if (!origin.allowed) {
@@ -60,7 +73,12 @@ export function createRelay(options: RelayOptions): Relay {
     const methods = known?.methods
     const allow = methods === undefined ? '' : [...methods, 'OPTIONS'].join(', ')
     let response: Response
-    if (known === undefined || methods === undefined) {
+    const conversations = known === CONVERSATION_ROUTE ? options.conversations : undefined
+    if (
+      known === undefined ||
+      methods === undefined ||
+      (known === CONVERSATION_ROUTE && conversations === undefined)
+    ) {
       response = errorResponse(404, 'invalid-request', `no route for ${clip(url.pathname)}`)
     } else if (preflight) {
       response = new Response(null, { status: 204, headers: { allow } })
@@ -74,10 +92,14 @@ export function createRelay(options: RelayOptions): Relay {
         response = errorResponse(401, 'auth', message, {}, { 'www-authenticate': 'Bearer' })
       } else {
         trace.entry.clientId = clientId
-        response =
-          url.pathname === '/v1/models'
-            ? modelsResponse(registry, setup.allows)
-            : await chatRoute(request, clientId, setup, trace, context, known.dialect)
+        if (conversations !== undefined) {
+          response = await conversations(request, clientId, context)
+        } else {
+          response =
+            url.pathname === '/v1/models'
+              ? modelsResponse(registry, setup.allows)
+              : await chatRoute(request, clientId, setup, trace, context, known.dialect)
+        }
       }
     }
     for (const [name, value] of Object.entries(origin.headers)) response.headers.set(name, value)
@@ -89,7 +111,11 @@ export function createRelay(options: RelayOptions): Relay {
       const started = Date.now()
       const url = new URL(request.url)
       // The path a client sent is its own text: only a route the relay serves goes to the log.
-      const path = Object.hasOwn(ROUTES, url.pathname) ? url.pathname : 'unknown'
+      const path = Object.hasOwn(ROUTES, url.pathname)
+        ? url.pathname
+        : routeOf(url.pathname) === CONVERSATION_ROUTE
+          ? CONVERSATIONS
+          : 'unknown'
       const trace: Trace = {
         entry: { method: request.method, path, status: 0, durationMs: 0 },
         streaming: false,

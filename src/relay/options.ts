@@ -77,6 +77,14 @@ export type RelayOptions = {
   heartbeatMs?: number | undefined
   /** Passed upstream as `CallOptions.idleTimeoutMs`; 0 turns it off. @defaultValue 60000 */
   idleTimeoutMs?: number | undefined
+  /**
+   * Serves every path under `/v1/conversations` (durable conversations, DESIGN §9), after the
+   * same CORS and auth as `/v1/chat`: it gets the request and the client's id. Without it those
+   * paths are 404.
+   */
+  conversations?:
+    | ((request: Request, clientId: string, context: RelayContext) => Promise<Response>)
+    | undefined
   /** Receives one entry per request. */
   log?: ((entry: RelayLogEntry) => void) | undefined
 }

@@ -95,8 +95,8 @@ describe('createRelay: CORS', () => {
     expect(response.status).toBe(204)
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
-      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type, last-event-id',
       'access-control-expose-headers': 'retry-after, server-timing',
       'timing-allow-origin': 'https://app.example',
       vary: 'origin',

@@ -1,0 +1,67 @@
+/** What a conversation request asks for. */
+export type ConversationOp =
+  | 'list'
+  | 'create'
+  | 'get'
+  | 'delete'
+  | 'messages'
+  | 'regenerate'
+  | 'stream'
+  | 'stop'
+
+/** A matched route: its operation and, but for `list` and `create`, the conversation's id. */
+export type ConversationRoute =
+  | { ok: true; op: ConversationOp; id: string | undefined }
+  | { ok: false; status: 404 | 405; allow?: string | undefined }
+
+/** A conversation id: 128 random bits as 22 base64url characters. */
+const ID = /^[A-Za-z0-9_-]{22}$/
+
+/** `[path suffix, method, operation]`: the routes of DESIGN §9. */
+const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
+  ['', 'GET', 'get'],
+  ['', 'DELETE', 'delete'],
+  ['/messages', 'POST', 'messages'],
+  ['/regenerate', 'POST', 'regenerate'],
+  ['/stream', 'GET', 'stream'],
+  ['/stop', 'POST', 'stop'],
+]
+
+/**
+ * Matches a path under `/v1/conversations`. A path that names no well-formed id is 404, as is
+ * one that names a conversation of another client (decided by its object).
+ */
+export function matchConversationRoute(method: string, path: string): ConversationRoute {
+  if (path === '/v1/conversations') {
+    if (method === 'GET') return { ok: true, op: 'list', id: undefined }
+    if (method === 'POST') return { ok: true, op: 'create', id: undefined }
+    return { ok: false, status: 405, allow: 'GET, POST, OPTIONS' }
+  }
+  const match = /^\/v1\/conversations\/([^/]+)(\/[a-z]+)?$/.exec(path)
+  if (match === null || !ID.test(match[1]!)) return { ok: false, status: 404 }
+  const suffix = match[2] ?? ''
+  const routes = ROUTES.filter(([route]) => route === suffix)
+  if (routes.length === 0) return { ok: false, status: 404 }
+  const found = routes.find(([, routeMethod]) => routeMethod === method)
+  if (found === undefined) {
+    const allow = [...routes.map(([, routeMethod]) => routeMethod), 'OPTIONS'].join(', ')
+    return { ok: false, status: 405, allow }
+  }
+  return { ok: true, op: found[2], id: match[1] }
+}
+
+/** A new conversation id: 128 bits from the platform's CSPRNG, base64url. */
+export function newConversationId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"` (as `/v1/chat`). */
+export function modelAllowed(allowlist: readonly string[], id: string): boolean {
+  if (allowlist.length === 0) return true
+  return allowlist.some((entry) =>
+    entry.endsWith('/*') ? id.startsWith(entry.slice(0, -1)) : entry === id,
+  )
+}

@@ -1,0 +1,155 @@
+import type { CallOptions } from '../../core/adapter.ts'
+import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/conversation.ts'
+import { validateChatRequest, type RequestLimits } from '../validate-request.ts'
+import {
+  describe,
+  fail,
+  Invalid,
+  isRecord,
+  own,
+  validation,
+  type JsonRecord,
+  type Validation,
+} from '../validate-json.ts'
+
+/** A checked `POST .../messages` or `.../regenerate` body. */
+export type MessageRequest = {
+  model: string
+  /** The user or tool turn a message adds; none for a regenerate. */
+  turn: UserTurn | ToolTurn | undefined
+  options: CallOptions
+}
+
+/** How big one conversation may grow. */
+export type ConversationSizeLimits = {
+  /** Most turns stored. */
+  turns: number
+  /** Most bytes of stored turns (their JSON, items included). */
+  bytes: number
+}
+
+const TURN_FIELD = /^conversation\.turns\[\d+\]/
+const PLACEHOLDER: UserTurn = { role: 'user', content: '.' }
+
+/**
+ * Checks a message (`{ model, turn, ...call options }`) or a regenerate (`{ model, ...call
+ * options }`) with the relay's own request validator, so both take exactly what `POST /v1/chat`
+ * takes besides the conversation. A tool turn is checked against the calls of the stored turn it
+ * answers, which must be the last one.
+ */
+export function validateMessageRequest(
+  body: unknown,
+  limits: RequestLimits,
+  stored: readonly Turn[],
+  kind: 'message' | 'regenerate',
+): Validation<MessageRequest> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    if (Object.hasOwn(body, 'conversation')) {
+      fail('conversation', 'is kept by the relay: send only the new turn')
+    }
+    const { turn: turnIn, ...rest } = body as JsonRecord & { turn?: unknown }
+    let context: unknown[] = [PLACEHOLDER]
+    if (kind === 'regenerate') {
+      if (turnIn !== undefined) fail('turn', 'is not accepted by regenerate')
+    } else {
+      if (!isRecord(turnIn)) fail('turn', `must be a user or tool turn, got ${describe(turnIn)}`)
+      const role = own(turnIn, 'role')
+      if (role !== 'user' && role !== 'tool') {
+        fail('turn.role', `must be 'user' | 'tool', got ${describe(role)}`)
+      }
+      const last = stored.at(-1)
+      if (role === 'tool' && (last?.role !== 'assistant' || !last.toolCalls?.length)) {
+        fail('turn', 'a tool turn must answer the tool calls of the last assistant turn')
+      }
+      context = role === 'tool' && last !== undefined ? [displayTurn(last), turnIn] : [turnIn]
+    }
+    const checked = validateChatRequest({ ...rest, conversation: { turns: context } }, limits)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      // The turn was checked as the conversation's last: name it as the client sent it.
+      throw new Invalid(field.replace(TURN_FIELD, 'turn'), message.slice(field.length + 1))
+    }
+    const { model, conversation, options } = checked.value
+    const added = conversation.turns.at(-1)
+    const turn = kind === 'message' && added?.role !== 'assistant' ? added : undefined
+    return { model, turn, options }
+  })
+}
+
+/** A checked `POST /v1/conversations` body: `{ system? }`. */
+export function validateCreateRequest(body: unknown): Validation<{ system?: string | undefined }> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    for (const key of Object.keys(body)) {
+      if (key !== 'system') fail(describe(key).slice(1, -1), 'is not a known field (known: system)')
+    }
+    const system = own(body, 'system')
+    if (system === undefined || system === '') return {}
+    if (typeof system !== 'string') fail('system', `must be a string, got ${describe(system)}`)
+    return { system }
+  })
+}
+
+/**
+ * What a regenerate answers: the stored turns up to the last user or tool turn, and whether the
+ * answer after it is replaced (only once the new one is complete). Null when there is nothing to
+ * answer.
+ */
+export function regenerateBase(
+  stored: readonly Turn[],
+): { turns: readonly Turn[]; replaces: boolean } | null {
+  const last = stored.at(-1)
+  if (last === undefined) return null
+  if (last.role !== 'assistant') return { turns: stored, replaces: false }
+  const before = stored.slice(0, -1)
+  return before.length === 0 ? null : { turns: before, replaces: true }
+}
+
+/** Why a turn of `addedBytes` (or an answer, `addedTurns`) would not fit, naming the limit; or null. */
+export function sizeRefusal(
+  stored: { turns: number; bytes: number },
+  added: { turns: number; bytes: number },
+  limits: ConversationSizeLimits,
+): { limit: 'turns' | 'bytes'; message: string } | null {
+  if (stored.turns + added.turns > limits.turns) {
+    return {
+      limit: 'turns',
+      message: `this conversation holds at most ${limits.turns} turns (CONVERSATION_MAX_TURNS)`,
+    }
+  }
+  if (stored.bytes + added.bytes > limits.bytes) {
+    return {
+      limit: 'bytes',
+      message: `this conversation holds at most ${limits.bytes} bytes (CONVERSATION_MAX_BYTES)`,
+    }
+  }
+  return null
+}
+
+/** A turn as a browser sees it in this mode: the provider's items never leave the server. */
+export function displayTurn(turn: AssistantTurn): AssistantTurn
+export function displayTurn(turn: Turn): Turn
+export function displayTurn(turn: Turn): Turn {
+  if (turn.role !== 'assistant' || turn.items === undefined) return turn
+  const { items: _items, ...shown } = turn
+  return shown
+}
+
+/** Longest title, in characters. */
+const TITLE_CHARS = 80
+
+/** The conversation's title: its first user text, on one line and clipped; null before it. */
+export function titleOf(turns: readonly Turn[]): string | null {
+  for (const turn of turns) {
+    if (turn.role !== 'user') continue
+    const text =
+      typeof turn.content === 'string'
+        ? turn.content
+        : turn.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
+    const line = text.replace(/\s+/g, ' ').trim()
+    if (line === '') continue
+    return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line
+  }
+  return null
+}

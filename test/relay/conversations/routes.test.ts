@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import {
+  matchConversationRoute,
+  modelAllowed,
+  newConversationId,
+} from '../../../src/relay/conversations/routes.ts'
+
+const ID = 'AbCdEfGhIjKlMnOpQrStUv'
+
+describe('conversation routes', () => {
+  it('matches every route of DESIGN §9 to its operation', () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/v1/conversations', 'list'],
+      ['POST', '/v1/conversations', 'create'],
+      ['GET', `/v1/conversations/${ID}`, 'get'],
+      ['DELETE', `/v1/conversations/${ID}`, 'delete'],
+      ['POST', `/v1/conversations/${ID}/messages`, 'messages'],
+      ['POST', `/v1/conversations/${ID}/regenerate`, 'regenerate'],
+      ['GET', `/v1/conversations/${ID}/stream`, 'stream'],
+      ['POST', `/v1/conversations/${ID}/stop`, 'stop'],
+    ]
+    for (const [method, path, op] of cases) {
+      expect(matchConversationRoute(method, path), `${method} ${path}`).toMatchObject({
+        ok: true,
+        op,
+      })
+    }
+    expect(matchConversationRoute('GET', `/v1/conversations/${ID}`)).toMatchObject({ id: ID })
+  })
+
+  it('answers 404 for a malformed id or an unknown route, and 405 with allow for a method', () => {
+    expect(matchConversationRoute('GET', '/v1/conversations/short')).toEqual({
+      ok: false,
+      status: 404,
+    })
+    expect(matchConversationRoute('GET', `/v1/conversations/${ID}/other`)).toEqual({
+      ok: false,
+      status: 404,
+    })
+    expect(matchConversationRoute('GET', `/v1/conversations/${ID}/stop`)).toEqual({
+      ok: false,
+      status: 405,
+      allow: 'POST, OPTIONS',
+    })
+    expect(matchConversationRoute('PUT', `/v1/conversations/${ID}`)).toMatchObject({
+      status: 405,
+      allow: 'GET, DELETE, OPTIONS',
+    })
+  })
+
+  it('draws ids of 128 random bits that its own routes accept', () => {
+    const ids = new Set(Array.from({ length: 1000 }, newConversationId))
+    expect(ids.size).toBe(1000)
+    for (const id of ids) {
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/)
+      expect(matchConversationRoute('GET', `/v1/conversations/${id}`)).toMatchObject({ ok: true })
+    }
+  })
+
+  it('serves the models of the allowlist, by id or by provider', () => {
+    expect(modelAllowed([], 'mock/echo')).toBe(true)
+    expect(modelAllowed(['mock/*'], 'mock/echo')).toBe(true)
+    expect(modelAllowed(['mock/echo'], 'mock/other')).toBe(false)
+  })
+})

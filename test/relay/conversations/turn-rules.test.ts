@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest'
+import type { AssistantTurn, Turn } from '../../../src/core/conversation.ts'
+import {
+  displayTurn,
+  regenerateBase,
+  sizeRefusal,
+  titleOf,
+  validateCreateRequest,
+  validateMessageRequest,
+} from '../../../src/relay/conversations/turn-rules.ts'
+import { resolveLimits } from '../../../src/relay/options.ts'
+
+const limits = resolveLimits()
+const user: Turn = { role: 'user', content: 'Hi' }
+const answer: AssistantTurn = {
+  role: 'assistant',
+  text: 'Let me look.',
+  toolCalls: [{ id: 'call_1', name: 'lookup', input: {} }],
+  usage: { inputTokens: 1, outputTokens: 1 },
+  stopReason: 'tool-calls',
+  items: { provider: 'mock', model: 'echo', thinkingMode: 'none', data: [{ secret: true }] },
+}
+
+function refusal(body: unknown, stored: Turn[] = [], kind: 'message' | 'regenerate' = 'message') {
+  const checked = validateMessageRequest(body, limits, stored, kind)
+  if (checked.ok) throw new Error('expected the body to be refused')
+  expect(checked.error.message.startsWith(`${checked.error.field} `)).toBe(true)
+  return checked.error
+}
+
+describe('message and regenerate bodies', () => {
+  it('takes a user turn with the call options of /v1/chat', () => {
+    const checked = validateMessageRequest(
+      { model: 'mock/echo', turn: user, maxTokens: 100, thinking: 'low' },
+      limits,
+      [],
+      'message',
+    )
+    expect(checked).toEqual({
+      ok: true,
+      value: { model: 'mock/echo', turn: user, options: { thinking: 'low', maxTokens: 100 } },
+    })
+  })
+
+  it('names the turn field at fault as the client sent it', () => {
+    expect(refusal({ model: 'mock/echo', turn: { role: 'user', content: '' } }).field).toBe(
+      'turn.content',
+    )
+    expect(refusal({ model: 'mock/echo', turn: { role: 'assistant', text: '' } }).field).toBe(
+      'turn.role',
+    )
+    expect(refusal({ model: 'mock/echo' }).field).toBe('turn')
+    expect(refusal({ model: 'mock/echo', turn: user, conversation: {} }).field).toBe('conversation')
+    expect(refusal({ model: 'mock/echo', turn: user, providerOptions: {} }).field).toBe(
+      'providerOptions',
+    )
+    expect(refusal({ model: 'mock/echo', turn: user }, [], 'regenerate').field).toBe('turn')
+  })
+
+  it('takes a tool turn only for the calls of the last assistant turn', () => {
+    const result = { callId: 'call_1', name: 'lookup', output: { ok: true } }
+    const tool = { role: 'tool', results: [result] }
+    const checked = validateMessageRequest(
+      { model: 'm/x', turn: tool },
+      limits,
+      [user, answer],
+      'message',
+    )
+    expect(checked.ok && checked.value.turn).toEqual(tool)
+    expect(refusal({ model: 'm/x', turn: tool }, [user]).field).toBe('turn')
+    const stray = { role: 'tool', results: [{ ...result, callId: 'call_9' }] }
+    expect(refusal({ model: 'm/x', turn: stray }, [user, answer]).field).toBe(
+      'turn.results[0].callId',
+    )
+  })
+
+  it('takes { system? } to create a conversation, and nothing else', () => {
+    expect(validateCreateRequest({})).toEqual({ ok: true, value: {} })
+    expect(validateCreateRequest({ system: 'Be brief.' })).toEqual({
+      ok: true,
+      value: { system: 'Be brief.' },
+    })
+    expect(validateCreateRequest({ system: 3 }).ok).toBe(false)
+    expect(validateCreateRequest({ turns: [] }).ok).toBe(false)
+  })
+})
+
+describe('the turns of a conversation', () => {
+  it('regenerates the last user or tool turn, replacing the answer after it', () => {
+    expect(regenerateBase([])).toBeNull()
+    expect(regenerateBase([user])).toEqual({ turns: [user], replaces: false })
+    expect(regenerateBase([user, answer])).toEqual({ turns: [user], replaces: true })
+  })
+
+  it('shows turns without their items', () => {
+    const shown = displayTurn(answer)
+    const { items: _items, ...rest } = answer
+    expect(shown).not.toHaveProperty('items')
+    expect(shown).toEqual(rest)
+    expect(displayTurn(user)).toBe(user)
+    expect(JSON.stringify(displayTurn(answer))).not.toContain('secret')
+  })
+
+  it('titles a conversation by its first user text, on one line and clipped', () => {
+    expect(titleOf([])).toBeNull()
+    expect(titleOf([{ role: 'user', content: '  Hello\n\nworld ' }])).toBe('Hello world')
+    const long = titleOf([{ role: 'user', content: 'word '.repeat(40) }])!
+    expect(long).toHaveLength(80)
+    expect(long.endsWith('…')).toBe(true)
+    const parts: Turn = {
+      role: 'user',
+      content: [
+        { type: 'image', url: 'https://x.test/a.png' },
+        { type: 'text', text: 'What is this?' },
+      ],
+    }
+    expect(titleOf([parts])).toBe('What is this?')
+  })
+
+  it('refuses what would pass a size limit, naming the limit', () => {
+    const limitsOf = { turns: 4, bytes: 100 }
+    expect(sizeRefusal({ turns: 2, bytes: 10 }, { turns: 2, bytes: 10 }, limitsOf)).toBeNull()
+    expect(sizeRefusal({ turns: 3, bytes: 10 }, { turns: 2, bytes: 10 }, limitsOf)?.limit).toBe(
+      'turns',
+    )
+    const bytes = sizeRefusal({ turns: 0, bytes: 95 }, { turns: 2, bytes: 10 }, limitsOf)
+    expect(bytes?.message).toContain('CONVERSATION_MAX_BYTES')
+  })
+})

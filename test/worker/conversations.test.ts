@@ -1,0 +1,585 @@
+/**
+ * Durable conversations (DESIGN §9) over real HTTP against the Worker in workerd: one Durable
+ * Object per conversation runs the model call, logs its events and stores its turns.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
+import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
+import { startTestWorker, type TestWorker } from './start-worker.ts'
+
+const ALICE = 'token-alice-0123456789'
+const BOB = 'token-bob-9876543210ab'
+const PACED_TEXT = 'One line of a paced answer.\n'.repeat(14)
+const SEED = 14
+
+let worker: TestWorker
+let small: TestWorker
+let limited: TestWorker
+
+beforeAll(async () => {
+  const base = {
+    RELAY_TOKENS: `${ALICE},${BOB}`,
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: '2',
+    HEARTBEAT_MS: '1000',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+  }
+  ;[worker, small, limited] = await Promise.all([
+    startTestWorker(base),
+    startTestWorker({
+      ...base,
+      CONVERSATION_MAX_TURNS: '4',
+      CONVERSATION_MAX_BYTES: '2000',
+      CONVERSATION_TTL_DAYS: '1',
+    }),
+    startTestWorker({ ...base, RATE_LIMIT_REQUESTS_PER_MINUTE: '2' }),
+  ])
+})
+
+afterAll(async () => {
+  await Promise.all([worker?.dispose(), small?.dispose(), limited?.dispose()])
+})
+
+type Call = { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }
+
+function call(path: string, options: Call = {}, signal?: AbortSignal, on = worker) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.token ?? ALICE}`,
+    ...options.headers,
+  }
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  return on.fetch(path, {
+    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+    signal: signal ?? null,
+  })
+}
+
+async function create(on = worker, token = ALICE): Promise<string> {
+  const response = await call('/v1/conversations', { body: {}, token }, undefined, on)
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { id: string }).id
+}
+
+function send(id: string, body: unknown, signal?: AbortSignal, on = worker) {
+  return call(`/v1/conversations/${id}/messages`, { body }, signal, on)
+}
+
+const ask = (content: string, model = 'mock/echo') => ({ model, turn: { role: 'user', content } })
+
+type Shown = {
+  id: string
+  conversation: { turns: Turn[] }
+  streaming: boolean
+  lastEventId: number
+  lastError?: { kind: string; message: string }
+}
+
+async function get(id: string): Promise<Shown> {
+  const response = await call(`/v1/conversations/${id}`)
+  expect(response.status).toBe(200)
+  return (await response.json()) as Shown
+}
+
+/** The conversation once its answer has ended (polled, with a deadline). */
+async function settled(id: string): Promise<Shown> {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const shown = await get(id)
+    if (!shown.streaming) return shown
+    if (Date.now() > deadline) throw new Error('the answer did not end within 15 s')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The stored turns, items included, and the row writes of a conversation's object. */
+async function stored(id: string) {
+  const response = await worker.fetch(`/v1/__test/conversation?id=${id}`)
+  return (await response.json()) as {
+    stats: { rowsWritten: number; lastEventId: number }
+    turns: Turn[]
+  }
+}
+
+/** The complete events of an SSE text, as sent, without comments (heartbeats). */
+function frames(raw: string): string {
+  const blocks = raw.split('\n\n')
+  // The last block is incomplete (or empty): only whole events count.
+  blocks.pop()
+  return blocks
+    .filter((block) => !block.startsWith(':'))
+    .map((block) => `${block}\n\n`)
+    .join('')
+}
+
+function names(read: ReadSse): (string | undefined)[] {
+  return read.events.map((event) => event.event)
+}
+
+function lastDone(read: ReadSse): AssistantTurn {
+  const last = read.events.at(-1)!
+  expect(last.event).toBe('done')
+  return (JSON.parse(last.data) as { turn: AssistantTurn }).turn
+}
+
+/** What is left of a body that `readUntil` stopped reading. */
+async function readRest(response: Response): Promise<string> {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    text += decoder.decode(step.value, { stream: true })
+  }
+  return text
+}
+
+/** A small seeded generator (mulberry32), so a failing cut point can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('durable conversations in workerd', () => {
+  it('creates, lists, shows, answers and deletes a conversation', async () => {
+    const id = await create()
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    const listed = (await (await call('/v1/conversations')).json()) as {
+      conversations: { id: string; title: string | null; streaming: boolean }[]
+    }
+    expect(listed.conversations.find((c) => c.id === id)).toMatchObject({
+      title: null,
+      streaming: false,
+    })
+
+    const response = await send(id, ask('Hello   there,\nrelay'))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const read = await readSse(response)
+    expect(names(read)[0]).toBe('turn')
+    expect(names(read).at(-1)).toBe('done')
+    expect(new Set(names(read))).toEqual(new Set(['turn', 'thinking', 'text', 'done']))
+    const ids = read.events.map((event) => Number(event.id))
+    expect(ids).toEqual(ids.map((_, i) => i + 1))
+    expect(lastDone(read).items).toBeUndefined()
+
+    const shown = await settled(id)
+    expect(shown.id).toBe(id)
+    expect(shown.lastEventId).toBe(ids.at(-1))
+    expect(shown.conversation.turns.map((turn) => turn.role)).toEqual(['user', 'assistant'])
+    expect(shown.conversation.turns[1]).toEqual(lastDone(read))
+    expect(JSON.stringify(shown)).not.toContain('"items"')
+    // The stored turn keeps its items; the browser never sees them.
+    expect((await stored(id)).turns[1]).toMatchObject({ items: { provider: 'mock' } })
+
+    const deadline = Date.now() + 5000
+    let entry: { title: string | null; streaming: boolean } | undefined
+    do {
+      const list = (await (await call('/v1/conversations')).json()) as {
+        conversations: { id: string; title: string | null; streaming: boolean }[]
+      }
+      entry = list.conversations.find((c) => c.id === id)
+    } while (entry?.streaming !== false && Date.now() < deadline)
+    expect(entry).toMatchObject({ title: 'Hello there, relay', streaming: false })
+
+    expect((await call(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204)
+    expect((await call(`/v1/conversations/${id}`)).status).toBe(404)
+    const after = (await (await call('/v1/conversations')).json()) as {
+      conversations: { id: string }[]
+    }
+    expect(after.conversations.some((c) => c.id === id)).toBe(false)
+  })
+
+  it('answers 404 to another client on every route, and to ids it never made', async () => {
+    const id = await create()
+    const routes: [string, string, unknown][] = [
+      ['GET', '', undefined],
+      ['DELETE', '', undefined],
+      ['POST', '/messages', ask('Hi')],
+      ['POST', '/regenerate', { model: 'mock/echo' }],
+      ['GET', '/stream?follow=true', undefined],
+      ['POST', '/stop', undefined],
+    ]
+    for (const [method, suffix, body] of routes) {
+      const response = await call(`/v1/conversations/${id}${suffix}`, {
+        method,
+        body,
+        token: BOB,
+        // A client cannot claim another client's id: the Worker sets this header itself.
+        headers: { 'x-thinkwire-client': 'anonymous' },
+      })
+      expect(response.status, `${method} ${suffix}`).toBe(404)
+      expect(((await response.json()) as { error: { kind: string } }).error.kind).toBe(
+        'invalid-request',
+      )
+    }
+    const list = (await (await call('/v1/conversations', { token: BOB })).json()) as {
+      conversations: { id: string }[]
+    }
+    expect(list.conversations.some((c) => c.id === id)).toBe(false)
+    expect((await call('/v1/conversations/AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404)
+    expect((await call('/v1/conversations/not-an-id')).status).toBe(404)
+    expect((await get(id)).conversation.turns).toEqual([])
+    expect((await call(`/v1/conversations/${id}`, { method: 'PUT' })).status).toBe(405)
+    const wrong = await call(`/v1/conversations/${id}/stop`)
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toBe('POST, OPTIONS')
+    expect((await worker.fetch(`/v1/conversations/${id}`)).status).toBe(401)
+  })
+
+  it('resumes after an abort at a random point with exactly the uninterrupted bytes', async () => {
+    const whole = await create()
+    const full = frames((await readSse(await send(whole, ask('Pace it', 'test/paced')))).raw)
+    const total = parseSse(full).events.length
+    expect(total).toBeGreaterThan(50)
+
+    const random = seeded(SEED)
+    for (let round = 0; round < 3; round++) {
+      const cut = 1 + Math.floor(random() * (total - 2))
+      const id = await create()
+      const controller = new AbortController()
+      const response = await send(id, ask('Pace it', 'test/paced'), controller.signal)
+      const seen = await readUntil(response, (read) => read.events.length >= cut)
+      controller.abort()
+      const before = frames(seen.raw)
+      const lastId = parseSse(before).events.at(-1)!.id
+      const rest = await call(`/v1/conversations/${id}/stream`, {
+        headers: { 'last-event-id': lastId! },
+      })
+      expect(rest.status).toBe(200)
+      const after = frames((await readSse(rest)).raw)
+      expect(before + after, `seed ${SEED}, round ${round}, cut after ${cut} events`).toBe(full)
+    }
+  })
+
+  it('keeps answering when its client leaves, and stores the answer complete', async () => {
+    const id = await create()
+    const controller = new AbortController()
+    const response = await send(id, ask('Leave early', 'test/paced'), controller.signal)
+    await readUntil(response, (read) => read.events.length >= 3)
+    controller.abort()
+
+    const shown = await settled(id)
+    const answer = shown.conversation.turns[1] as AssistantTurn
+    expect(answer).toMatchObject({ role: 'assistant', text: PACED_TEXT, stopReason: 'stop' })
+    expect((await stored(id)).turns[1]).toMatchObject({ items: { provider: 'test' } })
+    // Everything is still there to replay, ending in the same turn.
+    const replay = await readSse(
+      await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': '0' } }),
+    )
+    expect(lastDone(replay)).toEqual(answer)
+  })
+
+  it('sends two subscribers the same events, and a late one the answer from its start', async () => {
+    const id = await create()
+    const first = await send(id, ask('Together', 'test/paced'))
+    const second = await call(`/v1/conversations/${id}/stream`)
+    expect(second.status).toBe(200)
+    const [a, b] = await Promise.all([readSse(first), readSse(second)])
+    expect(frames(b.raw)).toBe(frames(a.raw))
+    expect(names(a)[0]).toBe('turn')
+    expect(names(a).at(-1)).toBe('done')
+  })
+
+  it('stops for every subscriber when one stops, storing what arrived without items', async () => {
+    const id = await create()
+    const first = await send(id, ask('Stop me', 'test/paced'))
+    const second = await call(`/v1/conversations/${id}/stream`)
+    const reading = readSse(second)
+    const seen = await readUntil(first, (read) => read.events.length >= 5)
+    const stop = await call(`/v1/conversations/${id}/stop`, { method: 'POST' })
+    expect(stop.status).toBe(204)
+
+    const rest = parseSse(seen.raw + (await readRest(first)))
+    const other = await reading
+    for (const read of [rest, other]) {
+      const turn = lastDone(read)
+      expect(turn.stopReason).toBe('aborted')
+      expect(turn.items).toBeUndefined()
+      expect(PACED_TEXT.startsWith(turn.text)).toBe(true)
+      expect(turn.text.length).toBeLessThan(PACED_TEXT.length)
+    }
+    expect(frames(other.raw)).toBe(frames(rest.raw))
+
+    const shown = await get(id)
+    expect(shown.streaming).toBe(false)
+    expect(shown.conversation.turns[1]).toEqual(lastDone(other))
+    const kept = (await stored(id)).turns
+    expect(kept[1]).not.toHaveProperty('items')
+    expect(kept[1]).toMatchObject({ stopReason: 'aborted' })
+  })
+
+  it('refuses a second message with 409 while an answer runs, and says 204 when idle', async () => {
+    const id = await create()
+    expect((await call(`/v1/conversations/${id}/stop`, { method: 'POST' })).status).toBe(204)
+    expect((await call(`/v1/conversations/${id}/stream`)).status).toBe(204)
+    const empty = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
+    expect(empty.status).toBe(409)
+
+    const running = await send(id, ask('First', 'test/paced'))
+    const busy = await send(id, ask('Second'))
+    expect(busy.status).toBe(409)
+    const again = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
+    expect(again.status).toBe(409)
+    const read = await readSse(running)
+    const lastId = read.events.at(-1)!.id!
+    await settled(id)
+
+    // Nothing in flight: nothing missed is 204, a resume from before the end replays the rest.
+    const none = await call(`/v1/conversations/${id}/stream`, {
+      headers: { 'last-event-id': lastId },
+    })
+    expect(none.status).toBe(204)
+    const tail = await call(`/v1/conversations/${id}/stream?lastEventId=${Number(lastId) - 1}`)
+    expect(names(await readSse(tail))).toEqual(['done'])
+    const bad = await call(`/v1/conversations/${id}/stream`, {
+      headers: { 'last-event-id': 'yesterday' },
+    })
+    expect(bad.status).toBe(400)
+  })
+
+  it('keeps a failed answer out, tells every subscriber, and regenerates it', async () => {
+    const id = await create()
+    const failed = await readSse(await send(id, ask('Break', 'test/break')))
+    expect(names(failed).at(-1)).toBe('error')
+    const error = JSON.parse(failed.events.at(-1)!.data) as { kind: string; retryable: boolean }
+    expect(error.kind).toBe('server')
+
+    const shown = await settled(id)
+    expect(shown.conversation.turns).toEqual([{ role: 'user', content: 'Break' }])
+    expect(shown.lastError?.kind).toBe('server')
+
+    const retried = await readSse(
+      await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } }),
+    )
+    expect(names(retried)[0]).toBe('turn')
+    expect(JSON.parse(retried.events[0]!.data)).toEqual({
+      turn: { role: 'user', content: 'Break' },
+    })
+    const after = await settled(id)
+    expect(after.lastError).toBeUndefined()
+    expect(after.conversation.turns.map((turn) => turn.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('replaces the last answer only once its regenerate completes', async () => {
+    const id = await create()
+    await readSse(await send(id, ask('Twice')))
+    const original = (await settled(id)).conversation.turns[1]
+
+    const regenerating = await call(`/v1/conversations/${id}/regenerate`, {
+      body: { model: 'test/paced' },
+    })
+    await readUntil(regenerating, (read) => read.events.length >= 4)
+    expect((await call(`/v1/conversations/${id}/stop`, { method: 'POST' })).status).toBe(204)
+    const kept = await get(id)
+    expect(kept.conversation.turns).toHaveLength(2)
+    expect(kept.conversation.turns[1]).toEqual(original)
+
+    const done = await readSse(
+      await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'test/paced' } }),
+    )
+    const replaced = await settled(id)
+    expect(replaced.conversation.turns).toHaveLength(2)
+    expect(replaced.conversation.turns[1]).toEqual(lastDone(done))
+    expect(replaced.conversation.turns[1]).toMatchObject({ text: PACED_TEXT })
+  })
+
+  it('continues a tool loop with a tool turn that answers the last calls', async () => {
+    const id = await create()
+    const read = await readSse(await send(id, ask('Weather?', 'test/tools')))
+    const call0 = lastDone(read).toolCalls![0]!
+    const wrong = await send(id, {
+      model: 'mock/echo',
+      turn: { role: 'tool', results: [{ callId: 'nope', name: 'lookup', output: 1 }] },
+    })
+    expect(wrong.status).toBe(400)
+    expect(((await wrong.json()) as { error: { field: string } }).error.field).toBe(
+      'turn.results[0].callId',
+    )
+    const result = { callId: call0.id, name: 'lookup', output: { temperature: 21 } }
+    const answered = await readSse(
+      await send(id, { model: 'mock/echo', turn: { role: 'tool', results: [result] } }),
+    )
+    expect(names(answered).at(-1)).toBe('done')
+    const shown = await settled(id)
+    expect(shown.conversation.turns.map((turn) => turn.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    const misplaced = await send(id, {
+      model: 'mock/echo',
+      turn: { role: 'tool', results: [result] },
+    })
+    expect(misplaced.status).toBe(400)
+    const assistant = await send(id, { model: 'mock/echo', turn: { role: 'assistant', text: '' } })
+    expect(((await assistant.json()) as { error: { field: string } }).error.field).toBe('turn.role')
+    const unknown = await send(id, { ...ask('Hi'), model: 'nobody/none' })
+    expect(unknown.status).toBe(404)
+  })
+
+  it('follows an idle conversation and delivers every later answer', async () => {
+    const id = await create()
+    const controller = new AbortController()
+    const follower = await call(`/v1/conversations/${id}/stream?follow=true`, {}, controller.signal)
+    expect(follower.status).toBe(200)
+    await readSse(await send(id, ask('One')))
+    await settled(id)
+    await readSse(await send(id, ask('Two')))
+    const seen = await readUntil(
+      follower,
+      (read) => read.events.filter((event) => event.event === 'done').length >= 2,
+    )
+    controller.abort()
+    const turns = seen.events.filter((event) => event.event === 'turn').map((e) => e.data)
+    expect(turns.map((data) => JSON.parse(data))).toEqual([
+      { turn: { role: 'user', content: 'One' } },
+      { turn: { role: 'user', content: 'Two' } },
+    ])
+  })
+
+  it('writes a 1,000-event answer in at most 25 rows', async () => {
+    const id = await create()
+    const before = (await stored(id)).stats.rowsWritten
+    const read = await readSse(await send(id, ask('Long', 'test/long')))
+    expect(read.events.filter((event) => event.event === 'text')).toHaveLength(1000)
+    await settled(id)
+    const { stats, turns } = await stored(id)
+    const rows = stats.rowsWritten - before
+    console.log(`row writes for a ${read.events.length}-event answer: ${rows}`)
+    expect(rows).toBeLessThanOrEqual(25)
+    expect(turns[1]).toMatchObject({ text: 'abcdefghij'.repeat(100) })
+    // Every event is still there to replay.
+    const replay = await call(`/v1/conversations/${id}/stream`, {
+      headers: { 'last-event-id': '0' },
+    })
+    expect(frames((await readSse(replay)).raw)).toBe(frames(read.raw))
+  })
+
+  it('refuses with 413 what would pass the turn or byte limit, naming it', async () => {
+    const id = await create(small)
+    for (const content of ['one', 'two']) {
+      const response = await send(id, ask(content), undefined, small)
+      expect(response.status).toBe(200)
+      await readSse(response)
+    }
+    const full = await send(id, ask('three'), undefined, small)
+    expect(full.status).toBe(413)
+    expect(((await full.json()) as { error: { message: string } }).error.message).toContain(
+      'CONVERSATION_MAX_TURNS',
+    )
+    const other = await create(small)
+    const large = await send(other, ask('x'.repeat(2500)), undefined, small)
+    expect(large.status).toBe(413)
+    expect(((await large.json()) as { error: { message: string } }).error.message).toContain(
+      'CONVERSATION_MAX_BYTES',
+    )
+  })
+
+  it('stores only whole turns with items, or stopped turns without them', async () => {
+    const id = await create()
+    await readSse(await send(id, ask('Whole')))
+    await settled(id)
+    await readSse(await send(id, ask('Broken', 'test/break')))
+    await settled(id)
+    const running = await send(id, ask('Stopped', 'test/paced'))
+    await readUntil(running, (read) => read.events.length >= 3)
+    await call(`/v1/conversations/${id}/stop`, { method: 'POST' })
+    const { turns } = await stored(id)
+    expect(turns.map((turn) => turn.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'user',
+      'assistant',
+    ])
+    for (const turn of turns) {
+      if (turn.role !== 'assistant') continue
+      if (turn.stopReason === 'aborted') expect(turn).not.toHaveProperty('items')
+      else expect(turn.items).toBeDefined()
+    }
+  })
+
+  it('leaves a valid conversation and an error to resume after an eviction mid-answer', async () => {
+    const id = await create()
+    const response = await send(id, ask('Evicted', 'test/paced'))
+    const seen = await readUntil(response, (read) => read.events.length >= 5)
+    const reset = await worker.fetch(`/v1/__test/conversation?id=${id}`, { method: 'POST' })
+    expect(reset.status).toBe(204)
+    await readRest(response).catch(() => '')
+
+    const shown = await get(id)
+    expect(shown.streaming).toBe(false)
+    expect(shown.conversation.turns).toEqual([{ role: 'user', content: 'Evicted' }])
+    expect(shown.lastError?.kind).toBe('server')
+    expect((await stored(id)).turns).toEqual([{ role: 'user', content: 'Evicted' }])
+    // A subscriber that resumes learns how the answer ended; its ids never repeat an old one.
+    const lastSeen = Number(seen.events.at(-1)!.id)
+    const resumed = await readSse(
+      await call(`/v1/conversations/${id}/stream`, {
+        headers: { 'last-event-id': String(lastSeen) },
+      }),
+    )
+    expect(names(resumed)).toEqual(['error'])
+    expect(Number(resumed.events[0]!.id)).toBeGreaterThan(lastSeen)
+    expect(
+      names(
+        await readSse(
+          await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } }),
+        ),
+      ),
+    ).toContain('done')
+  })
+
+  it('sends heartbeats to a subscriber while nothing happens', async () => {
+    const id = await create()
+    const controller = new AbortController()
+    const follower = await call(`/v1/conversations/${id}/stream?follow=true`, {}, controller.signal)
+    // HEARTBEAT_MS is 1000 here; the test's own timeout is the deadline.
+    const seen = await readUntil(follower, (read) => read.comments.some((c) => c.trim() === 'ping'))
+    controller.abort()
+    expect(seen.events).toEqual([])
+  })
+
+  it('deletes a conversation a retention period after its last update', async () => {
+    const id = await create(small)
+    await readSse(await send(id, ask('Keep me a day'), undefined, small))
+    const day = 24 * 60 * 60 * 1000
+    const early = await small.fetch(`/v1/__test/conversation?id=${id}&travel=${day - 60_000}`)
+    expect(early.status).toBe(204)
+    expect((await call(`/v1/conversations/${id}`, {}, undefined, small)).status).toBe(200)
+    await small.fetch(`/v1/__test/conversation?id=${id}&travel=${120_000}`)
+    expect((await call(`/v1/conversations/${id}`, {}, undefined, small)).status).toBe(404)
+    const list = (await (await call('/v1/conversations', {}, undefined, small)).json()) as {
+      conversations: { id: string }[]
+    }
+    expect(list.conversations.some((c) => c.id === id)).toBe(false)
+  })
+
+  it('counts messages and regenerates against the rate limit, and reads not at all', async () => {
+    const id = await create(limited)
+    await readSse(await send(id, ask('One'), undefined, limited))
+    const regenerate = await call(
+      `/v1/conversations/${id}/regenerate`,
+      { body: { model: 'mock/echo' } },
+      undefined,
+      limited,
+    )
+    expect(regenerate.status).toBe(200)
+    await readSse(regenerate)
+    const refused = await send(id, ask('Three'), undefined, limited)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).not.toBeNull()
+    for (let i = 0; i < 3; i++) {
+      expect((await call(`/v1/conversations/${id}`, {}, undefined, limited)).status).toBe(200)
+    }
+    expect((await call('/v1/conversations', {}, undefined, limited)).status).toBe(200)
+  })
+})
