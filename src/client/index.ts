@@ -1,1 +1,7 @@
 export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'
+export {
+  relayConversation,
+  RelayConversation,
+  type ChatStore,
+  type RelayConversationOptions,
+} from './conversation.ts'

@@ -1,0 +1,378 @@
+import type { ChatInput, ChatSnapshot, ChatStatus, Scheduler } from '../core/chat.ts'
+import type { Conversation, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
+import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
+import type { ToolCall } from '../core/events.ts'
+import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
+import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
+import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
+import type { WireCallOptions } from '../core/wire.ts'
+import { retryAfterMsFromHeaders, kindFromStatus } from '../kit/http-error.ts'
+import { isRecord } from '../kit/json.ts'
+import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
+import { parseEvent, relayError } from './parse-event.ts'
+import type { RelayHeaders } from './relay.ts'
+
+/** Options of {@link relayConversation}. */
+export type RelayConversationOptions = {
+  /** Where the relay is served: `'https://chat.example.com'`, or `''` for the page's own origin. */
+  url: string
+  /** The model of each send, as the relay names it (`'provider/model'`). */
+  model: string
+  /** The conversation to open; without it, one is created on the first send. */
+  id?: string | undefined
+  /** Sent with every request (e.g. `{ authorization: 'Bearer …' }`). */
+  headers?: RelayHeaders | undefined
+  /** @defaultValue `globalThis.fetch` */
+  fetch?: typeof globalThis.fetch | undefined
+  /** Call options of every send (thinking, tools, ...). */
+  options?: WireCallOptions | undefined
+  /** Answers tool calls in the browser; each answer is sent as a tool turn, which continues the loop. */
+  onToolCall?: ((call: ToolCall, context: ToolContext) => unknown) | undefined
+  /** Most tool turns one send answers. @defaultValue 8 */
+  maxSteps?: number | undefined
+  /** Told the id once the conversation exists on the relay (put it in the page's URL). */
+  onId?: ((id: string) => void) | undefined
+  /** Batches streaming updates to subscribers. @defaultValue notify at once */
+  scheduler?: Scheduler | undefined
+}
+
+/** A store that `useChat` can bind to: a {@link Chat}, or a conversation that lives on a relay. */
+export type ChatStore = {
+  subscribe(listener: () => void): () => void
+  getSnapshot(): ChatSnapshot
+  send(input: ChatInput, options?: WireCallOptions): Promise<void>
+  stop(): void
+  regenerate(options?: WireCallOptions): Promise<void>
+}
+
+/** Waits between reconnections, doubling from the first up to the last. */
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000] as const
+
+const immediate: Scheduler = (flush) => flush()
+
+/**
+ * A conversation that lives on a relay (one Durable Object per conversation, DESIGN §9), as a
+ * store with the same `messages`, `status`, `send`, `stop` and `regenerate` as `Chat`. The model
+ * runs on the relay: a reload, a dropped network or a second tab loses nothing. `load()` restores
+ * the conversation and attaches to an answer in flight; a dropped stream resumes from the last
+ * event it saw (`Last-Event-ID`), after a backoff, when the browser comes back online and when the
+ * page becomes visible; `stop()` stops the answer for every tab. Items never reach the browser.
+ *
+ * @example
+ * ```ts
+ * const chat = relayConversation({ url: '', model: 'mock/echo', id: params.get('c') ?? undefined })
+ * await chat.load()
+ * const { messages, send } = useChat({ store: chat })
+ * ```
+ */
+export function relayConversation(options: RelayConversationOptions): RelayConversation {
+  return new RelayConversation(options)
+}
+
+/** See {@link relayConversation}. */
+export class RelayConversation implements ChatStore {
+  #options: RelayConversationOptions
+  #id: string | undefined
+  #turns: Turn[] = []
+  /** The user or tool turn sent and not yet acknowledged by the relay's `turn` event. */
+  #sent: UserTurn | ToolTurn | undefined
+  #pending: TurnState | undefined
+  /** A regenerate runs: its answer replaces the last one only once it is complete. */
+  #replacing = false
+  #status: ChatStatus = 'ready'
+  #error: ThinkwireError | undefined
+  #lastEventId = 0
+  /** The stream being read; aborted by `dispose()` and before a reconnection. */
+  #reading: AbortController | undefined
+  #attempt = 0
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #listeners = new Set<() => void>()
+  #snapshot: ChatSnapshot
+  #dirty = false
+  #disposed = false
+
+  constructor(options: RelayConversationOptions) {
+    this.#options = options
+    this.#id = options.id
+    this.#snapshot = this.#makeSnapshot()
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', this.#resume)
+      document.addEventListener('visibilitychange', this.#onVisible)
+    }
+  }
+
+  /** The conversation's id on the relay, once it exists. */
+  get id(): string | undefined {
+    return this.#id
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  getSnapshot = (): ChatSnapshot => this.#snapshot
+
+  /**
+   * Restores the conversation from the relay, and attaches to an answer in flight (which goes on
+   * streaming into the store). Resolves once the conversation is restored.
+   */
+  async load(): Promise<void> {
+    if (this.#id === undefined) return
+    const response = await this.#fetch(`/v1/conversations/${this.#id}`, { method: 'GET' })
+    const body = (await response.json()) as {
+      conversation: Conversation
+      streaming: boolean
+      lastEventId: number
+      lastError?: { kind: string; message: string } | undefined
+    }
+    this.#turns = body.conversation.turns
+    this.#lastEventId = 0
+    if (body.lastError !== undefined) {
+      this.#error = relayError(body.lastError, 'relay', 'server', 'the last answer failed')
+      this.#status = 'error'
+    }
+    this.#emit()
+    // An answer in flight: read from its start (its `turn` event first), so nothing is missed;
+    // it goes on streaming into the store after load() resolved.
+    if (body.streaming) void this.#attach(undefined)
+  }
+
+  async send(input: ChatInput, options?: WireCallOptions): Promise<void> {
+    if (this.#busy()) return
+    const turn: UserTurn =
+      typeof input === 'string' || Array.isArray(input) ? { role: 'user', content: input } : input
+    await this.#ask('messages', turn, options, 0)
+  }
+
+  async regenerate(options?: WireCallOptions): Promise<void> {
+    if (this.#busy() || this.#id === undefined) return
+    this.#replacing = true
+    await this.#ask('regenerate', undefined, options, 0)
+  }
+
+  /** Stops the answer on the relay, for every tab; its `done` (the stopped turn) ends the stream. */
+  stop(): void {
+    if (this.#id === undefined || !this.#busy()) return
+    void this.#fetch(`/v1/conversations/${this.#id}/stop`, { method: 'POST' }).catch(() => {})
+  }
+
+  /** Stops reading and listening; the answer goes on on the relay. */
+  dispose(): void {
+    this.#disposed = true
+    this.#reading?.abort()
+    clearTimeout(this.#timer)
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('online', this.#resume)
+      document.removeEventListener('visibilitychange', this.#onVisible)
+    }
+  }
+
+  #busy(): boolean {
+    return this.#status === 'submitted' || this.#status === 'streaming'
+  }
+
+  /** Sends a turn (or a regenerate) and reads its answer; answers tool calls and goes on. */
+  async #ask(
+    route: 'messages' | 'regenerate',
+    turn: UserTurn | ToolTurn | undefined,
+    options: WireCallOptions | undefined,
+    step: number,
+  ): Promise<void> {
+    this.#sent = turn
+    this.#error = undefined
+    this.#setStatus('submitted')
+    try {
+      if (this.#id === undefined) {
+        const created = await this.#fetch('/v1/conversations', { method: 'POST', body: '{}' })
+        this.#id = String(((await created.json()) as { id: unknown }).id)
+        this.#options.onId?.(this.#id)
+      }
+      const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
+      const response = await this.#fetch(`/v1/conversations/${this.#id}/${route}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      })
+      await this.#read(response)
+    } catch (error) {
+      this.#fail(error)
+      return
+    }
+    const last = this.#turns.at(-1)
+    const calls = last?.role === 'assistant' ? (last.toolCalls ?? []) : []
+    const execute = this.#options.onToolCall
+    if (this.#status !== 'ready' || calls.length === 0 || execute === undefined) return
+    if (step + 1 >= (this.#options.maxSteps ?? 8)) return
+    const results = await executeToolCalls(calls, undefined, (call, context) =>
+      (this.#options.onToolCall ?? execute)(call, context),
+    )
+    await this.#ask('messages', results, options, step + 1)
+  }
+
+  /** Reads a conversation stream to its end, resuming from the last event after a drop. */
+  async #read(response: Response): Promise<void> {
+    const reading = new AbortController()
+    this.#reading = reading
+    try {
+      const batches = readEventStream(response.body, {
+        provider: 'relay',
+        signal: reading.signal,
+        decode: (message) => this.#event(message),
+      })
+      for await (const _ of batches) this.#schedule()
+      this.#attempt = 0
+    } catch (error) {
+      if (this.#disposed || reading.signal.aborted) return
+      // A failure the relay sent is the answer's; a dropped connection is resumed.
+      if (error instanceof ThinkwireError && error.kind !== 'network') throw error
+      if (this.#busy()) this.#retry()
+    }
+  }
+
+  /** Applies one event of the stream; returns nothing (batches only drive rendering). */
+  #event(message: EventSourceMessage): undefined {
+    const id = Number(message.id)
+    if (Number.isSafeInteger(id) && id > 0) {
+      // Replayed after a reconnection: seen already.
+      if (id <= this.#lastEventId) return undefined
+      this.#lastEventId = id
+    }
+    if (message.event === 'turn') {
+      const data: unknown = JSON.parse(message.data)
+      const turn = isRecord(data) ? data['turn'] : undefined
+      // The turn this answer answers: ours just sent, or (attaching, regenerating) one we have.
+      const asked = this.#turns.findLast((t) => t.role !== 'assistant')
+      const known = this.#sent === undefined && JSON.stringify(asked) === JSON.stringify(turn)
+      if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn as unknown as Turn]
+      this.#sent = undefined
+      return undefined
+    }
+    try {
+      const event = parseEvent(message, 'relay')
+      if (event === undefined) return undefined
+      if (event.type === 'done') {
+        let turns = this.#turns
+        // A regenerate's answer replaces the one after the last user or tool turn.
+        if (this.#replacing && turns.at(-1)?.role === 'assistant') turns = turns.slice(0, -1)
+        this.#turns = [...turns, event.turn]
+        this.#pending = undefined
+        this.#replacing = false
+        this.#setStatus('ready')
+        return undefined
+      }
+      this.#pending = applyEvent(this.#pending ?? initialTurnState, event)
+      if (this.#status !== 'streaming') this.#setStatus('streaming')
+    } catch (error) {
+      this.#fail(error)
+    }
+    return undefined
+  }
+
+  /** Reconnects after a backoff, from the last event seen. */
+  #retry(): void {
+    clearTimeout(this.#timer)
+    const wait = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]
+    this.#timer = setTimeout(() => void this.#attach(this.#lastEventId), wait)
+  }
+
+  #resume = (): void => {
+    if (this.#busy() && this.#id !== undefined) void this.#attach(this.#lastEventId)
+  }
+
+  #onVisible = (): void => {
+    if (document.visibilityState === 'visible') this.#resume()
+  }
+
+  /** `GET .../stream`: the events after `lastEventId` (from the answer's start without it). */
+  async #attach(lastEventId: number | undefined): Promise<void> {
+    if (this.#disposed || this.#id === undefined) return
+    this.#reading?.abort()
+    clearTimeout(this.#timer)
+    const headers: Record<string, string> = {}
+    if (lastEventId !== undefined && lastEventId > 0) headers['last-event-id'] = String(lastEventId)
+    if (lastEventId === undefined) this.#setStatus('submitted')
+    try {
+      const response = await this.#fetch(`/v1/conversations/${this.#id}/stream`, {
+        method: 'GET',
+        headers,
+      })
+      // Nothing in flight and nothing missed: the answer ended while we were away.
+      if (response.status === 204) return await this.load()
+      await this.#read(response)
+    } catch (error) {
+      if (error instanceof ThinkwireError && error.kind !== 'network') this.#fail(error)
+      else this.#retry()
+    }
+  }
+
+  async #fetch(path: string, init: RequestInit): Promise<Response> {
+    const given = this.#options.headers
+    const headers = new Headers(typeof given === 'function' ? await given() : given)
+    for (const [name, value] of new Headers(init.headers)) headers.set(name, value)
+    if (init.body !== undefined) headers.set('content-type', 'application/json')
+    const url = `${this.#options.url.replace(/\/+$/, '')}${path}`
+    const response = await (this.#options.fetch ?? globalThis.fetch)(url, { ...init, headers })
+    if (response.ok) return response
+    let data: unknown
+    try {
+      data = await response.json()
+    } catch {
+      data = undefined
+    }
+    const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
+    throw relayError(
+      error,
+      'relay',
+      kindFromStatus(response.status),
+      `HTTP ${response.status}`,
+      response.status,
+      retryAfterMsFromHeaders(response.headers),
+    )
+  }
+
+  #fail(error: unknown): void {
+    this.#error = toThinkwireError(error, 'relay')
+    this.#pending = undefined
+    this.#sent = undefined
+    this.#replacing = false
+    this.#setStatus('error')
+  }
+
+  #setStatus(status: ChatStatus): void {
+    this.#status = status
+    this.#emit()
+  }
+
+  /** Notifies once through the scheduler, however many events a read brought. */
+  #schedule(): void {
+    if (this.#dirty) return
+    this.#dirty = true
+    ;(this.#options.scheduler ?? immediate)(() => {
+      if (this.#dirty) this.#emit()
+    })
+  }
+
+  #emit(): void {
+    this.#dirty = false
+    this.#snapshot = this.#makeSnapshot()
+    for (const listener of this.#listeners) listener()
+  }
+
+  #makeSnapshot(): ChatSnapshot {
+    const shown = this.#sent === undefined ? this.#turns : [...this.#turns, this.#sent]
+    const messages = toMessages(shown)
+    if (this.#pending !== undefined) {
+      // A regenerate's answer streams in the place of the answer it will replace.
+      const at =
+        this.#replacing && shown.at(-1)?.role === 'assistant' ? shown.length - 1 : shown.length
+      if (at < shown.length) messages.pop()
+      messages.push(streamingMessage(messageId(at), this.#pending))
+    }
+    return {
+      conversation: { turns: this.#turns },
+      messages,
+      status: this.#status,
+      error: this.#error,
+    }
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * `relayConversation()` (thinkwire/client) against the Worker in workerd: a conversation that
+ * lives on the relay, restored in a second store, resumed after a dropped connection from the last
+ * event it saw, stopped from another store, and continued by a browser-side tool loop.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { relayConversation } from '../../src/client/conversation.ts'
+import type { ToolTurn } from '../../src/core/conversation.ts'
+import { startTestWorker, type TestWorker } from './start-worker.ts'
+
+const TOKEN = 'token-conversation-client-01'
+const PACED_TEXT = 'One line of a paced answer.\n'.repeat(14)
+
+let worker: TestWorker
+
+beforeAll(async () => {
+  worker = await startTestWorker({
+    RELAY_TOKENS: TOKEN,
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: '2',
+    HEARTBEAT_MS: '1000',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+  })
+})
+
+afterAll(async () => {
+  await worker?.dispose()
+})
+
+const headers = { authorization: `Bearer ${TOKEN}` }
+
+/** A fetch whose first conversation stream is cut after `bytes`, as a dropped network cuts it. */
+function droppingFetch(bytes: number) {
+  let dropped = 0
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await globalThis.fetch(input, init)
+    const url = String(input)
+    const streams = response.headers.get('content-type')?.includes('event-stream') === true
+    if (!streams || dropped > 0 || !url.includes('/messages')) return response
+    dropped++
+    let seen = 0
+    const reader = response.body!.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = await reader.read()
+        if (chunk.done) return controller.close()
+        seen += chunk.value.byteLength
+        if (seen > bytes) {
+          void reader.cancel()
+          return controller.error(new TypeError('network connection lost'))
+        }
+        controller.enqueue(chunk.value)
+      },
+    })
+    return new Response(body, { status: response.status, headers: response.headers })
+  }
+  return { fetch, dropped: () => dropped }
+}
+
+describe('relayConversation', () => {
+  it('creates a conversation on the first send and restores it in another store', async () => {
+    const ids: string[] = []
+    const first = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      onId: (id) => ids.push(id),
+    })
+    await first.send('Bonjour 👋')
+    const shown = first.getSnapshot()
+    expect(shown.status).toBe('ready')
+    expect(shown.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(shown.messages[0]?.text).toBe('Bonjour 👋')
+    expect(shown.messages[1]?.text).toContain('You said: "Bonjour 👋"')
+    expect(ids).toEqual([first.id])
+
+    const second = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      id: first.id,
+    })
+    await second.load()
+    expect(second.getSnapshot().messages.map((m) => m.text)).toEqual(
+      shown.messages.map((m) => m.text),
+    )
+    // Display turns only: items never reach the browser.
+    expect(JSON.stringify(second.getSnapshot().conversation)).not.toContain('"items"')
+    first.dispose()
+    second.dispose()
+  })
+
+  it('resumes a dropped stream from the last event it saw: the whole answer, once', async () => {
+    const dropping = droppingFetch(400)
+    const store = relayConversation({
+      url: worker.url.href,
+      model: 'test/paced',
+      headers,
+      fetch: dropping.fetch,
+    })
+    await store.send('Go slowly')
+    await vi.waitFor(() => expect(store.getSnapshot().status).toBe('ready'), { timeout: 10_000 })
+    expect(dropping.dropped()).toBe(1)
+    const answer = store.getSnapshot().messages.at(-1)!
+    expect(answer.text).toBe(PACED_TEXT)
+    expect(answer.thinking).toBe('Pacing myself. ')
+    expect(store.getSnapshot().messages).toHaveLength(2)
+    store.dispose()
+  })
+
+  it('is stopped from another store: every tab sees the stopped answer', async () => {
+    const sender = relayConversation({ url: worker.url.href, model: 'test/paced', headers })
+    const sending = sender.send('Go slowly')
+    await vi.waitFor(() => expect(sender.getSnapshot().status).toBe('streaming'))
+    const other = relayConversation({
+      url: worker.url.href,
+      model: 'test/paced',
+      headers,
+      id: sender.id,
+    })
+    await other.load()
+    // The second store attached to the answer in flight, and stops it for both.
+    await vi.waitFor(() => expect(other.getSnapshot().status).toBe('streaming'))
+    other.stop()
+    await sending
+    await vi.waitFor(() => expect(sender.getSnapshot().status).toBe('ready'))
+    const last = sender.getSnapshot().conversation.turns.at(-1)
+    expect(last).toMatchObject({ role: 'assistant', stopReason: 'aborted' })
+    expect((last as { text: string }).text.length).toBeLessThan(PACED_TEXT.length)
+    await vi.waitFor(() => expect(other.getSnapshot().status).toBe('ready'))
+    expect(other.getSnapshot().conversation.turns.at(-1)).toEqual(last)
+    sender.dispose()
+    other.dispose()
+  })
+
+  it('answers tool calls in the browser and sends the results as a tool turn', async () => {
+    const store = relayConversation({
+      url: worker.url.href,
+      model: 'test/tools',
+      headers,
+      maxSteps: 2,
+      onToolCall: (call) => `sunny in ${(call.input as { city: string }).city}`,
+    })
+    await store.send('Weather?')
+    const turns = store.getSnapshot().conversation.turns
+    expect(turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect((turns[2] as ToolTurn).results[0]).toMatchObject({ output: 'sunny in Paris' })
+    store.dispose()
+  })
+})
