@@ -32,6 +32,12 @@ export type RelayConversationOptions = {
   maxSteps?: number | undefined
   /** Told the id once the conversation exists on the relay (put it in the page's URL). */
   onId?: ((id: string) => void) | undefined
+  /**
+   * Follow the conversation while idle: messages sent and answers made elsewhere (another tab,
+   * another device) arrive here as they happen, without polling.
+   * @defaultValue false
+   */
+  follow?: boolean | undefined
   /** Batches streaming updates to subscribers. @defaultValue notify at once */
   scheduler?: Scheduler | undefined
 }
@@ -82,8 +88,9 @@ export class RelayConversation implements ChatStore {
   #status: ChatStatus = 'ready'
   #error: ThinkwireError | undefined
   #lastEventId = 0
-  /** The stream being read; aborted by `dispose()` and before a reconnection. */
+  /** The answer's stream being read, and the follow stream; aborted by `dispose()` and before a reconnection. */
   #reading: AbortController | undefined
+  #following: AbortController | undefined
   #attempt = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   #listeners = new Set<() => void>()
@@ -127,7 +134,8 @@ export class RelayConversation implements ChatStore {
       lastError?: { kind: string; message: string } | undefined
     }
     this.#turns = body.conversation.turns
-    this.#lastEventId = 0
+    // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
+    this.#lastEventId = body.streaming ? 0 : body.lastEventId
     if (body.lastError !== undefined) {
       this.#error = relayError(body.lastError, 'relay', 'server', 'the last answer failed')
       this.#status = 'error'
@@ -135,7 +143,9 @@ export class RelayConversation implements ChatStore {
     this.#emit()
     // An answer in flight: read from its start (its `turn` event first), so nothing is missed;
     // it goes on streaming into the store after load() resolved.
-    if (body.streaming) void this.#attach(undefined)
+    if (this.#options.follow === true)
+      void this.#attach(body.streaming ? undefined : this.#lastEventId, true)
+    else if (body.streaming) void this.#attach(undefined)
   }
 
   async send(input: ChatInput, options?: WireCallOptions): Promise<void> {
@@ -161,6 +171,7 @@ export class RelayConversation implements ChatStore {
   dispose(): void {
     this.#disposed = true
     this.#reading?.abort()
+    this.#following?.abort()
     clearTimeout(this.#timer)
     if (typeof window !== 'undefined') {
       window.removeEventListener('online', this.#resume)
@@ -210,9 +221,10 @@ export class RelayConversation implements ChatStore {
   }
 
   /** Reads a conversation stream to its end, resuming from the last event after a drop. */
-  async #read(response: Response): Promise<void> {
+  async #read(response: Response, follow = false): Promise<void> {
     const reading = new AbortController()
-    this.#reading = reading
+    if (follow) this.#following = reading
+    else this.#reading = reading
     try {
       const batches = readEventStream(response.body, {
         provider: 'relay',
@@ -225,7 +237,7 @@ export class RelayConversation implements ChatStore {
       if (this.#disposed || reading.signal.aborted) return
       // A failure the relay sent is the answer's; a dropped connection is resumed.
       if (error instanceof ThinkwireError && error.kind !== 'network') throw error
-      if (this.#busy()) this.#retry()
+      if (this.#busy() || this.#options.follow === true) this.#retry()
     }
   }
 
@@ -272,33 +284,39 @@ export class RelayConversation implements ChatStore {
   #retry(): void {
     clearTimeout(this.#timer)
     const wait = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]
-    this.#timer = setTimeout(() => void this.#attach(this.#lastEventId), wait)
+    this.#timer = setTimeout(() => this.#resume(), wait)
   }
 
   #resume = (): void => {
-    if (this.#busy() && this.#id !== undefined) void this.#attach(this.#lastEventId)
+    if (this.#id === undefined) return
+    if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
+    else if (this.#busy()) void this.#attach(this.#lastEventId)
   }
 
   #onVisible = (): void => {
     if (document.visibilityState === 'visible') this.#resume()
   }
 
-  /** `GET .../stream`: the events after `lastEventId` (from the answer's start without it). */
-  async #attach(lastEventId: number | undefined): Promise<void> {
+  /**
+   * `GET .../stream`: the events after `lastEventId` (from the answer's start without it), and
+   * with `follow`, every later message and answer too.
+   */
+  async #attach(lastEventId: number | undefined, follow = false): Promise<void> {
     if (this.#disposed || this.#id === undefined) return
-    this.#reading?.abort()
+    ;(follow ? this.#following : this.#reading)?.abort()
     clearTimeout(this.#timer)
     const headers: Record<string, string> = {}
     if (lastEventId !== undefined && lastEventId > 0) headers['last-event-id'] = String(lastEventId)
     if (lastEventId === undefined) this.#setStatus('submitted')
     try {
-      const response = await this.#fetch(`/v1/conversations/${this.#id}/stream`, {
+      const query = follow ? '?follow=true' : ''
+      const response = await this.#fetch(`/v1/conversations/${this.#id}/stream${query}`, {
         method: 'GET',
         headers,
       })
       // Nothing in flight and nothing missed: the answer ended while we were away.
       if (response.status === 204) return await this.load()
-      await this.#read(response)
+      await this.#read(response, follow)
     } catch (error) {
       if (error instanceof ThinkwireError && error.kind !== 'network') this.#fail(error)
       else this.#retry()

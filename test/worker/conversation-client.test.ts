@@ -147,4 +147,28 @@ describe('relayConversation', () => {
     expect((turns[2] as ToolTurn).results[0]).toMatchObject({ output: 'sunny in Paris' })
     store.dispose()
   })
+
+  it('follows the conversation while idle: another tab’s message and answer arrive as they happen', async () => {
+    const writer = relayConversation({ url: worker.url.href, model: 'mock/echo', headers })
+    await writer.send('Erste Frage')
+    const follower = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      id: writer.id,
+      follow: true,
+    })
+    await follower.load()
+    expect(follower.getSnapshot().messages).toHaveLength(2)
+    await writer.send('Zweite Frage')
+    await vi.waitFor(() => {
+      const texts = follower.getSnapshot().messages.map((m) => m.text)
+      expect(texts).toHaveLength(4)
+      expect(texts[2]).toBe('Zweite Frage')
+      expect(texts[3]).toContain('You said: "Zweite Frage"')
+    })
+    expect(follower.getSnapshot().status).toBe('ready')
+    writer.dispose()
+    follower.dispose()
+  })
 })
