@@ -120,4 +120,54 @@ describe('mock', () => {
       vi.useRealTimers()
     }
   })
+  it('spreads the thinking over thinkingMs, then streams the answer in its own chunk size', async () => {
+    vi.useFakeTimers()
+    try {
+      const adapter = mock({
+        script: [{ thinking: 'abcdefgh', thinkingMs: 1000, chunkSize: 4, text: 'answer' }],
+      })
+      const events: Event[] = []
+      const done = (async () => {
+        for await (const event of adapter.stream({ turns: [] })) events.push(event)
+      })()
+      // Two thinking deltas, 500 ms apart; no answer before the thinking time is over.
+      await vi.advanceTimersByTimeAsync(999)
+      expect(events).toEqual([{ type: 'thinking', text: 'abcd' }])
+      await vi.advanceTimersByTimeAsync(1)
+      await done
+      expect(events.slice(0, 3)).toEqual([
+        { type: 'thinking', text: 'abcd' },
+        { type: 'thinking', text: 'efgh' },
+        { type: 'text', text: 'answ' },
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('answers a question about markdown or the demo with thinking and a markdown tour', async () => {
+    vi.useFakeTimers()
+    try {
+      const stream = mock().stream({
+        turns: [{ role: 'user', content: 'Show me a Markdown demo' }],
+      })
+      const result = collect(stream)
+      await vi.advanceTimersByTimeAsync(1500)
+      const events = await result
+      const done = events.at(-1)
+      if (done?.type !== 'done') throw new Error('no done event')
+      expect(done.turn.thinking?.length).toBeGreaterThan(100)
+      expect(done.turn.text).toMatch(/^1\. \*\*Thinking\*\*/m)
+      expect(done.turn.text).toContain('```ts\n')
+      expect(done.turn.text).toMatch(/^\| `text` \| the answer \|$/m)
+      expect(done.turn.text).not.toContain('You said')
+      // Other questions keep the echo.
+      const echo = await collect(mock().stream({ turns: [{ role: 'user', content: 'demos' }] }))
+      expect(echo.at(-1)).toMatchObject({
+        turn: { text: expect.stringContaining('You said: "demos"') },
+      })
+    } finally {
+      vi.useRealTimers()
+    }
+  })
 })

@@ -1,6 +1,11 @@
-import { useRef, useState, type KeyboardEvent } from 'react'
+import type { KeyboardEvent, RefObject } from 'react'
 
 type Props = {
+  /** The prompt element, so that focus can come back to it after Stop, Regenerate and Retry. */
+  input: RefObject<HTMLTextAreaElement | null>
+  /** The text typed so far (kept by the app: a failed question comes back to it). */
+  text: string
+  onText(text: string): void
   busy: boolean
   canRegenerate: boolean
   onSend(text: string): void
@@ -9,15 +14,14 @@ type Props = {
 }
 
 /** The prompt box: Enter sends, Shift+Enter starts a new line, Escape (anywhere) stops. */
-export function Composer({ busy, canRegenerate, onSend, onStop, onRegenerate }: Props) {
-  const [text, setText] = useState('')
-  const input = useRef<HTMLTextAreaElement>(null)
+export function Composer(props: Props) {
+  const { input, text, onText, busy, canRegenerate, onSend, onStop, onRegenerate } = props
 
   const send = () => {
     const value = text.trim()
     if (value === '' || busy) return
     onSend(value)
-    setText('')
+    onText('')
     input.current?.focus()
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -43,11 +47,11 @@ export function Composer({ busy, canRegenerate, onSend, onStop, onRegenerate }: 
         rows={1}
         autoFocus
         value={text}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => onText(event.target.value)}
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
-        <span className="hint">
+        <span className="hint" aria-hidden="true">
           <kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stop
         </span>
         {canRegenerate && !busy && (

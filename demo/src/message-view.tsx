@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../src/react/index.ts'
+import { Markdown } from './markdown.tsx'
 import type { AnswerStats } from './storage.ts'
 import { ThinkingLane } from './thinking-lane.tsx'
 import { seconds } from './timings.ts'
@@ -6,24 +7,48 @@ import { seconds } from './timings.ts'
 type Props = {
   message: ChatMessage
   stats: AnswerStats | undefined
-  /** The newest answer: announced to screen readers as it arrives. */
-  latest: boolean
+  /** The answer a regenerate will replace, shown until the new one is complete. */
+  previous?: boolean | undefined
 }
 
 const format = new Intl.NumberFormat()
 
-export function MessageView({ message, stats, latest }: Props) {
+/** Says who spoke, to assistive technology only (the layout says it to the eye). */
+function Speaker({ children }: { children: string }) {
+  return <h2 className="sr-only">{children}</h2>
+}
+
+export function MessageView({ message, stats, previous }: Props) {
   if (message.role === 'user') {
     return (
       <article className="message user" data-testid="user-message">
+        <Speaker>You said</Speaker>
         <div className="bubble">{message.text}</div>
       </article>
     )
   }
   const streaming = message.status === 'streaming'
+  const stopped = message.status === 'stopped'
   const usage = message.turn?.usage
+  const warnings = [...new Set(message.turn?.warnings ?? [])]
   return (
-    <article className="message assistant" data-status={message.status}>
+    <article
+      className={`message assistant${previous === true ? ' previous' : ''}`}
+      data-status={message.status}
+      data-testid={previous === true ? 'previous-answer' : undefined}
+    >
+      <Speaker>
+        {previous === true
+          ? 'Previous answer, kept until the new one is complete'
+          : stopped
+            ? 'The model said (stopped)'
+            : 'The model said'}
+      </Speaker>
+      {previous === true && (
+        <p className="previous-note" aria-hidden="true">
+          Previous answer · kept until the new one is complete
+        </p>
+      )}
       {message.thinking !== '' && (
         <ThinkingLane
           text={message.thinking}
@@ -42,34 +67,44 @@ export function MessageView({ message, stats, latest }: Props) {
         </div>
       ))}
       {(message.text !== '' || (streaming && message.thinking === '')) && (
-        <div
-          className={`answer${streaming ? ' streaming' : ''}`}
-          data-testid="answer"
-          aria-live={latest ? 'polite' : undefined}
-          aria-busy={latest ? streaming : undefined}
-        >
-          {message.text}
+        <div className={`answer${streaming ? ' streaming' : ''}`} data-testid="answer">
+          <Markdown text={message.text} />
         </div>
       )}
+      {stopped && message.text === '' && message.toolCalls.length === 0 && (
+        <p className="stopped-note" data-testid="stopped-note">
+          Stopped before the answer started. Regenerate to ask again.
+        </p>
+      )}
       {!streaming && (
-        <footer className="meta" data-testid="usage">
-          {message.status === 'stopped' && <span className="badge">stopped</span>}
-          {stats?.ttftMs !== undefined && (
-            <span title="Time to first token">first token {seconds(stats.ttftMs)}</span>
-          )}
-          {usage !== undefined && (usage.inputTokens > 0 || usage.outputTokens > 0) && (
-            <span title="Tokens in / out">
-              {format.format(usage.inputTokens)} in · {format.format(usage.outputTokens)} out
-              {usage.reasoningTokens !== undefined &&
-                ` (${format.format(usage.reasoningTokens)} thinking)`}
-            </span>
-          )}
-          {message.turn?.warnings?.map((warning) => (
-            <span className="warning" key={warning}>
-              {warning}
-            </span>
-          ))}
+        <footer className="meta">
+          {stopped && <span className="badge">stopped</span>}
+          {/* Figures for the eye; a screen reader reading the answer does not read them out. */}
+          <span className="stats" data-testid="usage" aria-hidden="true">
+            {stats?.ttftMs !== undefined && (
+              <span title="Time to first token">first token {seconds(stats.ttftMs)}</span>
+            )}
+            {usage !== undefined && (usage.inputTokens > 0 || usage.outputTokens > 0) && (
+              <span title="Tokens in / out">
+                {format.format(usage.inputTokens)} in · {format.format(usage.outputTokens)} out
+                {usage.reasoningTokens !== undefined &&
+                  ` (${format.format(usage.reasoningTokens)} thinking)`}
+              </span>
+            )}
+          </span>
         </footer>
+      )}
+      {warnings.length > 0 && (
+        <details className="notes" data-testid="warnings">
+          <summary>
+            {warnings.length === 1 ? '1 note' : `${warnings.length} notes`} from the relay
+          </summary>
+          <ul>
+            {warnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </details>
       )}
     </article>
   )

@@ -73,7 +73,33 @@ export function relay(options: RelayOptions): Adapter {
       throw await responseError(response, provider)
     }
     let turn: AssistantTurn | undefined
-    const batches = readEventStream<Delta>(response.body, {
+    const reader = response.body?.getReader()
+    // Released after `done`, the body is read to its end (the relay ends it right after `done`)
+    // rather than cancelled: a fetch cancelled in its last bytes shows as a failed request
+    // (net::ERR_ABORTED) in browsers. A body still open DRAIN_MS later is cancelled after all.
+    // Released before `done` (a stop, a failure), it is cancelled, which cancels the request.
+    const body = reader
+      ? new ReadableStream<Uint8Array>(
+          {
+            async pull(controller) {
+              const chunk = await reader.read()
+              if (chunk.done) controller.close()
+              else controller.enqueue(chunk.value)
+            },
+            async cancel(reason) {
+              if (!turn) return reader.cancel(reason)
+              // A timeout signal does not keep Node's event loop alive; `drain` holds on to it.
+              const limit = AbortSignal.timeout(DRAIN_MS)
+              limit.addEventListener('abort', () => void reader.cancel().catch(() => {}))
+              const drain = (): Promise<unknown> =>
+                reader.read().then((c) => c.done || limit.aborted || drain())
+              drain().catch(() => {})
+            },
+          },
+          { highWaterMark: 0 },
+        )
+      : null
+    const batches = readEventStream<Delta>(body, {
       provider,
       // A fetch made in-process (or by a polyfill) may not end its body on abort.
       signal: context.signal,
@@ -102,6 +128,9 @@ export function relay(options: RelayOptions): Adapter {
     },
   }
 }
+
+/** How long a body may stay open after its `done` event before it is cancelled after all. */
+const DRAIN_MS = 2000
 
 /**
  * The `ThinkwireError` of a relay's JSON error answer `{ error: { kind, message } }`, or of an

@@ -7,11 +7,12 @@ describe('browser bundle', () => {
   // together, while everything else got smaller. Redacting every provider's key shapes (and long
   // prefix-less secrets) from each error message, in every runtime, added about 190 B; the Chat
   // that real React apps need (tool results made JSON, a stop that is ready at once, a retry of
-  // only the failed tool step, StrictMode-proof unmount, callback errors reported) about 400 B.
-  // 8 KiB keeps the growth in view.
-  it('keeps thinkwire/client + thinkwire/react within 8 KiB gzipped, with no provider SDK', async () => {
+  // only the failed tool step, StrictMode-proof unmount, callback errors reported) about 400 B;
+  // reading a finished answer's body to its end, so that browsers do not report every finished
+  // request as aborted (net::ERR_ABORTED), about 140 B. 8.5 KiB keeps the growth in view.
+  it('keeps thinkwire/client + thinkwire/react within 8.5 KiB gzipped, with no provider SDK', async () => {
     const size = await measureBundleSize()
-    expect(size.gzipped).toBeLessThanOrEqual(8192)
+    expect(size.gzipped).toBeLessThanOrEqual(8704)
     // The only package inside is the SSE parser: no provider SDK, no React, no schema library;
     // and none of the provider adapters or the relay.
     const packages = size.inputs.filter((input) => input.startsWith('node_modules/'))

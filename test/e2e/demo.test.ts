@@ -1,164 +1,53 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  buildSnapshot,
+  DESKTOP,
+  launchBrowser,
+  openPage,
+  PHONE,
+  removeSnapshot,
+  root,
+  SIZES,
+  startWorker,
+  type DemoPage,
+  type Snapshot,
+  type Worker,
+} from './harness.ts'
 
-// The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
-// snapshots of both), driven in headless Chromium. The mock model pauses before each delta, so
-// there is time to watch it think and to stop it.
-const root = resolve(import.meta.dirname, '../..')
-const CHROMIUM = '/usr/bin/chromium'
+// The demo on the offline mock model, which pauses before each delta: there is time to watch it
+// think and to stop it.
 const MOCK_DELAY_MS = 120
 /** Per test: a machine busy with other test files can slow the browser down a lot. */
-const TIMEOUT = 45_000
+const TIMEOUT = 60_000
 const LONG_PROMPT =
   'Tell me everything about how streamed reasoning reaches the browser: the provider stream, ' +
   'the adapter, the relay on the edge, the SSE wire format, the client adapter and the React hook.'
+const PROMPT = '[data-testid="prompt"]'
 
-let wrangler: ChildProcess | undefined
-let state: string
-let base: string
+let snapshot: Snapshot | undefined
+let worker: Worker
 let browser: Browser
-const output: string[] = []
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      )
-    })
-  })
-}
-
-async function waitForRelay(url: string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (wrangler?.exitCode !== null) break
-    try {
-      const response = await fetch(`${url}/v1/models`)
-      if (response.ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  throw new Error(`wrangler dev did not become ready:\n${output.join('').slice(-3000)}`)
-}
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
-        '`apt-get install -y chromium` (.ci/run does this when it is missing).',
-    )
-  }
-  const env = {
-    ...process.env,
-    WRANGLER_SEND_METRICS: 'false',
-    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-    CI: '1',
-  }
-  const wranglerBin = join(root, 'node_modules/.bin/wrangler')
-  state = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-'))
-  // Snapshots of the built demo and of the Worker bundled by wrangler as a deploy would: wrangler
-  // dev reloads (and drops open streams) when its sources or assets change, and this tree may be
-  // edited or rebuilt while the test runs.
-  const assets = join(state, 'assets')
-  execFileSync('npm', ['run', 'build:demo', '--', '--outDir', assets, '--emptyOutDir'], {
-    cwd: root,
-    // Vitest sets NODE_ENV=test, which would give a development build of React.
-    env: { ...env, NODE_ENV: 'production' },
-    stdio: 'pipe',
+  snapshot = buildSnapshot()
+  worker = await startWorker(snapshot, {
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: String(MOCK_DELAY_MS),
   })
-  const bundle = join(state, 'bundle')
-  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', bundle, '--assets', assets], {
-    cwd: root,
-    env,
-    stdio: 'pipe',
-  })
-  const [port, inspector] = [await freePort(), await freePort()]
-  wrangler = spawn(
-    wranglerBin,
-    [
-      'dev',
-      '--config',
-      'wrangler.toml',
-      join(bundle, 'index.js'),
-      '--no-bundle',
-      '--assets',
-      assets,
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inspector-port',
-      String(inspector),
-      '--persist-to',
-      join(state, 'persist'),
-      '--show-interactive-dev-session=false',
-      '--var',
-      'MOCK_MODELS:on',
-      '--var',
-      `MOCK_DELAY_MS:${MOCK_DELAY_MS}`,
-    ],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so workerd (its child) is stopped with it.
-      detached: true,
-    },
-  )
-  wrangler.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  wrangler.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  base = `http://127.0.0.1:${port}`
-  await waitForRelay(base, 45_000)
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 })
 
 afterAll(async () => {
   await browser?.close()
-  const pid = wrangler?.pid
-  if (pid !== undefined && wrangler?.exitCode === null) {
-    const exited = new Promise((r) => wrangler?.once('exit', r))
-    process.kill(-pid, 'SIGTERM')
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    if (wrangler?.exitCode === null) process.kill(-pid, 'SIGKILL')
-  }
-  if (state !== undefined) rmSync(state, { recursive: true, force: true })
+  await worker?.stop()
+  removeSnapshot(snapshot)
 })
 
-async function openDemo(viewport = { width: 1100, height: 820 }): Promise<Page> {
-  const page = await browser.newPage({ viewport })
-  const browserLog: string[] = []
-  page.on('console', (message) => browserLog.push(`[console.${message.type()}] ${message.text()}`))
-  page.on('requestfailed', (request) =>
-    browserLog.push(`[request failed] ${request.url()} ${request.failure()?.errorText}`),
-  )
-  // On failure, keep what the page showed and what the relay and the browser said.
-  onTestFailed(async () => {
-    mkdirSync(join(root, 'test-results'), { recursive: true })
-    const name = `test-results/e2e-failure-${Date.now()}.png`
-    await page.screenshot({ path: join(root, name) }).catch(() => {})
-    console.error(
-      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrelay:\n${output.join('').slice(-4000)}`,
-    )
-  })
-  await page.goto(base)
-  await page.evaluate(() => localStorage.clear())
-  await page.reload()
+async function openDemo(viewport = DESKTOP): Promise<DemoPage> {
+  const page = await openPage(browser, worker, viewport)
   await page
     .locator('[data-testid="model"] option[value="mock/echo"]')
     .waitFor({ state: 'attached' })
@@ -166,16 +55,44 @@ async function openDemo(viewport = { width: 1100, height: 820 }): Promise<Page> 
   return page
 }
 
-const answers = (page: Page) => page.locator('[data-testid="answer"]')
-const lanes = (page: Page) => page.locator('[data-testid="thinking"]')
+async function close(page: DemoPage): Promise<void> {
+  await page.context().close()
+}
+
+async function ask(page: DemoPage, text: string): Promise<void> {
+  await page.fill(PROMPT, text)
+  await page.press(PROMPT, 'Enter')
+}
+
+/** Waits until the nth answer (from 0) has finished: its usage line is there. */
+async function finished(page: DemoPage, nth = 0): Promise<void> {
+  await page.locator('[data-testid="usage"]').nth(nth).waitFor()
+}
+
+const answers = (page: DemoPage) => page.locator('[data-testid="answer"]')
+const lanes = (page: DemoPage) => page.locator('[data-testid="thinking"]')
+const focused = (page: DemoPage) =>
+  page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
+const chatFailures = (page: DemoPage) => page.failedRequests.filter((f) => f.includes('/v1/chat'))
+
+/** Waits for the thinking lane of a tour answer to stream, before any answer text. */
+async function thinkingLive(page: DemoPage): Promise<void> {
+  await page.waitForFunction(() => {
+    const lane = document.querySelector('[data-testid="thinking"]')
+    return (
+      lane?.getAttribute('data-open') === 'true' &&
+      (lane.textContent ?? '').includes('The user') &&
+      document.querySelector('[data-testid="answer"]') === null
+    )
+  })
+}
 
 describe('demo in Chromium, served by wrangler dev', () => {
   it(
-    'streams thinking then the answer, and keeps the conversation across a reload',
+    'streams thinking then the answer, ends the request normally, and keeps the conversation across a reload',
     async () => {
       const page = await openDemo()
-      await page.fill('[data-testid="prompt"]', 'Hello thinkwire')
-      await page.press('[data-testid="prompt"]', 'Enter')
+      await ask(page, 'Hello thinkwire')
 
       // While it thinks, the lane is open and streams; there is no answer yet.
       await page.waitForFunction(() => {
@@ -190,7 +107,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
 
       // When the answer starts, the lane folds to "Thought for N s".
       await answers(page).first().waitFor()
-      await page.locator('[data-testid="usage"]').first().waitFor()
+      await finished(page)
       const lane = lanes(page).first()
       await expect(lane.getAttribute('data-open')).resolves.toBe('false')
       await expect(lane.textContent()).resolves.toMatch(/^Thought for \d+(\.\d)? s$/)
@@ -199,7 +116,8 @@ describe('demo in Chromium, served by wrangler dev', () => {
       await expect(page.locator('[data-testid="usage"]').first().textContent()).resolves.toMatch(
         /first token \d+(\.\d)? s.*\d+ in · \d+ out/,
       )
-      await expect(answers(page).first().getAttribute('aria-live')).resolves.toBe('polite')
+      // The finished request ended as it should: no net::ERR_ABORTED for /v1/chat.
+      expect(chatFailures(page)).toEqual([])
 
       // The lane expands again on demand, showing the reasoning.
       await lane.locator('button').click()
@@ -209,49 +127,44 @@ describe('demo in Chromium, served by wrangler dev', () => {
       await page.reload()
       await answers(page).first().waitFor()
       await expect(answers(page).first().textContent()).resolves.toBe(answer)
-      await expect(
-        page.locator('[data-testid="user-message"]').first().textContent(),
-      ).resolves.toBe('Hello thinkwire')
+      await expect(page.locator('.message.user .bubble').first().textContent()).resolves.toBe(
+        'Hello thinkwire',
+      )
       await expect(lanes(page).first().textContent()).resolves.toMatch(/^Thought for/)
-      await page.fill('[data-testid="prompt"]', 'And once more')
+      await page.fill(PROMPT, 'And once more')
       await page.click('[data-testid="send"]')
-      await page.locator('[data-testid="usage"]').nth(1).waitFor()
+      await finished(page, 1)
       await expect(answers(page).nth(1).textContent()).resolves.toContain('"And once more"')
       await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
-      await page.close()
+      expect(chatFailures(page)).toEqual([])
+      await close(page)
     },
     TIMEOUT,
   )
 
   it(
-    'stops a long answer mid-way with the button or Escape, and regenerates it',
+    'stops a long answer mid-way with the button or Escape',
     async () => {
       const page = await openDemo()
       // Shift+Enter is a new line, not a send.
-      await page.click('[data-testid="prompt"]')
+      await page.click(PROMPT)
       await page.keyboard.type('line one')
       await page.keyboard.press('Shift+Enter')
       await page.keyboard.type('line two')
-      await expect(page.inputValue('[data-testid="prompt"]')).resolves.toBe('line one\nline two')
+      await expect(page.inputValue(PROMPT)).resolves.toBe('line one\nline two')
       await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(0)
 
-      await page.fill('[data-testid="prompt"]', LONG_PROMPT)
-      await page.press('[data-testid="prompt"]', 'Enter')
+      await ask(page, LONG_PROMPT)
       await page.waitForFunction(
-        () => (document.querySelector('[data-testid="answer"]')?.textContent ?? '').length > 40,
+        () =>
+          (document.querySelector('[data-testid="answer"]')?.textContent ?? '').trim().length > 40,
       )
-      // Mid-answer, with the thinking lane opened: the screenshot for the record.
-      await lanes(page).first().locator('button').click()
-      await expect(lanes(page).first().getAttribute('data-open')).resolves.toBe('true')
-      mkdirSync(join(root, 'test-results'), { recursive: true })
-      // Let the lane's chevron finish turning (a 150 ms transition) before the picture.
-      await page.waitForTimeout(200)
-      await page.screenshot({ path: join(root, 'test-results/demo-mid-answer.png') })
-
       await page.click('[data-testid="stop"]', { timeout: 5000 })
       await page.locator('[data-testid="send"]').waitFor()
+      await expect(focused(page)).resolves.toBe('prompt')
       const full = `You said: "${LONG_PROMPT.slice(0, 200)}…". I am thinkwire's offline mock model, so this answer is scripted.`
-      const stopped = (await answers(page).first().textContent()) ?? ''
+      // (The rendered markdown ends its paragraph with a line break.)
+      const stopped = ((await answers(page).first().textContent()) ?? '').trim()
       expect(stopped.length).toBeGreaterThan(40)
       expect(stopped.length).toBeLessThan(full.length)
       expect(full.startsWith(stopped)).toBe(true)
@@ -259,77 +172,535 @@ describe('demo in Chromium, served by wrangler dev', () => {
         page.locator('.message.assistant').first().getAttribute('data-status'),
       ).resolves.toBe('stopped')
 
-      // Regenerate replaces the stopped answer; Escape stops the new one.
-      await page.click('[data-testid="regenerate"]')
+      // Escape stops from anywhere, and focus comes back to the prompt.
+      await ask(page, LONG_PROMPT)
       await page.waitForFunction(
-        () => (document.querySelector('[data-testid="answer"]')?.textContent ?? '').length > 20,
+        () =>
+          (document.querySelectorAll('[data-testid="answer"]')[1]?.textContent ?? '').length > 20,
       )
+      await page.locator('[data-testid="thinking"] button').first().focus()
       await page.keyboard.press('Escape')
       await page.locator('[data-testid="send"]').waitFor()
-      await expect(answers(page).count()).resolves.toBe(1)
-      const again = (await answers(page).first().textContent()) ?? ''
-      expect(again.length).toBeLessThan(full.length)
-      expect(full.startsWith(again)).toBe(true)
+      await expect(focused(page)).resolves.toBe('prompt')
       await expect(
-        page.locator('.message.assistant').first().getAttribute('data-status'),
+        page.locator('.message.assistant').nth(1).getAttribute('data-status'),
       ).resolves.toBe('stopped')
-      await page.close()
+      await close(page)
     },
     TIMEOUT,
   )
 
+  for (const [size, viewport] of SIZES) {
+    it(
+      `renders markdown safely as it streams: an unfinished fence as code, then a list, code and a table (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        // Every render is checked as it happens (a poll could miss a state between two frames):
+        // the thinking shows alone first, and mid-fence the code is already a code block, with no
+        // fence characters on screen.
+        await page.evaluate(() => {
+          const seen = { thinkingOnly: false, openFence: false }
+          Object.assign(window, { seen })
+          new MutationObserver(() => {
+            const lane = document.querySelector('[data-testid="thinking"]')
+            if (
+              lane?.getAttribute('data-open') === 'true' &&
+              (lane.textContent ?? '').includes('The user') &&
+              document.querySelector('[data-testid="answer"]') === null
+            ) {
+              seen.thinkingOnly = true
+            }
+            const answer = document.querySelector('.answer.streaming')
+            const code = answer?.querySelector('pre code')
+            if (
+              code?.textContent?.includes('import') === true &&
+              !code.textContent.includes('print(event.text)\n}') &&
+              !(answer?.textContent ?? '').includes('```')
+            ) {
+              seen.openFence = true
+            }
+          }).observe(document.body, {
+            subtree: true,
+            childList: true,
+            characterData: true,
+            attributes: true,
+          })
+        })
+        await ask(page, 'Show me a markdown demo.')
+        // The list has started: the intro paragraph before it is complete.
+        await page.waitForFunction(() => document.querySelector('.answer ol') !== null)
+        // A finished block is not parsed or rendered again while later ones grow: the intro
+        // paragraph's element sees no change from here to the end of the answer.
+        await page.evaluate(() => {
+          const first = document.querySelector('.answer .md-block')!
+          const watch = window as unknown as { introChanges: number; intro: Element }
+          watch.introChanges = 0
+          watch.intro = first
+          new MutationObserver((records) => (watch.introChanges += records.length)).observe(first, {
+            subtree: true,
+            childList: true,
+            characterData: true,
+            attributes: true,
+          })
+        })
+        await finished(page)
+        await expect(
+          page.evaluate(() => {
+            const watch = window as unknown as { introChanges: number; intro: Element }
+            return {
+              changes: watch.introChanges,
+              same: document.querySelector('.answer .md-block') === watch.intro,
+            }
+          }),
+        ).resolves.toEqual({ changes: 0, same: true })
+        await expect(
+          page.evaluate(() => (window as unknown as { seen: Record<string, boolean> }).seen),
+        ).resolves.toEqual({ thinkingOnly: true, openFence: true })
+        const answer = answers(page).first()
+        await expect(answer.locator('ol > li').count()).resolves.toBe(3)
+        await expect(answer.locator('ol strong').first().textContent()).resolves.toBe('Thinking')
+        await expect(answer.locator('pre code').textContent()).resolves.toContain(
+          "for await (const event of adapter.stream(conversation)) {\n  if (event.type === 'text')",
+        )
+        await expect(answer.locator('table tbody tr').count()).resolves.toBe(3)
+        await expect(answer.locator('td code').allTextContents()).resolves.toEqual([
+          'thinking',
+          'text',
+          'done',
+        ])
+        await expect(answer.locator('li code').first().textContent()).resolves.toBe('Esc')
+        const text = (await answer.textContent()) ?? ''
+        expect(text).not.toContain('```')
+        expect(text).not.toContain('| ---')
+        expect(text).not.toContain('**')
+        // Wide code and tables scroll inside the answer, not the page.
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        )
+        expect(overflow).toBeLessThanOrEqual(0)
+        expect(chatFailures(page)).toEqual([])
+        if (size === 'desktop') {
+          // The README's picture of the demo, made here so that it stays current.
+          mkdirSync(join(root, 'docs'), { recursive: true })
+          await page.evaluate(() => window.scrollTo({ top: 0 }))
+          await page.screenshot({ path: join(root, 'docs/demo.png') })
+        }
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `renders text that ends inside a code fence as code, with no markup from it (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        // The answer as it stood mid-stream: a list, then a fence not closed yet.
+        const text = 'Steps:\n\n- one\n- two\n\n```ts\nconst a = 1\nconst b = <b>2</b>'
+        await page.route('**/v1/chat', (route) => {
+          const turn = {
+            role: 'assistant',
+            text,
+            usage: { inputTokens: 3, outputTokens: 9 },
+            stopReason: 'length',
+          }
+          return route.fulfill({
+            contentType: 'text/event-stream',
+            body:
+              `event: text\ndata: ${JSON.stringify({ text })}\n\n` +
+              `event: done\ndata: ${JSON.stringify({ turn })}\n\n`,
+          })
+        })
+        await ask(page, 'Cut me off')
+        await finished(page)
+        const answer = answers(page).first()
+        await expect(answer.locator('ul > li').allTextContents()).resolves.toEqual(['one', 'two'])
+        await expect(answer.locator('pre code').textContent()).resolves.toBe(
+          'const a = 1\nconst b = <b>2</b>\n',
+        )
+        await expect(answer.locator('b').count()).resolves.toBe(0)
+        await expect(answer.textContent()).resolves.not.toContain('```')
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `shows raw HTML in an answer as text: no <img onerror>, <script> or javascript: link runs (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        const attack =
+          'Try <img src=x onerror="window.xss=1"> and <script>window.xss=2</script> ' +
+          'and [a link](javascript:window.xss=3)'
+        await ask(page, attack)
+        await finished(page)
+        const answer = answers(page).first()
+        const text = (await answer.textContent()) ?? ''
+        expect(text).toContain('<img src=x onerror="window.xss=1">')
+        expect(text).toContain('<script>window.xss=2</script>')
+        await expect(answer.locator('img, script, iframe, [onerror]').count()).resolves.toBe(0)
+        await expect(page.locator('a[href^="javascript"]').count()).resolves.toBe(0)
+        const link = answer.locator('a', { hasText: 'a link' })
+        if ((await link.count()) > 0) await link.click()
+        await expect(
+          page.evaluate(() => (window as unknown as { xss?: unknown }).xss),
+        ).resolves.toBeUndefined()
+        await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(attack)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `stops during thinking: the question stays, the answer shows as stopped, focus returns to the prompt (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        await ask(page, 'A markdown demo, please')
+        await thinkingLive(page)
+        await page.click('[data-testid="stop"]')
+        await page.locator('[data-testid="send"]').waitFor()
+        await expect(focused(page)).resolves.toBe('prompt')
+        await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(
+          'A markdown demo, please',
+        )
+        const stopped = page.locator('.message.assistant')
+        await expect(stopped.count()).resolves.toBe(1)
+        await expect(stopped.getAttribute('data-status')).resolves.toBe('stopped')
+        await expect(page.locator('[data-testid="stopped-note"]').isVisible()).resolves.toBe(true)
+        await expect(stopped.locator('.badge').textContent()).resolves.toBe('stopped')
+        await expect(answers(page).count()).resolves.toBe(0)
+        await expect(page.locator('[data-testid="announcer"]').textContent()).resolves.toBe(
+          'Answer stopped.',
+        )
+        // Still there after a reload, and Regenerate asks again.
+        await page.reload()
+        await expect(page.locator('[data-testid="stopped-note"]').isVisible()).resolves.toBe(true)
+        await page.click('[data-testid="regenerate"]')
+        await expect(focused(page)).resolves.toBe('prompt')
+        await answers(page).first().waitFor()
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `regenerate keeps the previous answer until the new one completes, and a stop keeps it (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        await ask(page, LONG_PROMPT)
+        await finished(page)
+        const old = (await answers(page).first().textContent()) ?? ''
+
+        await page.click('[data-testid="regenerate"]')
+        await expect(focused(page)).resolves.toBe('prompt')
+        // While the new answer streams, the old one is still on screen, marked as previous.
+        await page.waitForFunction((text) => {
+          const previous = document.querySelector('[data-testid="previous-answer"]')
+          const fresh = document.querySelector('.message.assistant[data-status="streaming"]')
+          return previous?.textContent?.includes(text) === true && fresh !== null
+        }, old)
+        await page.locator('[data-testid="send"]').waitFor()
+        await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
+        await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
+        await expect(answers(page).first().textContent()).resolves.toBe(old)
+        // Both complete answers ended normally (what a stop cancels below may show as aborted).
+        expect(chatFailures(page)).toEqual([])
+
+        // Stopped part-way, a regenerate changes nothing: the complete answer stays.
+        await page.click('[data-testid="regenerate"]')
+        await page.waitForFunction(
+          () =>
+            (document.querySelector('.answer.streaming')?.textContent ?? '').length > 20 &&
+            document.querySelector('[data-testid="previous-answer"]') !== null,
+        )
+        await page.keyboard.press('Escape')
+        await page.locator('[data-testid="send"]').waitFor()
+        await expect(focused(page)).resolves.toBe('prompt')
+        const kept = page.locator('.message.assistant')
+        await expect(kept.count()).resolves.toBe(1)
+        await expect(kept.getAttribute('data-status')).resolves.toBe('done')
+        await expect(answers(page).first().textContent()).resolves.toBe(old)
+        await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `keeps the question after an error: Retry sends it again, Dismiss puts it back in the prompt (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        let calls = 0
+        let failures = 2
+        await page.route('**/v1/chat', async (route) => {
+          calls++
+          if (failures > 0) {
+            failures--
+            await route.fulfill({
+              status: 503,
+              contentType: 'application/json',
+              body: JSON.stringify({ error: { kind: 'overloaded', message: 'the model is busy' } }),
+            })
+          } else await route.continue()
+        })
+        await ask(page, 'Are you there?')
+        const banner = page.locator('[data-testid="error"]')
+        await banner.waitFor()
+        await expect(banner.textContent()).resolves.toContain('the model is busy')
+        await expect(banner.getAttribute('role')).resolves.toBe('alert')
+        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+
+        // A retry that fails too keeps the question; the next one answers it.
+        await page.click('[data-testid="retry"]')
+        await expect.poll(() => calls).toBe(2)
+        await banner.waitFor()
+        await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(
+          'Are you there?',
+        )
+        await page.click('[data-testid="retry"]')
+        await expect(focused(page)).resolves.toBe('prompt')
+        await finished(page)
+        await expect(banner.count()).resolves.toBe(0)
+        await expect(answers(page).first().textContent()).resolves.toContain('"Are you there?"')
+        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+        expect(calls).toBe(3)
+
+        failures = 1
+        await ask(page, 'Still there?')
+        await banner.waitFor()
+        await page.getByRole('button', { name: 'Dismiss' }).click()
+        await expect(banner.count()).resolves.toBe(0)
+        await expect(page.inputValue(PROMPT)).resolves.toBe('Still there?')
+        await expect(focused(page)).resolves.toBe('prompt')
+        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+
+    it(
+      `New chat puts the conversation aside, and it comes back from the list after a reload (${size})`,
+      async () => {
+        const page = await openDemo(viewport)
+        await ask(page, 'Keep this one')
+        await finished(page)
+        const answer = await answers(page).first().textContent()
+        await page.click('[data-testid="new-chat"]')
+        await expect(focused(page)).resolves.toBe('prompt')
+        await expect(page.locator('.message').count()).resolves.toBe(0)
+        await page.reload()
+        const previous = page.locator('[data-testid="previous-chat"]')
+        await expect(previous.count()).resolves.toBe(1)
+        await expect(previous.textContent()).resolves.toContain('Keep this one')
+        await previous.click()
+        await expect(focused(page)).resolves.toBe('prompt')
+        await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(
+          'Keep this one',
+        )
+        await expect(answers(page).first().textContent()).resolves.toBe(answer)
+        await expect(previous.count()).resolves.toBe(0)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+  }
+
   it(
-    'shows an error banner and retries the failed message',
+    'tells a screen reader who spoke, keeps the usage line out of the answer, and announces completion only',
     async () => {
       const page = await openDemo()
-      let calls = 0
-      await page.route('**/v1/chat', async (route) => {
-        calls++
-        if (calls === 1) {
-          await route.fulfill({
-            status: 503,
-            contentType: 'application/json',
-            body: JSON.stringify({ error: { kind: 'overloaded', message: 'the model is busy' } }),
-          })
-        } else await route.continue()
-      })
-      await page.fill('[data-testid="prompt"]', 'Are you there?')
-      await page.press('[data-testid="prompt"]', 'Enter')
-      const banner = page.locator('[data-testid="error"]')
-      await banner.waitFor()
-      await expect(banner.textContent()).resolves.toContain('the model is busy')
-      await expect(banner.getAttribute('role')).resolves.toBe('alert')
-      await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
-
-      await page.click('[data-testid="retry"]')
-      await page.locator('[data-testid="usage"]').first().waitFor()
-      await expect(banner.count()).resolves.toBe(0)
-      await expect(answers(page).first().textContent()).resolves.toContain('"Are you there?"')
-      expect(calls).toBe(2)
-      await page.close()
+      await ask(page, 'Who is speaking?')
+      await page.waitForFunction(
+        () => (document.querySelector('.answer.streaming')?.textContent ?? '').length > 10,
+      )
+      // While tokens arrive, no live region holds the answer.
+      const live = await page.evaluate(() =>
+        [
+          ...document.querySelectorAll(
+            '[aria-live], [role="status"], [role="alert"], [role="log"]',
+          ),
+        ].map((e) => e.textContent ?? ''),
+      )
+      expect(live.join('')).not.toContain('You said')
+      await expect(page.locator('[data-testid="announcer"]').textContent()).resolves.toBe('')
+      await finished(page)
+      await expect(page.locator('[data-testid="announcer"]').textContent()).resolves.toBe(
+        'Answer complete.',
+      )
+      await expect(page.locator('[data-testid="announcer"]').getAttribute('role')).resolves.toBe(
+        'status',
+      )
+      const user = await page.locator('.message.user').ariaSnapshot()
+      expect(user).toContain('heading "You said"')
+      const assistant = await page.locator('.message.assistant').ariaSnapshot()
+      expect(assistant).toContain('heading "The model said"')
+      expect(assistant).toContain('You said: \\"Who is speaking?\\"')
+      expect(assistant).not.toMatch(/first token|\d+ in · \d+ out/)
+      await close(page)
     },
     TIMEOUT,
   )
 
   it(
-    'fits a phone screen without sideways scrolling',
+    'fits a phone: a 16 px prompt, 40 px touch targets, visible labels, and an opaque header',
     async () => {
-      const page = await openDemo({ width: 375, height: 740 })
-      await page.fill(
-        '[data-testid="prompt"]',
-        'Does this fit on a small screen, long words and all?',
-      )
-      await page.press('[data-testid="prompt"]', 'Enter')
-      await page.locator('[data-testid="usage"]').first().waitFor()
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      )
-      expect(overflow).toBeLessThanOrEqual(0)
-      await expect(page.locator('[data-testid="model"]').isVisible()).resolves.toBe(true)
-      await expect(page.locator('[data-testid="send"]').isVisible()).resolves.toBe(true)
-      await page.screenshot({ path: join(root, 'test-results/demo-phone.png') })
-      await page.close()
+      const page = await openDemo(PHONE)
+      await ask(page, 'Show me a markdown demo on my phone.')
+      await finished(page)
+      const layout = await page.evaluate(() => {
+        const visible = (e: Element) => {
+          const r = e.getBoundingClientRect()
+          return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'
+        }
+        const targets = [...document.querySelectorAll('button, select, summary, input, textarea')]
+          .filter(visible)
+          .map((e) => {
+            const r = e.getBoundingClientRect()
+            return { name: e.textContent?.trim() || e.tagName, width: r.width, height: r.height }
+          })
+        const labels = [...document.querySelectorAll('.controls label > span')].map((e) => {
+          const r = e.getBoundingClientRect()
+          return { text: e.textContent, width: r.width, height: r.height }
+        })
+        const prompt = document.querySelector('[data-testid="prompt"]')
+        return {
+          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          promptFont: prompt === null ? 0 : parseFloat(getComputedStyle(prompt).fontSize),
+          targets,
+          labels,
+        }
+      })
+      expect(layout.overflow).toBeLessThanOrEqual(0)
+      expect(layout.promptFont).toBeGreaterThanOrEqual(16)
+      expect(layout.targets.length).toBeGreaterThan(4)
+      for (const target of layout.targets) {
+        expect(target, target.name).toMatchObject({
+          width: expect.toSatisfy((w: number) => w >= 40),
+          height: expect.toSatisfy((h: number) => h >= 40),
+        })
+      }
+      expect(layout.labels.map((l) => l.text)).toEqual(['Model', 'Thinking'])
+      for (const label of layout.labels) {
+        expect(label.width).toBeGreaterThan(10)
+        expect(label.height).toBeGreaterThan(8)
+      }
+
+      // Scrolled so that the answer runs under the header: every point of the header is the
+      // header's own, on an opaque background.
+      await page.evaluate(() => window.scrollTo({ top: 400 }))
+      await page.waitForFunction(() => window.scrollY > 0)
+      const header = await page.evaluate(() => {
+        const top = document.querySelector('header.top')!
+        const r = top.getBoundingClientRect()
+        const points: boolean[] = []
+        for (let x = 5; x < r.width; x += 40) {
+          for (let y = 2; y < r.height; y += 10) {
+            points.push(top.contains(document.elementFromPoint(x, y)))
+          }
+        }
+        return { top: r.top, background: getComputedStyle(top).backgroundColor, points }
+      })
+      expect(header.top).toBe(0)
+      expect(header.points.every(Boolean)).toBe(true)
+      expect(header.background).toMatch(/^rgb\(/)
+      await close(page)
     },
     TIMEOUT,
   )
+
+  for (const [size, viewport] of SIZES) {
+    it(
+      `offers only the thinking levels a model takes, and shows warnings muted, once, folded (${size})`,
+      async () => {
+        const page = await openPage(browser, worker, viewport)
+        const effort = (levels: string[], canDisable: boolean) => ({
+          mode: 'effort',
+          levels,
+          canDisable,
+        })
+        await page.route('**/v1/models', (route) =>
+          route.fulfill({
+            contentType: 'application/json',
+            body: JSON.stringify({
+              models: [
+                { id: 'mock/echo', thinking: effort(['low', 'medium', 'high'], true) },
+                { id: 'mock/plain', thinking: { mode: 'none' } },
+                {
+                  id: 'mock/budget',
+                  thinking: { mode: 'budget', min: 1024, max: 8000, canDisable: false },
+                },
+                { id: 'mock/deep', thinking: effort(['low', 'high', 'xhigh', 'max'], false) },
+              ],
+            }),
+          }),
+        )
+        const bodies: Record<string, unknown>[] = []
+        await page.route('**/v1/chat', (route) => {
+          bodies.push(route.request().postDataJSON() as Record<string, unknown>)
+          const turn = {
+            role: 'assistant',
+            text: 'Noted.',
+            usage: { inputTokens: 3, outputTokens: 2 },
+            stopReason: 'stop',
+            warnings: [
+              'thinking is not supported by this model',
+              'thinking is not supported by this model',
+            ],
+          }
+          return route.fulfill({
+            contentType: 'text/event-stream',
+            body:
+              `event: text\ndata: ${JSON.stringify({ text: 'Noted.' })}\n\n` +
+              `event: done\ndata: ${JSON.stringify({ turn })}\n\n`,
+          })
+        })
+        await page.reload()
+        await page.locator('[data-testid="model"] option[value="mock/deep"]').waitFor({
+          state: 'attached',
+        })
+        const levels = () => page.locator('[data-testid="thinking-level"] option').allTextContents()
+        await page.selectOption('[data-testid="model"]', 'mock/echo')
+        await expect(levels()).resolves.toEqual(['off', 'low', 'medium', 'high'])
+        await page.selectOption('[data-testid="model"]', 'mock/budget')
+        await expect(levels()).resolves.toEqual(['low', 'medium', 'high'])
+        await page.selectOption('[data-testid="model"]', 'mock/deep')
+        await expect(levels()).resolves.toEqual(['low', 'high', 'max'])
+        await page.selectOption('[data-testid="thinking-level"]', 'max')
+        await page.selectOption('[data-testid="model"]', 'mock/plain')
+        await expect(page.locator('[data-testid="thinking-level"]').count()).resolves.toBe(0)
+
+        await ask(page, 'No thinking here')
+        await finished(page)
+        await page.selectOption('[data-testid="model"]', 'mock/deep')
+        await expect(page.inputValue('[data-testid="thinking-level"]')).resolves.toBe('max')
+        await ask(page, 'Think hard')
+        await finished(page, 1)
+        expect(bodies.map((b) => [b['model'], b['thinking']])).toEqual([
+          ['mock/plain', undefined],
+          ['mock/deep', 'max'],
+        ])
+
+        // One folded, muted note per answer, however often the relay repeats it; no alert.
+        const notes = page.locator('[data-testid="warnings"]')
+        await expect(notes.count()).resolves.toBe(2)
+        await expect(notes.first().evaluate((e) => (e as HTMLDetailsElement).open)).resolves.toBe(
+          false,
+        )
+        await expect(notes.first().locator('summary').textContent()).resolves.toBe(
+          '1 note from the relay',
+        )
+        await notes.first().locator('summary').click()
+        await expect(notes.first().locator('li').allTextContents()).resolves.toEqual([
+          'thinking is not supported by this model',
+        ])
+        const colors = await page.evaluate(() => ({
+          note: getComputedStyle(document.querySelector('[data-testid="warnings"]')!).color,
+          muted: getComputedStyle(document.querySelector('.meta')!).color,
+        }))
+        expect(colors.note).toBe(colors.muted)
+        await expect(page.locator('[role="alert"]').count()).resolves.toBe(0)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+  }
 })

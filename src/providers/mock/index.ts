@@ -27,6 +27,13 @@ export type MockResponse = {
   usage?: Partial<Usage> | undefined
   stopReason?: StopReason | undefined
   fail?: MockFailure | undefined
+  /**
+   * The thinking is spread over at least this long, in ms, whatever `delayMs` is (a thinking phase
+   * a person can see, and stop). @defaultValue 0
+   */
+  thinkingMs?: number | undefined
+  /** Characters per delta of this answer. @defaultValue the adapter's `chunkSize` */
+  chunkSize?: number | undefined
   /** Goes silent after this many events and waits until aborted (for abort and idle-timeout tests). */
   stallAfterEvents?: number | undefined
 }
@@ -39,7 +46,9 @@ export type MockOptions = {
   provider?: string | undefined
   /**
    * Answers in order, one per call (the last one repeats), or a function of the call. Without a
-   * script the mock thinks briefly and answers with a quote of the last user message.
+   * script the mock thinks briefly and answers with a quote of the last user message; a message
+   * that mentions "markdown" or "demo" gets a tour instead: a second or so of thinking, then an
+   * answer in markdown (a list, a code block and a table).
    */
   script?: MockResponse[] | ((call: MockCall) => MockResponse) | undefined
   /** Characters per `thinking`/`text` delta. @defaultValue 8 */
@@ -141,13 +150,17 @@ export function mock(options: MockOptions = {}): MockAdapter {
         const reason = message ?? `mock: scripted ${kind} failure`
         throw new ThinkwireError({ kind, message: reason, status, retryAfterMs, provider })
       }
+      const size = Math.max(1, response.chunkSize ?? chunkSize)
+      const thoughts = pieces('thinking', thinking, size)
       const deltas: Delta[] = [
-        ...pieces('thinking', thinking, chunkSize),
-        ...pieces('text', text, chunkSize),
+        ...thoughts,
+        ...pieces('text', text, size),
         ...toolCalls.map((toolCall): Delta => ({ type: 'tool-call', call: toolCall })),
       ]
+      const thinkingDelayMs = Math.max(delayMs, (response.thinkingMs ?? 0) / (thoughts.length || 1))
       for (const delta of deltas) {
-        if (delayMs > 0 && delta.type !== 'tool-call') await sleep(delayMs, signal, provider)
+        const wait = delta.type === 'thinking' ? thinkingDelayMs : delayMs
+        if (wait > 0 && delta.type !== 'tool-call') await sleep(wait, signal, provider)
         await failIfDue()
         yield delta
         emitted++
@@ -218,10 +231,47 @@ function defaultAnswer(conversation: Conversation, repeat: number): MockResponse
       : typeof last.content === 'string'
         ? last.content
         : last.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')
+  if (/\b(markdown|demo)\b/i.test(question)) return TOUR
   const quoted = question.length > 200 ? `${question.slice(0, 200)}…` : question
   const sentence = `You said: "${quoted}". I am thinkwire's offline mock model, so this answer is scripted. `
   return {
     thinking: `The user wrote ${question.length} characters. I will quote them back and say what I am.`,
     text: sentence.repeat(Math.max(1, repeat)).trimEnd(),
   }
+}
+
+/** The answer to a question about markdown or the demo: what a chat UI can show, in markdown. */
+const TOUR: MockResponse = {
+  thinking:
+    'The user wants to see what the demo can do. I will think for a moment, so the thinking ' +
+    'lane has something to show (and Stop has something to stop), then answer in markdown: a ' +
+    'list, a code block and a table.',
+  thinkingMs: 1500,
+  chunkSize: 16,
+  text: [
+    'Here is what the demo shows while an answer streams:',
+    '',
+    '1. **Thinking** arrives live in its own lane, and folds to *Thought for N s* when the answer starts.',
+    '2. **Stop** (or `Esc`) keeps what arrived; **Regenerate** asks again and keeps this answer until the new one is complete.',
+    "3. The conversation, with each model's opaque reasoning state, survives a reload.",
+    '',
+    'The same stream, from code:',
+    '',
+    '```ts',
+    "import { relay } from 'thinkwire/client'",
+    '',
+    "const adapter = relay({ url: '', model: 'mock/echo' })",
+    'for await (const event of adapter.stream(conversation)) {',
+    "  if (event.type === 'text') print(event.text)",
+    '}',
+    '```',
+    '',
+    '| event | carries |',
+    '| --- | --- |',
+    '| `thinking` | visible reasoning |',
+    '| `text` | the answer |',
+    '| `done` | the whole turn, with its usage |',
+    '',
+    'Ask anything else and the mock quotes it back.',
+  ].join('\n'),
 }

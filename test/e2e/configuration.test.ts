@@ -1,0 +1,164 @@
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  buildSnapshot,
+  DESKTOP,
+  launchBrowser,
+  openPage,
+  removeSnapshot,
+  SIZES,
+  startWorker,
+  type Snapshot,
+  type Worker,
+} from './harness.ts'
+
+// The Worker as a newcomer configures it: one provider key and nothing else, or RELAY_TOKENS.
+// The keys are fake and nothing is sent to a model: /v1/models lists what a key serves without
+// calling the provider.
+const TIMEOUT = 60_000
+const TOKEN = 'e2e-token-0123456789abcdef'
+const PROVIDERS = [
+  ['anthropic', 'ANTHROPIC_API_KEY', 'sk-ant-e2e-not-a-real-key-0000000000'],
+  ['openai', 'OPENAI_API_KEY', 'sk-e2e-not-a-real-key-0000000000'],
+  ['gemini', 'GEMINI_API_KEY', 'AIza-e2e-not-a-real-key-0000000000'],
+] as const
+
+let snapshot: Snapshot | undefined
+const workers = new Map<string, Worker>()
+let browser: Browser
+
+beforeAll(async () => {
+  snapshot = buildSnapshot()
+  const built = snapshot
+  const started = await Promise.all([
+    ...PROVIDERS.map(
+      async ([name, key, value]) => [name, await startWorker(built, { [key]: value })] as const,
+    ),
+    (async () =>
+      [
+        'tokens',
+        await startWorker(
+          built,
+          { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' },
+          (response) => response.status === 401,
+        ),
+      ] as const)(),
+  ])
+  for (const [name, running] of started) workers.set(name, running)
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all([...workers.values()].map((w) => w.stop()))
+  removeSnapshot(snapshot)
+})
+
+function relayNamed(name: string): Worker {
+  const found = workers.get(name)
+  if (found === undefined) throw new Error(`no worker ${name}`)
+  return found
+}
+
+describe('configuration, in wrangler dev and Chromium', () => {
+  for (const [provider, key] of PROVIDERS) {
+    it(
+      `serves the current ${provider} models with only ${key} set, and the picker shows them`,
+      async () => {
+        const relay = relayNamed(provider)
+        const response = await fetch(`${relay.base}/v1/models`)
+        expect(response.status).toBe(200)
+        const body = (await response.json()) as {
+          models: { id: string; thinking: { mode: string } }[]
+          notice?: string
+        }
+        const ids = body.models.map((m) => m.id)
+        expect(ids.length).toBeGreaterThan(2)
+        expect(ids.every((id) => id.startsWith(`${provider}/`))).toBe(true)
+        expect(body.notice).toBeUndefined()
+
+        for (const [, viewport] of provider === 'anthropic'
+          ? SIZES
+          : [['desktop', DESKTOP] as const]) {
+          const page = await openPage(browser, relay, viewport)
+          const picker = page.locator('[data-testid="model"]')
+          await page.locator(`[data-testid="model"] option[value="${ids[0]}"]`).waitFor({
+            state: 'attached',
+          })
+          await expect(
+            picker
+              .locator('option')
+              .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+          ).resolves.toEqual(ids)
+          // The saved default (mock/echo) is not served: the first served model is picked.
+          await expect(picker.inputValue()).resolves.toBe(ids[0])
+          await expect(picker.isVisible()).resolves.toBe(true)
+          const first = body.models[0]!
+          await expect(page.locator('[data-testid="thinking-level"]').count()).resolves.toBe(
+            first.thinking.mode === 'none' ? 0 : 1,
+          )
+          await expect(page.getByText('offline mock model').count()).resolves.toBe(0)
+          await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
+          // Nothing left the page but its own origin.
+          const requests: string[] = []
+          page.on('request', (request) => requests.push(request.url()))
+          await page.reload()
+          await page.locator(`[data-testid="model"] option[value="${ids[0]}"]`).waitFor({
+            state: 'attached',
+          })
+          expect(requests.every((url) => url.startsWith(relay.base))).toBe(true)
+          await page.context().close()
+        }
+      },
+      TIMEOUT,
+    )
+  }
+
+  for (const [size, viewport] of SIZES) {
+    it(
+      `asks for the token of a relay with RELAY_TOKENS, keeps it, and sends it as a bearer header (${size})`,
+      async () => {
+        const relay = relayNamed('tokens')
+        const page = await openPage(browser, relay, viewport)
+        const form = page.locator('[data-testid="token-form"]')
+        // /v1/models answered 401: the demo asks for a token.
+        await form.waitFor()
+        await expect(form.textContent()).resolves.toContain('needs an access token')
+
+        // A send without a token fails the same way, and the question stays for after the token.
+        await page.fill('[data-testid="prompt"]', 'Hello with a token')
+        await page.press('[data-testid="prompt"]', 'Enter')
+        await page.locator('[data-testid="user-message"]').waitFor()
+        await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
+
+        await page.fill('[data-testid="token"]', 'not-the-right-token-000')
+        await page.press('[data-testid="token"]', 'Enter')
+        await page.getByText('The relay refused this token').waitFor()
+
+        const sent: (string | undefined)[] = []
+        page.on('request', (request) => {
+          if (request.url().endsWith('/v1/chat')) sent.push(request.headers()['authorization'])
+        })
+        await page.fill('[data-testid="token"]', TOKEN)
+        await page.press('[data-testid="token"]', 'Enter')
+        // The failed question is sent again with the token, and answered.
+        await page.locator('[data-testid="usage"]').first().waitFor()
+        await expect(form.count()).resolves.toBe(0)
+        await expect(
+          page.locator('[data-testid="answer"]').first().textContent(),
+        ).resolves.toContain('You said: "Hello with a token"')
+        expect(sent.at(-1)).toBe(`Bearer ${TOKEN}`)
+        await expect(page.locator('[data-testid="model"]').inputValue()).resolves.toBe('mock/echo')
+
+        // Kept across a reload: no question asked.
+        await page.reload()
+        await page.locator('[data-testid="model"] option[value="mock/echo"]').waitFor({
+          state: 'attached',
+        })
+        await expect(form.count()).resolves.toBe(0)
+        await page.context().close()
+      },
+      TIMEOUT,
+    )
+  }
+})

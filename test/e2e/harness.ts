@@ -1,0 +1,192 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { onTestFailed } from 'vitest'
+
+// The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
+// snapshots of both), driven in headless Chromium.
+export const root = resolve(import.meta.dirname, '../..')
+const CHROMIUM = '/usr/bin/chromium'
+const wranglerBin = join(root, 'node_modules/.bin/wrangler')
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: '1',
+}
+
+export const DESKTOP = { width: 1100, height: 820 }
+export const PHONE = { width: 390, height: 844 }
+export const SIZES = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const
+
+/** Snapshots of the built demo and of the Worker bundled as a deploy would bundle it. */
+export type Snapshot = { dir: string; assets: string; bundle: string }
+
+/**
+ * Builds the snapshots. wrangler dev reloads (and drops open streams) when its sources or assets
+ * change, and this tree may be edited or rebuilt while the tests run.
+ */
+export function buildSnapshot(): Snapshot {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
+        '`apt-get install -y chromium` (.ci/run does this when it is missing).',
+    )
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-'))
+  const assets = join(dir, 'assets')
+  execFileSync('npm', ['run', 'build:demo', '--', '--outDir', assets, '--emptyOutDir'], {
+    cwd: root,
+    // Vitest sets NODE_ENV=test, which would give a development build of React.
+    env: { ...env, NODE_ENV: 'production' },
+    stdio: 'pipe',
+  })
+  const bundle = join(dir, 'bundle')
+  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', bundle, '--assets', assets], {
+    cwd: root,
+    env,
+    stdio: 'pipe',
+  })
+  return { dir, assets, bundle }
+}
+
+export function removeSnapshot(snapshot: Snapshot | undefined): void {
+  if (snapshot !== undefined) rmSync(snapshot.dir, { recursive: true, force: true })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolvePort(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+/** One `wrangler dev` serving the snapshot with its own settings. */
+export type Worker = {
+  base: string
+  /** What wrangler and the Worker printed. */
+  output: string[]
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `wrangler dev` on the snapshot with these settings (`--var NAME:value`), each in its own
+ * state folder, and waits until it answers. Rate limits are off unless given: the tests send more
+ * than a person would.
+ */
+export async function startWorker(
+  snapshot: Snapshot,
+  vars: Readonly<Record<string, string>>,
+  ready: (response: Response) => boolean = (response) => response.ok,
+): Promise<Worker> {
+  const [port, inspector] = [await freePort(), await freePort()]
+  const persist = mkdtempSync(join(snapshot.dir, 'persist-'))
+  const settings = { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars }
+  const child: ChildProcess = spawn(
+    wranglerBin,
+    [
+      'dev',
+      '--config',
+      'wrangler.toml',
+      join(snapshot.bundle, 'index.js'),
+      '--no-bundle',
+      '--assets',
+      snapshot.assets,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspector),
+      '--persist-to',
+      persist,
+      '--show-interactive-dev-session=false',
+      ...Object.entries(settings).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ],
+    // Its own process group, so workerd (its child) is stopped with it.
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  )
+  const output: string[] = []
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  const base = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    const pid = child.pid
+    if (pid === undefined || child.exitCode !== null) return
+    const exited = new Promise((r) => child.once('exit', r))
+    process.kill(-pid, 'SIGTERM')
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+    if (child.exitCode === null) process.kill(-pid, 'SIGKILL')
+  }
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      if (ready(await fetch(`${base}/v1/models`))) return { base, output, stop }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  await stop()
+  throw new Error(`wrangler dev did not become ready:\n${output.join('').slice(-3000)}`)
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+}
+
+/** A page on a fresh profile (its own localStorage), with what failed recorded. */
+export type DemoPage = Page & {
+  /** Requests that failed, as `url errorText` (a finished answer must not be one). */
+  failedRequests: string[]
+}
+
+/**
+ * Opens the demo in a new browser context. On a failing test, the page's screenshot, the browser's
+ * console and the Worker's output are kept.
+ */
+export async function openPage(
+  browser: Browser,
+  worker: Worker,
+  viewport: { width: number; height: number } = DESKTOP,
+): Promise<DemoPage> {
+  const context = await browser.newContext({ viewport })
+  const page = Object.assign(await context.newPage(), { failedRequests: [] as string[] })
+  // A step that never comes fails by itself, with its name, well before the test's own timeout.
+  page.setDefaultTimeout(20_000)
+  const browserLog: string[] = []
+  page.on('console', (message) => browserLog.push(`[console.${message.type()}] ${message.text()}`))
+  page.on('pageerror', (error) => browserLog.push(`[page error] ${error.message}`))
+  page.on('requestfailed', (request) => {
+    const failure = `${request.url()} ${request.failure()?.errorText}`
+    page.failedRequests.push(failure)
+    browserLog.push(`[request failed] ${failure}`)
+  })
+  onTestFailed(async () => {
+    mkdirSync(join(root, 'test-results'), { recursive: true })
+    const name = `test-results/e2e-failure-${Date.now()}.png`
+    await page.screenshot({ path: join(root, name) }).catch(() => {})
+    console.error(
+      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}`,
+    )
+  })
+  await page.goto(worker.base)
+  return page
+}
