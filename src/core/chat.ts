@@ -182,7 +182,10 @@ export class Chat {
         message: 'regenerate() needs a user turn to answer',
       })
     }
-    return this.#send(turns.slice(0, last), user, options, true)
+    // It replaces an answer only when its question was answered: a failed send's question was not
+    // committed, and sending it again is a retry that replaces nothing.
+    const replaces = this.#conversation.turns.includes(user)
+    return this.#send(turns.slice(0, last), user, options, replaces)
   }
 
   /**

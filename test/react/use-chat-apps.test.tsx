@@ -227,6 +227,22 @@ describe('Chat after failures', () => {
     expect((chat.conversation.turns[3] as AssistantTurn).text).toBe('Bezahlt.')
   })
 
+  it('keeps a failed question through retries that fail too, and answers it when one succeeds', async () => {
+    const upstream = mock({
+      script: [{ fail: { kind: 'server' } }, { fail: { kind: 'server' } }, { text: 'Endlich.' }],
+    })
+    const chat = new Chat({ adapter: upstream })
+    await expect(drain(chat.send('Frage'))).rejects.toMatchObject({ kind: 'server' })
+    await expect(drain(chat.regenerate())).rejects.toMatchObject({ kind: 'server' })
+    expect(chat.getSnapshot().messages.map((m) => m.text)).toEqual(['Frage'])
+    await drain(chat.regenerate())
+    expect(chat.conversation.turns.map((t) => (t.role === 'user' ? t.content : t.role))).toEqual([
+      'Frage',
+      'assistant',
+    ])
+    expect(upstream.calls.map((c) => c.conversation.turns.length)).toEqual([1, 1, 1])
+  })
+
   it('keeps the old answer on screen when a regenerate fails', async () => {
     const upstream = mock({
       script: [{ text: 'Erste Antwort' }, { fail: { kind: 'server' } }, { text: 'Zweite' }],
