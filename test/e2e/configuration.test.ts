@@ -15,7 +15,7 @@ import {
 // The Worker as a newcomer configures it: one provider key and nothing else, or RELAY_TOKENS.
 // The keys are fake and nothing is sent to a model: /v1/models lists what a key serves without
 // calling the provider.
-const TIMEOUT = 60_000
+const TIMEOUT = 90_000
 const TOKEN = 'e2e-token-0123456789abcdef'
 const PROVIDERS = [
   ['anthropic', 'ANTHROPIC_API_KEY', 'sk-ant-e2e-not-a-real-key-0000000000'],

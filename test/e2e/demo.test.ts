@@ -21,7 +21,7 @@ import {
 // think and to stop it.
 const MOCK_DELAY_MS = 120
 /** Per test: a machine busy with other test files can slow the browser down a lot. */
-const TIMEOUT = 60_000
+const TIMEOUT = 90_000
 const LONG_PROMPT =
   'Tell me everything about how streamed reasoning reaches the browser: the provider stream, ' +
   'the adapter, the relay on the edge, the SSE wire format, the client adapter and the React hook.'

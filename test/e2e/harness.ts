@@ -170,7 +170,7 @@ export async function openPage(
   const context = await browser.newContext({ viewport })
   const page = Object.assign(await context.newPage(), { failedRequests: [] as string[] })
   // A step that never comes fails by itself, with its name, well before the test's own timeout.
-  page.setDefaultTimeout(20_000)
+  page.setDefaultTimeout(45_000)
   const browserLog: string[] = []
   page.on('console', (message) => browserLog.push(`[console.${message.type()}] ${message.text()}`))
   page.on('pageerror', (error) => browserLog.push(`[page error] ${error.message}`))
