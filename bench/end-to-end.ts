@@ -69,10 +69,19 @@ async function startUpstream(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${port}`, server }
 }
 
-type Worker = { url: string; stop(): Promise<void> }
+/** A Worker under `wrangler dev`. */
+export type Worker = { url: string; stop(): Promise<void> }
 
-/** `wrangler dev` on free ports, its Anthropic provider pointed at `upstream`; stopped by `stop`. */
-async function startWorker(upstream: string): Promise<Worker> {
+/**
+ * `wrangler dev` on free ports, its Anthropic provider pointed at `upstream`, with `extra` settings
+ * over the bench's own (and the `headers` its readiness check needs, such as a token); stopped by
+ * `stop`.
+ */
+export async function startWorker(
+  upstream: string,
+  extra: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Worker> {
   const dir = await mkdtemp(join(tmpdir(), 'thinkwire-bench-e2e-'))
   const assets = join(dir, 'assets')
   await mkdir(assets)
@@ -91,6 +100,7 @@ async function startWorker(upstream: string): Promise<Worker> {
     MOCK_DELAY_MS: '0',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
     RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+    ...extra,
   }
   const args = [
     join(root, 'node_modules/wrangler/bin/wrangler.js'),
@@ -138,7 +148,10 @@ async function startWorker(upstream: string): Promise<Worker> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break
     try {
-      const response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(2_000) })
+      const response = await fetch(`${url}/v1/models`, {
+        headers,
+        signal: AbortSignal.timeout(2_000),
+      })
       if (response.ok) return { url, stop }
     } catch {
       // not listening yet
@@ -171,9 +184,9 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 const signedMs = (ms: number) => `${ms < 0 ? '-' : '+'}${fmt(Math.abs(ms))} ms`
 
 /** Milliseconds for `GET /v1/models` and its body: the cost of the hop itself. */
-async function modelsRoundTripMs(url: string): Promise<number> {
+export async function modelsRoundTripMs(url: string, init?: RequestInit): Promise<number> {
   const started = performance.now()
-  const response = await fetch(`${url}/v1/models`)
+  const response = await fetch(`${url}/v1/models`, init)
   await response.arrayBuffer()
   return performance.now() - started
 }

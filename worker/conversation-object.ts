@@ -3,7 +3,7 @@ import type { Adapter, CallOptions } from '../src/core/adapter.ts'
 import type { AssistantTurn, Conversation, Turn } from '../src/core/conversation.ts'
 import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
 import type { Event } from '../src/core/events.ts'
-import { applyEvent, initialTurnState, partialTurn, type TurnState } from '../src/core/reducer.ts'
+import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
 import type { WireError, WireEvents } from '../src/core/wire.ts'
 import {
@@ -18,6 +18,7 @@ import {
   type EventLog,
 } from '../src/relay/conversations/event-log.ts'
 import { createFanOut, type FanOut } from '../src/relay/conversations/fan-out.ts'
+import { foldFrames } from '../src/relay/conversations/fold-frames.ts'
 import { modelAllowed } from '../src/relay/conversations/routes.ts'
 import {
   displayTurn,
@@ -65,7 +66,11 @@ type Meta = {
 
 type Answer = {
   controller: AbortController
-  state: TurnState
+  /**
+   * Characters of text and thinking so far (what the rate limiter is told if it fails). The text
+   * itself is not held: a stopped answer is rebuilt from its logged events.
+   */
+  chars: number
   /** The id of its `turn` event: a stream without `Last-Event-ID` starts there. */
   firstId: number
   /** A regenerate: the last answer is replaced, once this one is complete. */
@@ -97,6 +102,8 @@ export class ConversationObject extends DurableObject<Env> {
   #fanOut: FanOut
   #registry: Registry | undefined
   #arming: Promise<void> = Promise.resolve()
+  /** The most characters of frames held at once (logged not written, or queued not sent). */
+  #peakHeldChars = 0
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -118,9 +125,26 @@ export class ConversationObject extends DurableObject<Env> {
     return {}
   }
 
-  /** Row writes since the object started (events, turns, metadata, alarms): what storage costs. */
-  stats(): { rowsWritten: number; lastEventId: number } {
-    return { rowsWritten: this.#store.rowsWritten, lastEventId: this.#log.lastId }
+  /**
+   * Row writes since the object started (events, turns, metadata, alarms): what storage costs.
+   * And what the object holds of the events: those logged but not yet written, the characters of
+   * frames held (logged or queued for subscribers), and the most held at once since the object
+   * started: bounded by the batch and queue sizes, whatever the length of the answer.
+   */
+  stats(): {
+    rowsWritten: number
+    lastEventId: number
+    heldEvents: number
+    heldChars: number
+    peakHeldChars: number
+  } {
+    return {
+      rowsWritten: this.#store.rowsWritten,
+      lastEventId: this.#log.lastId,
+      heldEvents: this.#log.heldEvents,
+      heldChars: this.#heldChars(),
+      peakHeldChars: this.#peakHeldChars,
+    }
   }
 
   /** The stored turns, items included (for the Worker's own checks; never sent to a browser). */
@@ -338,7 +362,7 @@ export class ConversationObject extends DurableObject<Env> {
     let resolve!: () => void
     const answer: Answer = {
       controller: new AbortController(),
-      state: initialTurnState,
+      chars: 0,
       firstId: this.#log.lastId + 1,
       replaces,
       stopped: false,
@@ -384,9 +408,11 @@ export class ConversationObject extends DurableObject<Env> {
           event.type === 'tool-call' && event.call.input === undefined
             ? { type: 'tool-call', call: { ...event.call, input: {} } }
             : event
-        answer.state = applyEvent(answer.state, shown)
         if (shown.type === 'tool-call') this.#publish('tool-call', { call: shown.call })
-        else this.#publish(shown.type, { text: shown.text })
+        else {
+          answer.chars += shown.text.length
+          this.#publish(shown.type, { text: shown.text })
+        }
       }
       if (turn === undefined && !signal.aborted) {
         throw new Error(`${adapter.provider}: the stream ended without a done event`)
@@ -420,8 +446,8 @@ export class ConversationObject extends DurableObject<Env> {
         this.#publish('done', { turn: displayTurn(last) })
       } else {
         // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
-        // (calls without results could not be sent again).
-        const stopped = partialTurn({ ...answer.state, toolCalls: [] })
+        // (calls without results could not be sent again), rebuilt from the answer's events.
+        const stopped = partialTurn(foldFrames(this.#framesFrom(answer.firstId)))
         this.#storeTurn(stopped)
         this.#publish('done', { turn: stopped })
       }
@@ -449,8 +475,7 @@ export class ConversationObject extends DurableObject<Env> {
   #settle(owner: string, answer: Answer, usedTokens: number | undefined): void {
     if (answer.estimatedTokens === undefined) return
     const limiter = this.env.RATE_LIMITER.get(this.env.RATE_LIMITER.idFromName(owner))
-    const tokens =
-      usedTokens ?? Math.ceil((answer.state.text.length + answer.state.thinking.length) / 4)
+    const tokens = usedTokens ?? Math.ceil(answer.chars / 4)
     void limiter.report(tokens, answer.estimatedTokens).catch(() => {})
   }
 
@@ -504,6 +529,21 @@ export class ConversationObject extends DurableObject<Env> {
 
   #publish<N extends keyof ConversationEvents>(name: N, data: ConversationEvents[N]): void {
     this.#fanOut.publish(this.#log.append(name, data).frame)
+    this.#peakHeldChars = Math.max(this.#peakHeldChars, this.#heldChars())
+  }
+
+  #heldChars(): number {
+    return this.#log.heldChars + this.#fanOut.queuedChars
+  }
+
+  /** The frames from event `id` on: the stored batches, read a few at a time, then those held. */
+  *#framesFrom(id: number): Generator<string> {
+    for (const batch of this.#store.batchesFrom(id)) {
+      for (let i = Math.max(0, id - batch.firstId); i < batch.frames.length; i++) {
+        yield batch.frames[i]!
+      }
+    }
+    yield* this.#log.heldAfter(id - 1)
   }
 
   /**

@@ -2,6 +2,7 @@
  * Durable conversations (DESIGN §9) over real HTTP against the Worker in workerd: one Durable
  * Object per conversation runs the model call, logs its events and stores its turns.
  */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
@@ -11,6 +12,15 @@ const ALICE = 'token-alice-0123456789'
 const BOB = 'token-bob-9876543210ab'
 const PACED_TEXT = 'One line of a paced answer.\n'.repeat(14)
 const SEED = 14
+/** The `test/large` model's answer (as the fixture makes it): about 5 MB in 1,280 events. */
+const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a large answer\n`)
+  .join('')
+  .slice(0, 5 * 1024 * 1024)
+/**
+ * The most characters of frames a conversation's object may hold at once: a batch not yet written
+ * (64 KiB) and frames not yet sent (64 KiB), each with the frame that filled it.
+ */
+const HELD_BOUND = 2 * (64 * 1024 + 8 * 1024)
 
 let worker: TestWorker
 let small: TestWorker
@@ -25,7 +35,8 @@ beforeAll(async () => {
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
   }
   ;[worker, small, limited] = await Promise.all([
-    startTestWorker(base),
+    // 5 MB answers are 1.3 million tokens: no tokens-per-minute limit here (`limited` keeps one).
+    startTestWorker({ ...base, RATE_LIMIT_TOKENS_PER_MINUTE: '0' }),
     startTestWorker({
       ...base,
       CONVERSATION_MAX_TURNS: '4',
@@ -97,9 +108,43 @@ async function settled(id: string): Promise<Shown> {
 async function stored(id: string) {
   const response = await worker.fetch(`/v1/__test/conversation?id=${id}`)
   return (await response.json()) as {
-    stats: { rowsWritten: number; lastEventId: number }
+    stats: {
+      rowsWritten: number
+      lastEventId: number
+      heldEvents: number
+      heldChars: number
+      peakHeldChars: number
+    }
     turns: Turn[]
   }
+}
+
+/**
+ * Reads a long SSE body as it arrives (parsing each chunk once), calling `onEvent` for each event
+ * and awaiting it, so the reader can look at the object between events. Returns every event.
+ */
+async function readEach(
+  response: Response,
+  onEvent: (event: EventSourceMessage, index: number) => Promise<void> | void,
+): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = []
+  const parser = createParser({ onEvent: (event) => events.push(event) })
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let handled = 0
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    parser.feed(decoder.decode(step.value, { stream: true }))
+    while (handled < events.length) await onEvent(events[handled]!, handled++)
+  }
+  return events
+}
+
+/** The text of a stream's `text` events, joined. */
+function textOf(events: readonly EventSourceMessage[]): string {
+  return events
+    .filter((event) => event.event === 'text')
+    .map((event) => (JSON.parse(event.data) as { text: string }).text)
+    .join('')
 }
 
 /** The complete events of an SSE text, as sent, without comments (heartbeats). */
@@ -461,6 +506,62 @@ describe('durable conversations in workerd', () => {
       headers: { 'last-event-id': '0' },
     })
     expect(frames((await readSse(replay)).raw)).toBe(frames(read.raw))
+  })
+
+  it('holds at most a batch and a chunk of a 5 MB answer that arrives at once, and stores it whole', async () => {
+    const id = await create()
+    const response = await send(id, ask('Large', 'test/large-burst'))
+    expect(response.status).toBe(200)
+    const events = await readEach(response, () => {})
+    expect(events.filter((event) => event.event === 'text')).toHaveLength(1280)
+    expect(textOf(events)).toBe(LARGE_TEXT)
+    await settled(id)
+    const { stats, turns } = await stored(id)
+    // The most held at any point of the answer, then nothing once it ended.
+    expect(stats.peakHeldChars).toBeGreaterThan(64 * 1024)
+    expect(stats.peakHeldChars).toBeLessThanOrEqual(HELD_BOUND)
+    expect(stats.heldEvents).toBe(0)
+    expect(turns[1]).toMatchObject({ role: 'assistant', text: LARGE_TEXT, stopReason: 'stop' })
+  })
+
+  it('stores exactly the text streamed so far when a 5 MB answer stops in the middle', async () => {
+    const id = await create()
+    const held: number[] = []
+    let streamed = 0
+    let stopping: Promise<Response> | undefined
+    const response = await send(id, ask('Large', 'test/large'))
+    expect(response.status).toBe(200)
+    const events = await readEach(response, async (event, i) => {
+      if (event.event === 'text')
+        streamed += (JSON.parse(event.data) as { text: string }).text.length
+      if (stopping !== undefined) return
+      // What the object holds, looked at while the answer runs.
+      if (i % 50 === 25) held.push((await stored(id)).stats.heldChars)
+      // Past a megabyte: far more than the object holds, so most of it is in stored batches.
+      if (streamed >= 1024 * 1024)
+        stopping = call(`/v1/conversations/${id}/stop`, { method: 'POST' })
+    })
+    expect((await stopping!).status).toBe(204)
+    expect(held.length).toBeGreaterThanOrEqual(4)
+    for (const chars of held) expect(chars).toBeLessThanOrEqual(HELD_BOUND)
+    const text = textOf(events)
+    expect(text.length).toBeGreaterThanOrEqual(1024 * 1024)
+    expect(text.length).toBeLessThan(LARGE_TEXT.length)
+    expect(text).toBe(LARGE_TEXT.slice(0, text.length))
+
+    const done = JSON.parse(events.at(-1)!.data) as { turn: AssistantTurn }
+    expect(events.at(-1)!.event).toBe('done')
+    expect(done.turn).toMatchObject({ text, stopReason: 'aborted' })
+    const { stats, turns } = await stored(id)
+    expect(turns).toHaveLength(2)
+    expect(turns[1]).toEqual(done.turn)
+    expect(turns[1]).not.toHaveProperty('items')
+    expect(stats.peakHeldChars).toBeLessThanOrEqual(HELD_BOUND)
+    // A client resuming from the start gets the same text as the stored turn.
+    const replay = await call(`/v1/conversations/${id}/stream`, {
+      headers: { 'last-event-id': '0' },
+    })
+    expect(textOf((await readSse(replay)).events)).toBe(text)
   })
 
   it('refuses with 413 what would pass the turn or byte limit, naming it', async () => {

@@ -9,14 +9,17 @@ export interface SqlHandle {
   ): { toArray(): Record<string, unknown>[]; readonly rowsWritten: number }
 }
 
-/** Turn JSON is stored in rows of at most this many characters (a row holds at most 2 MB). */
-const TURN_ROW_CHARS = 500_000
+/**
+ * JSON longer than this many characters (a long turn, or a batch holding a long `done`) is stored
+ * over several rows: a row holds at most 2 MB, and a character takes at most 3 bytes of UTF-8.
+ */
+const ROW_CHARS = 500_000
 
 const utf8 = new TextEncoder()
 
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
- * event batches, and, in a client's index object, the list of its conversations. No secondary
+ * event batches (a large batch's frames in `event_parts`, its `events` row left empty), and, in a client's index object, the list of its conversations. No secondary
  * index, since each would add a row write to every insert; every write is counted in
  * `rowsWritten`, which is what storage is billed by.
  */
@@ -28,12 +31,23 @@ export function createConversationStore(sql: SqlHandle) {
   const rows = (query: string, ...bindings: (string | number)[]) =>
     sql.exec(query, ...bindings).toArray()
 
+  const batchOf = (row: Record<string, unknown>): EventBatch => {
+    const firstId = Number(row['first_id'])
+    let json = String(row['frames'])
+    if (json === '') {
+      const parts = rows('SELECT json FROM event_parts WHERE first_id = ? ORDER BY id', firstId)
+      json = parts.map((part) => String(part['json'])).join('')
+    }
+    return { firstId, frames: JSON.parse(json) as string[] }
+  }
+
   const store = {
     createTables(): void {
       sql.exec(`
         CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, json TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS events (first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS event_parts (id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS listing (id TEXT PRIMARY KEY, json TEXT NOT NULL);
       `)
     },
@@ -69,13 +83,13 @@ export function createConversationStore(sql: SqlHandle) {
     /** Stores turn number `seq`; returns its size in bytes. */
     addTurn(seq: number, turn: Turn): number {
       const json = JSON.stringify(turn)
-      for (let at = 0; at === 0 || at < json.length; at += TURN_ROW_CHARS) {
-        const last = at + TURN_ROW_CHARS >= json.length ? 1 : 0
+      for (let at = 0; at === 0 || at < json.length; at += ROW_CHARS) {
+        const last = at + ROW_CHARS >= json.length ? 1 : 0
         write(
           'INSERT INTO turns (seq, last, json) VALUES (?, ?, ?)',
           seq,
           last,
-          json.slice(at, at + TURN_ROW_CHARS),
+          json.slice(at, at + ROW_CHARS),
         )
       }
       return utf8.encode(json).byteLength
@@ -86,12 +100,22 @@ export function createConversationStore(sql: SqlHandle) {
     },
 
     addEvents(batch: EventBatch): void {
+      const json = JSON.stringify(batch.frames)
+      const large = json.length > ROW_CHARS
       write(
         'INSERT INTO events (first_id, last_id, frames) VALUES (?, ?, ?)',
         batch.firstId,
         batch.firstId + batch.frames.length - 1,
-        JSON.stringify(batch.frames),
+        large ? '' : json,
       )
+      if (!large) return
+      for (let at = 0; at < json.length; at += ROW_CHARS) {
+        write(
+          'INSERT INTO event_parts (first_id, json) VALUES (?, ?)',
+          batch.firstId,
+          json.slice(at, at + ROW_CHARS),
+        )
+      }
     },
 
     /** The id of the last stored event (0 when none is). */
@@ -107,10 +131,27 @@ export function createConversationStore(sql: SqlHandle) {
          WHERE first_id >= (SELECT COALESCE(MAX(first_id), 0) FROM events WHERE first_id <= ?)
          ORDER BY first_id`,
         after,
-      ).map((row) => ({
-        firstId: Number(row['first_id']),
-        frames: JSON.parse(String(row['frames'])) as string[],
-      }))
+      ).map(batchOf)
+    },
+
+    /**
+     * The stored batches from the one holding event `id` on, read a few rows at a time, so that
+     * folding a long answer never holds all of it at once.
+     */
+    *batchesFrom(id: number, rowsPerRead = 16): Generator<EventBatch> {
+      let last = id - 1
+      for (;;) {
+        const page = rows(
+          `SELECT first_id, last_id, frames FROM events WHERE last_id > ? ORDER BY first_id LIMIT ?`,
+          last,
+          rowsPerRead,
+        )
+        for (const row of page) {
+          last = Number(row['last_id'])
+          yield batchOf(row)
+        }
+        if (page.length < rowsPerRead) return
+      }
     },
 
     /** Index objects: adds or updates one entry of the list. */

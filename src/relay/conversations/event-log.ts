@@ -26,6 +26,10 @@ export type EventLog = {
   heldAfter(lastId: number): string[]
   /** The id of the last event appended. */
   readonly lastId: number
+  /** How many events are held (appended, not yet written). */
+  readonly heldEvents: number
+  /** How many characters of frames are held. */
+  readonly heldChars: number
 }
 
 /**
@@ -75,6 +79,12 @@ export function createEventLog(options: EventLogOptions): EventLog {
     get lastId() {
       return lastId
     },
+    get heldEvents() {
+      return held.length
+    },
+    get heldChars() {
+      return heldChars
+    },
   }
 }
 
@@ -84,6 +94,25 @@ export function sseFrame(id: number, name: string, data: unknown): string {
   const json = JSON.stringify(data)
   const body = LINE_ENDING.test(json) ? json.split(LINE_ENDING).join('\ndata: ') : json
   return `id: ${id}\nevent: ${name}\ndata: ${body}\n\n`
+}
+
+/**
+ * The event name and data of a frame made by {@link sseFrame} (the other side of it), or null for
+ * text that is not one.
+ */
+export function decodeFrame(frame: string): { name: string; data: unknown } | null {
+  let name: string | undefined
+  const data: string[] = []
+  for (const line of frame.split('\n')) {
+    if (line.startsWith('event: ')) name = line.slice(7)
+    else if (line.startsWith('data: ')) data.push(line.slice(6))
+  }
+  if (name === undefined || data.length === 0) return null
+  try {
+    return { name, data: JSON.parse(data.join('\n')) }
+  } catch {
+    return null
+  }
 }
 
 /** The frames of stored batches (in id order) with an id above `lastId`. */

@@ -4,6 +4,12 @@ export type FanOutOptions = {
   heartbeatMs: number
   /** A subscriber with this many bytes unread is dropped; it can resume with `Last-Event-ID`. */
   maxUnreadBytes?: number | undefined
+  /**
+   * Frames queued past this many characters are sent at once rather than on the next turn of the
+   * event loop: an adapter that yields without waiting would otherwise queue its whole answer.
+   * @defaultValue 64 KiB
+   */
+  maxQueuedChars?: number | undefined
 }
 
 /** Options of one subscription. */
@@ -28,6 +34,8 @@ export type FanOut = {
   close(): void
   /** How many subscribers are live. */
   readonly size: number
+  /** Characters published and not yet sent. */
+  readonly queuedChars: number
 }
 
 type Subscriber = { controller: ReadableStreamDefaultController<Uint8Array>; follow: boolean }
@@ -43,6 +51,7 @@ const PING = ': ping\n\n'
  */
 export function createFanOut(options: FanOutOptions): FanOut {
   const maxUnread = options.maxUnreadBytes ?? 8 * 1024 * 1024
+  const maxQueued = options.maxQueuedChars ?? 64 * 1024
   const subscribers = new Set<Subscriber>()
   let out = ''
   let armed = false
@@ -90,6 +99,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
     publish(frame) {
       if (subscribers.size === 0) return
       out += frame
+      if (out.length >= maxQueued) return flush()
       if (!armed) {
         armed = true
         setTimeout(flush, 0)
@@ -128,6 +138,9 @@ export function createFanOut(options: FanOutOptions): FanOut {
     },
     get size() {
       return subscribers.size
+    },
+    get queuedChars() {
+      return out.length
     },
   }
 }

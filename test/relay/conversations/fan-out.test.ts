@@ -86,4 +86,19 @@ describe('the fan-out of a conversation', () => {
     fanOut.publish('late\n\n')
     fanOut.flush()
   })
+
+  it('sends queued frames at once past maxQueuedChars, however fast they are published', async () => {
+    const fanOut = createFanOut({ heartbeatMs: 0, maxQueuedChars: 1000 })
+    const stream = fanOut.subscribe('', { live: true, follow: false })
+    const frame = `${'x'.repeat(98)}\n\n`
+    let most = 0
+    for (let i = 0; i < 1000; i++) {
+      fanOut.publish(frame)
+      most = Math.max(most, fanOut.queuedChars)
+    }
+    expect(most).toBe(900)
+    expect(fanOut.queuedChars).toBe(0)
+    fanOut.endAnswer()
+    expect(await readAll(stream)).toBe(frame.repeat(1000))
+  })
 })

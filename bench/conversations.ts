@@ -1,0 +1,367 @@
+/**
+ * Durable conversations (DESIGN §9), in workerd: what an answer costs in row writes, how soon a
+ * client that reconnects gets its first missed event (through `wrangler dev`, beside a `GET
+ * /v1/models`), the CPU of an answer run in the conversation's object beside the same answer from
+ * `/v1/chat`, and workerd's resident memory while an object runs a 50 MB answer. Row writes, CPU
+ * and memory use the test Worker (the deployed one plus scripted models and a route that reads an
+ * object's counters); the reconnect uses the deployed Worker under `wrangler dev`, as
+ * `bench/end-to-end.ts` starts it. Run alone: `npx tsx bench/conversations.ts`.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { createParser } from 'eventsource-parser'
+import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts'
+import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
+import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
+
+const TOKEN = 'bench-token-0123456789abcdef'
+const VARS = {
+  RELAY_TOKENS: TOKEN,
+  MOCK_MODELS: 'on',
+  MOCK_DELAY_MS: '0',
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+  RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+  CONVERSATION_MAX_TURNS: '100000',
+}
+const auth = { authorization: `Bearer ${TOKEN}` }
+const RECONNECT_ROUNDS = 25
+/** Answers per CPU sample (workerd's CPU time is counted in 10 ms ticks), and samples per path. */
+const CPU_BATCH = 40
+const CPU_ROUNDS = 7
+const MIB = 1024 * 1024
+/** How often workerd's resident memory is read while the 50 MB answer streams. */
+const RSS_EVERY_MS = 20
+
+type Stats = { rowsWritten: number; lastEventId: number; peakHeldChars: number }
+
+/** Where a Worker is, and how to call it with the bench's token. */
+type Target = { url: string | URL }
+
+function call(on: Target, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(new URL(path, on.url), {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      ...auth,
+      ...headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? null : JSON.stringify(body),
+  })
+}
+
+async function create(on: Target): Promise<string> {
+  const response = await call(on, '/v1/conversations', {})
+  if (response.status !== 201) throw new Error(`create answered ${response.status}`)
+  return ((await response.json()) as { id: string }).id
+}
+
+const message = (model: string) => ({ model, turn: { role: 'user', content: 'Go' } })
+
+/** Sends a message and reads its answer to the end; returns the answer's SSE bytes. */
+async function answer(on: Target, id: string, model: string): Promise<number> {
+  const response = await call(on, `/v1/conversations/${id}/messages`, message(model))
+  if (response.status !== 200) throw new Error(`message answered ${response.status}`)
+  return (await response.arrayBuffer()).byteLength
+}
+
+async function stats(worker: TestWorker, id: string): Promise<Stats> {
+  const response = await worker.fetch(`/v1/__test/conversation?id=${id}`)
+  return ((await response.json()) as { stats: Stats }).stats
+}
+
+/** Waits until the conversation's answer has ended and its object has written what it holds. */
+async function settled(on: Target, id: string): Promise<void> {
+  for (;;) {
+    const shown = (await (await call(on, `/v1/conversations/${id}`)).json()) as {
+      streaming: boolean
+    }
+    if (!shown.streaming) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Pids of the workerd processes this process started. */
+function workerdChildren(): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(readFileSync(`/proc/${entry}/stat`, 'utf8'))
+      if (match?.[1] === 'workerd' && Number(match[2]) === process.pid) pids.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids
+}
+
+/** A process's CPU time (user and system, every thread) in ms, from /proc. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+}
+
+function rss(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match === null ? Number.NaN : Number(match[1]) * 1024
+}
+
+const mb = (n: number) => `${(n / MIB).toFixed(1)} MiB`
+const signed = (n: number) => `${n < 0 ? '-' : '+'}${mb(Math.abs(n))}`
+
+/** Row writes of one 1,000-event answer (`test/long`: 1,000 text events and a done). */
+async function rowWrites(worker: TestWorker, section: string): Promise<Row> {
+  const id = await create(worker)
+  const before = await stats(worker, id)
+  await answer(worker, id, 'test/long')
+  await settled(worker, id)
+  const after = await stats(worker, id)
+  const rows = after.rowsWritten - before.rowsWritten
+  const events = after.lastEventId - before.lastEventId
+  return {
+    section,
+    name: `row writes, one ${events.toLocaleString('en')}-event answer`,
+    value: `${rows} rows`,
+    note: `goal ≤ 25: ${rows <= 25 ? 'ok' : 'MISSED'} (events in batches, the turn, metadata, alarms; from the object's counter)`,
+  }
+}
+
+/**
+ * workerd's CPU per answer from the conversation's object and from `/v1/chat`: `test/tokens`
+ * (1,000 text events of 4 characters) and `test/short` (2 events), in batches run in turn.
+ */
+async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
+  const chat = (model: string) => async () => {
+    const response = await call(worker, '/v1/chat', {
+      model,
+      conversation: { turns: [{ role: 'user', content: 'Go' }] },
+    })
+    if (response.status !== 200) throw new Error(`/v1/chat answered ${response.status}`)
+    await response.arrayBuffer()
+  }
+  const inConversation = (model: string) => async (id: string) => {
+    await answer(worker, id, model)
+  }
+  const paths = {
+    chat: chat('test/tokens'),
+    conversation: inConversation('test/tokens'),
+    chatShort: chat('test/short'),
+    conversationShort: inConversation('test/short'),
+  }
+  const names = Object.keys(paths) as (keyof typeof paths)[]
+  const samples = { chat: [], conversation: [], chatShort: [], conversationShort: [] } as Record<
+    keyof typeof paths,
+    number[]
+  >
+  for (let round = 0; round < CPU_ROUNDS + 1; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const path = names[(k + round) % names.length]!
+      // Conversations are made before their batch starts: creating one is not part of an answer.
+      const ids = await Promise.all(Array.from({ length: CPU_BATCH }, () => create(worker)))
+      await settle()
+      const before = cpuMs(pid)
+      for (const id of ids) await paths[path](id)
+      // The object's last writes and listing update, which follow its answer's end.
+      if (path.startsWith('conversation')) await settled(worker, ids.at(-1)!)
+      await settle()
+      // The first round warms every path up.
+      if (round > 0) samples[path].push((cpuMs(pid) - before) / CPU_BATCH)
+    }
+  }
+  const ms = (path: keyof typeof paths) => `${fmt(median(samples[path]))} ms`
+  const ratio = (a: keyof typeof paths, b: keyof typeof paths) =>
+    median(samples[a].map((value, i) => value / samples[b][i]!))
+  const marginal = (a: keyof typeof paths, b: keyof typeof paths) =>
+    median(samples[a].map((value, i) => value - samples[b][i]!))
+  const how = `workerd process CPU (user+sys from /proc, every thread) over ${CPU_BATCH} answers a sample, median of ${CPU_ROUNDS}; each answer counts its HTTP request and the Worker in front`
+  return [
+    { section, name: 'CPU, 1,000-token answer from /v1/chat', value: ms('chat'), note: how },
+    {
+      section,
+      name: 'CPU, same answer from a conversation',
+      value: ms('conversation'),
+      note: `${verdict(ratio('conversation', 'chat'), 1.3)} of /v1/chat (goal ≤ 1.3x); adds the hop to the object, its row writes, alarm and listing update`,
+    },
+    {
+      section,
+      name: 'CPU, 2-event answer: /v1/chat | conversation',
+      value: [ms('chatShort'), ms('conversationShort')],
+      note: `${fmt(ratio('conversationShort', 'chatShort'))}x: the cost of a message whatever its length`,
+    },
+    {
+      section,
+      name: 'CPU of 998 more events: /v1/chat | conversation',
+      value: [
+        `${fmt(marginal('chat', 'chatShort'))} ms`,
+        `${fmt(marginal('conversation', 'conversationShort'))} ms`,
+      ],
+      note: 'the per-event part (1,000-token answer minus the 2-event one, same round)',
+    },
+  ]
+}
+
+/** Lets workerd finish what follows the last response (writes, alarms) before CPU is read. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
+
+/** Streams one `test/huge` answer (50 MB) to one client, reading workerd's RSS as it goes. */
+async function hugeAnswer(worker: TestWorker, pid: number, id: string) {
+  const samples: number[] = []
+  const timer = setInterval(() => samples.push(rss(pid)), RSS_EVERY_MS)
+  const started = performance.now()
+  let bytes = 0
+  let events = 0
+  try {
+    const response = await call(worker, `/v1/conversations/${id}/messages`, message('test/huge'))
+    if (response.status !== 200) throw new Error(`message answered ${response.status}`)
+    const parser = createParser({ onEvent: () => events++ })
+    const decoder = new TextDecoder()
+    const reader = response.body!.getReader()
+    for (let step = await reader.read(); !step.done; step = await reader.read()) {
+      bytes += step.value.byteLength
+      parser.feed(decoder.decode(step.value, { stream: true }))
+    }
+  } finally {
+    clearInterval(timer)
+  }
+  const seconds = (performance.now() - started) / 1000
+  await settled(worker, id)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  return { samples, bytes, events, seconds, after: rss(pid) }
+}
+
+/** workerd's resident memory before, while and after an object runs a 50 MB answer, twice. */
+async function memory(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
+  // A small answer first, so the object's code and tables exist before the baseline.
+  const id = await create(worker)
+  await answer(worker, id, 'test/long')
+  await settled(worker, id)
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const before = rss(pid)
+  const first = await hugeAnswer(worker, pid, id)
+  const second = await hugeAnswer(worker, pid, id)
+  const { peakHeldChars } = await stats(worker, id)
+  const { samples } = first
+  const peak = Math.max(...samples)
+  const quarter = Math.max(1, Math.floor(samples.length / 4))
+  const early = median(samples.slice(0, quarter))
+  const late = median(samples.slice(-quarter))
+  return [
+    {
+      section,
+      name: '50 MB answer in flight: SSE bytes to one client',
+      value: mb(first.bytes),
+      note: `${first.events.toLocaleString('en')} events in ${first.seconds.toFixed(1)} s`,
+    },
+    { section, name: 'workerd RSS before the answer', value: mb(before) },
+    {
+      section,
+      name: 'workerd RSS, peak while it runs',
+      value: mb(peak),
+      note: `${signed(peak - before)} over before; ${samples.length} samples, one every ${RSS_EVERY_MS} ms`,
+    },
+    {
+      section,
+      name: 'workerd RSS, last quarter of the answer over its first',
+      value: signed(late - early),
+      note: `${mb(early)} → ${mb(late)} (medians of ${quarter} samples); an answer held would add 50 MB`,
+    },
+    {
+      section,
+      name: 'workerd RSS after the answer | after a second one',
+      value: [mb(first.after), mb(second.after)],
+      note: `${signed(first.after - before)}, then ${signed(second.after - first.after)} (peak ${mb(Math.max(...second.samples))} during the second)`,
+    },
+    {
+      section,
+      name: 'most characters of frames the object held at once',
+      value: `${(peakHeldChars / 1024).toFixed(0)} KiB`,
+      note: "the object's counter: a batch not yet written plus frames not yet sent",
+    },
+  ]
+}
+
+/**
+ * Through `wrangler dev` (the deployed Worker): after a finished `mock/echo` answer, a client
+ * reconnects with `Last-Event-ID: 1` and the time to its first missed event is measured, beside
+ * a `GET /v1/models` round trip in the same round.
+ */
+async function reconnect(section: string): Promise<Row[]> {
+  // The mock makes no subrequest: the Anthropic address is never called.
+  const worker = await startWorker('http://127.0.0.1:9', VARS, auth)
+  try {
+    const id = await create(worker)
+    await answer(worker, id, 'mock/echo')
+    await settled(worker, id)
+    const firstMissedMs = async () => {
+      const started = performance.now()
+      const response = await call(worker, `/v1/conversations/${id}/stream`, undefined, {
+        'last-event-id': '1',
+      })
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      let first = -1
+      for (let step = await reader.read(); !step.done; step = await reader.read()) {
+        text += decoder.decode(step.value, { stream: true })
+        if (first < 0 && text.includes('\n\n')) first = performance.now() - started
+      }
+      if (!text.startsWith('id: 2\n')) throw new Error(`the replay began ${text.slice(0, 40)}`)
+      return first
+    }
+    const models = () => modelsRoundTripMs(worker.url, { headers: auth })
+    for (let i = 0; i < 5; i++) {
+      await firstMissedMs()
+      await models()
+    }
+    const resumed: number[] = []
+    const roundTrip: number[] = []
+    for (let round = 0; round < RECONNECT_ROUNDS; round++) {
+      if (round % 2 === 0) {
+        resumed.push(await firstMissedMs())
+        roundTrip.push(await models())
+      } else {
+        roundTrip.push(await models())
+        resumed.push(await firstMissedMs())
+      }
+    }
+    const ratio = median(resumed.map((value, i) => value / roundTrip[i]!))
+    return [
+      {
+        section,
+        name: 'GET /v1/models round trip (wrangler dev)',
+        value: `${fmt(median(roundTrip))} ms`,
+        note: `median of ${RECONNECT_ROUNDS}`,
+      },
+      {
+        section,
+        name: 'reconnect: first missed event (Last-Event-ID)',
+        value: `${fmt(median(resumed))} ms`,
+        note: `${verdict(ratio, 1.5)} of the round trip, same rounds (goal ≤ 1.5x); answer finished, events from storage`,
+      },
+    ]
+  } finally {
+    await worker.stop()
+  }
+}
+
+/** The `conversations` row. */
+export async function benchConversations(): Promise<Row[]> {
+  const section = 'durable conversations (workerd)'
+  const before = workerdChildren()
+  const worker = await startTestWorker(VARS)
+  const started = workerdChildren().filter((pid) => !before.includes(pid))
+  try {
+    if (started.length !== 1) throw new Error(`found ${started.length} new workerd processes`)
+    const pid = started[0]!
+    const rows = [await rowWrites(worker, section)]
+    rows.push(...(await cpuPerAnswer(worker, pid, section)))
+    rows.push(...(await memory(worker, pid, section)))
+    rows.push(...(await reconnect(section)))
+    return rows
+  } finally {
+    await worker.dispose()
+  }
+}
+
+if (isMain(import.meta.url)) printTable(await benchConversations())
