@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark, side by side, printed as one table. Numbers, never assertions.
  * `npm run bench -- relay` runs only the rows whose name contains "relay" (names: core, adapter,
- * relay, completions, e2e, bundle, react, memory; several may be given).
+ * relay, telemetry, completions, e2e, bundle, react, memory, conversations; several may be given).
  *
  * Each row runs in a process of its own (node's flags passed on), so that its figures do not
  * depend on which rows ran before it: the code one row warmed up (or made polymorphic) and the
@@ -19,6 +19,7 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
     run: async () => (await import('./adapter-overhead.ts')).benchAdapterOverhead(),
   },
   { name: 'relay', run: async () => (await import('./relay-cpu.ts')).benchRelayCpu() },
+  { name: 'telemetry', run: async () => (await import('./telemetry.ts')).benchTelemetry() },
   {
     name: 'completions',
     run: async () => (await import('./completions-cpu.ts')).benchCompletionsCpu(),
@@ -27,6 +28,10 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
   { name: 'bundle', run: async () => (await import('./bundles.ts')).benchBundles() },
   { name: 'react', run: async () => (await import('./react-renders.ts')).benchReactRenders() },
   { name: 'memory', run: async () => (await import('./memory.ts')).benchMemory() },
+  {
+    name: 'conversations',
+    run: async () => (await import('./conversations.ts')).benchConversations(),
+  },
 ]
 
 /** Runs one row in a child process and receives its rows over IPC. */

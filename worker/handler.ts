@@ -2,19 +2,23 @@ import type { ProviderEntry } from '../src/index.ts'
 import { MIN_TOKEN_LENGTH } from '../src/relay/auth.ts'
 import { DEFAULT_OUTPUT_RESERVE } from '../src/relay/chat-route.ts'
 import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
+import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
 import {
   createRelay,
+  type MemoryLimits,
   type RateLimiter,
-  type RateLimits,
   type Relay,
   type RelayLogEntry,
+  type TracingOptions,
+  otlpExporter,
+  otlpHeaders,
 } from '../src/relay/index.ts'
 import { CLIENT_HEADER, ESTIMATE_HEADER } from './conversation-object.ts'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { addressClientId, count, list, secret, secrets, setting } from './settings.ts'
+import { addressClientId, count, dollars, list, secret, secrets, setting } from './settings.ts'
 
 /** Options of {@link createHandler}. */
 export type HandlerOptions = {
@@ -53,12 +57,17 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   const origins = list(setting(env, 'ALLOWED_ORIGINS'))
   const models = list(setting(env, 'MODELS'))
   const maxTokens = count(env, 'MAX_TOKENS', 0)
-  const limits: RateLimits = {}
+  const limits: MemoryLimits = {}
   const rpm = count(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 0)
   const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
+  const perDay = dollars(env, 'BUDGET_USD_PER_DAY')
+  const perMonth = dollars(env, 'BUDGET_USD_PER_MONTH')
   if (rpm > 0) limits.requestsPerMinute = rpm
   if (tpm > 0) limits.tokensPerMinute = tpm
-  const rateLimiter = rpm > 0 || tpm > 0 ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined
+  if (perDay > 0) limits.usdPerDay = perDay
+  if (perMonth > 0) limits.usdPerMonth = perMonth
+  const limited = rpm > 0 || tpm > 0 || perDay > 0 || perMonth > 0
+  const rateLimiter = limited ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined
   const bodyBytes = count(env, 'MAX_BODY_BYTES', 1024 * 1024)
   return createRelay({
     registry: registryFromEnv(env, options.providers),
@@ -82,7 +91,30 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
     conversations: conversationRoutes(env, rateLimiter, bodyBytes),
     log: logLine,
+    tracing: tracingFromEnv(env),
   })
+}
+
+/**
+ * Traces to `OTEL_EXPORTER_OTLP_ENDPOINT` (OTLP/HTTP JSON, sent after each answer with
+ * `waitUntil`), with `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME`; none when it is unset.
+ */
+function tracingFromEnv(env: Env): TracingOptions | undefined {
+  const endpoint = setting(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')?.trim() ?? ''
+  if (endpoint === '') return undefined
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw new TypeError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL')
+  }
+  const serviceName = setting(env, 'OTEL_SERVICE_NAME')?.trim() ?? ''
+  return {
+    exporter: otlpExporter({
+      endpoint,
+      headers: otlpHeaders(setting(env, 'OTEL_EXPORTER_OTLP_HEADERS')),
+      serviceName: serviceName === '' ? undefined : serviceName,
+    }),
+    captureContent:
+      setting(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.trim() === 'true',
+  }
 }
 
 /** How long a conversation request may take to send its body, as for `/v1/chat`. */
@@ -138,12 +170,7 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
             retryable: true,
           })
         }
-        if (!decision.ok) {
-          return errorResponse(429, 'rate-limit', 'rate limit reached for this client', {
-            retryable: true,
-            retryAfterMs: decision.retryAfterMs,
-          })
-        }
+        if (!decision.ok) return limitRefusal(decision, errorResponse)
         headers.set(ESTIMATE_HEADER, String(tokens))
       }
     } else if (route.op === 'create') {

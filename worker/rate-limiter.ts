@@ -1,56 +1,88 @@
 import { DurableObject } from 'cloudflare:workers'
 import {
-  admit,
-  settle,
-  type RateLimitDecision,
+  admitCall,
+  emptyBudget,
+  settleCall,
+  spendReport,
+  type BudgetState,
+  type LimitCost,
+  type LimitDecision,
+  type LimitUsage,
+  type MemoryLimits,
   type RateLimiter,
-  type RateLimits,
+  type SpendReport,
   type WindowState,
 } from '../src/relay/index.ts'
 
-const KEY = 'window'
+const WINDOW = 'window'
+const BUDGET = 'budget'
 
 /**
- * The sliding rate-limit window of one client (one object per client id). A Durable Object runs
- * one call at a time, so the count is exact however many isolates ask. The window is kept in
- * storage as well as memory (an idle object is evicted within seconds), and an alarm deletes it
- * once it has emptied, so clients that come and go leave nothing behind.
+ * The limits of one client (one object per client id): its sliding rate window and its dollar
+ * budgets per UTC day and month. A Durable Object runs one call at a time, so the counts are exact
+ * however many isolates ask, and two requests at once cannot both spend the last dollar. Both are
+ * kept in storage as well as memory (an idle object is evicted within seconds); an alarm deletes
+ * the window once it has emptied and the spend once its month is over, so clients that come and
+ * go leave nothing behind.
  */
 export class RateLimiterObject extends DurableObject<Env> {
   #window: WindowState
+  #budget: BudgetState
   #windowMs = 60_000
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.#window = ctx.storage.kv.get<WindowState>(KEY) ?? []
+    this.#window = ctx.storage.kv.get<WindowState>(WINDOW) ?? []
+    this.#budget = ctx.storage.kv.get<BudgetState>(BUDGET) ?? emptyBudget(Date.now())
   }
 
-  /** Admits a call of `tokens` (an estimate) under `limits`, or says how long to wait. */
-  check(tokens: number, limits: RateLimits): RateLimitDecision {
+  /** Admits a call (its estimated tokens and dollars) under `limits`, or says why not and how long to wait. */
+  check(cost: LimitCost, limits: MemoryLimits): LimitDecision {
     this.#windowMs = limits.windowMs ?? 60_000
-    const decision = admit(this.#window, Date.now(), tokens, limits)
+    const decision = admitCall(this.#window, this.#budget, Date.now(), cost, limits)
     if (decision.ok) this.#save()
     return decision
   }
 
-  /** Settles an admitted call with the tokens it really used. */
-  report(tokens: number, estimatedTokens: number): void {
-    settle(this.#window, Date.now(), tokens, estimatedTokens)
+  /** Settles an admitted call with the tokens and dollars it really used. */
+  settle(usage: LimitUsage): void {
+    settleCall(this.#window, this.#budget, Date.now(), usage)
     this.#save()
   }
 
+  /** Settles an admitted call's tokens only (a durable conversation's answer, which has no price here). */
+  report(tokens: number, estimatedTokens: number): void {
+    this.settle({ tokens, estimatedTokens })
+  }
+
+  /** This client's spend and remaining budgets. */
+  spend(limits: MemoryLimits): SpendReport {
+    return spendReport(this.#budget, Date.now(), limits)
+  }
+
   override async alarm(): Promise<void> {
+    const now = Date.now()
     const last = this.#window.at(-1)
-    if (last === undefined || last[0] <= Date.now() - this.#windowMs) {
-      this.#window = []
-      await this.ctx.storage.deleteAll()
-    } else {
+    if (last !== undefined && last[0] > now - this.#windowMs) {
       await this.ctx.storage.setAlarm(last[0] + this.#windowMs + 1000)
+      return
     }
+    this.#window = []
+    this.ctx.storage.kv.delete(WINDOW)
+    // The month's spend must outlive the window: keep it until the month it counts is over.
+    const month = new Date(now).toISOString().slice(0, 7)
+    if (this.#budget.monthUsd > 0 && this.#budget.month === month) {
+      const date = new Date(now)
+      await this.ctx.storage.setAlarm(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1))
+      return
+    }
+    this.#budget = emptyBudget(now)
+    await this.ctx.storage.deleteAll()
   }
 
   #save(): void {
-    this.ctx.storage.kv.put(KEY, this.#window)
+    this.ctx.storage.kv.put(WINDOW, this.#window)
+    this.ctx.storage.kv.put(BUDGET, this.#budget)
     // Writes are coalesced and confirmed before the answer leaves (output gates): no await needed.
     void this.ctx.storage.getAlarm().then((alarm) => {
       if (alarm === null) return this.ctx.storage.setAlarm(Date.now() + this.#windowMs + 1000)
@@ -62,13 +94,14 @@ export class RateLimiterObject extends DurableObject<Env> {
 /** A relay rate limiter backed by one {@link RateLimiterObject} per client id. */
 export function durableRateLimiter(
   namespace: DurableObjectNamespace<RateLimiterObject>,
-  limits: RateLimits,
+  limits: MemoryLimits,
 ): RateLimiter {
   const stub = (clientId: string) => namespace.get(namespace.idFromName(clientId))
   return {
-    check: (clientId, cost) => stub(clientId).check(cost.tokens, limits),
+    check: (clientId, cost) => stub(clientId).check(cost, limits),
     report: async (clientId, usage) => {
-      await stub(clientId).report(usage.tokens, usage.estimatedTokens)
+      await stub(clientId).settle(usage)
     },
+    spend: (clientId) => stub(clientId).spend(limits),
   }
 }

@@ -60,6 +60,19 @@ export function count<E extends object>(env: E, name: keyof E & string, fallback
   return parsed
 }
 
+/**
+ * An amount of US dollars of at least 0 (`"25"`, `"0.50"`), or 0 when unset or empty (no limit).
+ * Refused by name when it is not a plain decimal number.
+ */
+export function dollars(env: object, name: string): number {
+  const value = setting(env, name)?.trim() ?? ''
+  if (value === '') return 0
+  if (!/^\d+(\.\d+)?$/.test(value)) {
+    throw new TypeError(`${name} must be an amount of US dollars such as 25 or 0.50`)
+  }
+  return Number(value)
+}
+
 /** A string setting by name, also one that is not declared in `Env` (e.g. `GROQ_API_KEY`). */
 export function setting(env: object, name: string): string | undefined {
   const value: unknown = Reflect.get(env, name)

@@ -9,6 +9,8 @@ type Check = (value: unknown) => boolean
 
 const isString: Check = (value) => typeof value === 'string'
 const isCount: Check = (value) => typeof value === 'number' && value >= 0
+const isDollars: Check = (value) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
 const optional =
   (check: Check): Check =>
   (value) =>
@@ -35,6 +37,7 @@ const isUsage = shape<Usage>({
   reasoningTokens: optional(isCount),
   cacheReadTokens: optional(isCount),
   cacheWriteTokens: optional(isCount),
+  cost: optional(isDollars),
 })
 const isStopDetails = shape<StopDetails>({
   category: optional(isString),

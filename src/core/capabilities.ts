@@ -1,3 +1,5 @@
+import type { Pricing } from './pricing.ts'
+
 /** How a model takes a thinking setting. */
 export type ThinkingSupport =
   /** No reasoning control at all. */
@@ -39,4 +41,6 @@ export type Capabilities = {
   contextTokens?: number | undefined
   /** Largest `maxTokens` it takes, when known. */
   maxOutputTokens?: number | undefined
+  /** Its prices in US dollars per million tokens, when known (the `done` turn's `usage.cost` comes from them). */
+  pricing?: Pricing | undefined
 }

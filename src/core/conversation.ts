@@ -86,6 +86,11 @@ export type Usage = {
   cacheReadTokens?: number | undefined
   /** Of `inputTokens`, how many were written to the provider's prompt cache. */
   cacheWriteTokens?: number | undefined
+  /**
+   * What the turn cost in US dollars, from these counts and the model's prices (set on `done`
+   * when the adapter knows its model's prices; absent otherwise).
+   */
+  cost?: number | undefined
 }
 
 /** A complete assistant turn, as carried by the `done` event. */

@@ -7,6 +7,7 @@ import {
   type ThinkwireError,
 } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
+import { costOf, type Pricing } from '../core/pricing.ts'
 import { applyEvent, initialTurnState, turnOf, type TurnState } from '../core/reducer.ts'
 import { thinkingModeOf, type ReplayTag } from './replay.ts'
 
@@ -58,6 +59,11 @@ export type GuardSetup = {
   options?: CallOptions | undefined
   /** Maps whatever the producer threw to a `ThinkwireError`. @defaultValue `toThinkwireError` */
   mapError?: ((error: unknown) => ThinkwireError) | undefined
+  /**
+   * The model's prices (its `capabilities.pricing`): the `done` turn's `usage.cost` is worked out
+   * here from the finish record's usage, so no adapter prices a turn by hand. Omitted: no cost.
+   */
+  pricing?: Pricing | undefined
 }
 
 /**
@@ -85,7 +91,7 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
   // A plain iterator rather than an async generator: a generator pays several promise jobs per
   // `yield`, which here would cost about as much as parsing the event. The deltas of a batch are
   // handed out from `next()` at once; only the wait for the producer is asynchronous.
-  const { provider, model, options, mapError } = setup
+  const { provider, model, options, mapError, pricing } = setup
   const outer = options?.signal
   const controller = new AbortController()
   const signal = controller.signal
@@ -202,6 +208,9 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
           throw providerError('network', provider, 'the stream ended before the turn was complete')
         }
         const turn = buildTurn(state, finish, tag)
+        if (pricing !== undefined) {
+          turn.usage = { ...turn.usage, cost: costOf(turn.usage, pricing, options?.cache) }
+        }
         close(true)
         return settle({ done: false, value: { type: 'done', turn } })
       }

@@ -1,12 +1,20 @@
 import type { Adapter } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation, Turn, Usage } from '../core/conversation.ts'
-import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../core/errors.ts'
+import {
+  abortedError,
+  isThinkwireError,
+  toThinkwireError,
+  type ThinkwireError,
+} from '../core/errors.ts'
 import { statusFromKind } from './status.ts'
 import type { Event } from '../core/events.ts'
 import type { Registry } from '../core/registry.ts'
 import { toEventStream } from './event-stream.ts'
 import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
+import { limitRefusal } from './limit-refusal.ts'
+import { costOf } from '../core/pricing.ts'
+import { callSpan, parseTraceparent, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
 import type { Dialect } from './dialects.ts'
 import { SSE_HEADERS } from './responses.ts'
@@ -21,6 +29,7 @@ export type ChatSetup = {
   rateLimiter: RateLimiter | undefined
   heartbeatMs: number
   idleTimeoutMs: number
+  tracing: TracingOptions | undefined
 }
 
 /** One request's log entry, and how to write it once the answer (or its stream) has ended. */
@@ -51,6 +60,7 @@ export async function chatRoute(
   const { limits, sealer, rateLimiter } = setup
   const errorResponse = dialect.error
   const arrived = performance.now()
+  const arrivedAt = Date.now()
   const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
   if (!body.ok) {
     return (
@@ -96,35 +106,48 @@ export async function chatRoute(
 
   const inputTokens = Math.ceil(body.bytes / 4)
   const cap = adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
-  const estimatedTokens = inputTokens + (options.maxTokens ?? Math.min(cap, DEFAULT_OUTPUT_RESERVE))
-  const settle = (tokens: number) => {
-    const report = rateLimiter?.report?.(clientId, { tokens, estimatedTokens })
+  const outputReserve = options.maxTokens ?? Math.min(cap, DEFAULT_OUTPUT_RESERVE)
+  const estimatedTokens = inputTokens + outputReserve
+  // Dollars: the same estimate at the model's prices (nothing for a model without a price), so a
+  // budget is checked with the output the call may produce, then settled with the real cost.
+  const pricing = adapter.capabilities?.pricing
+  const priced = (input: number, output: number) =>
+    pricing === undefined ? 0 : costOf({ inputTokens: input, outputTokens: output }, pricing)
+  const estimatedUsd = priced(inputTokens, outputReserve)
+  let reservedAt: number | undefined
+  const settle = (tokens: number, usd: number) => {
+    const report = rateLimiter?.report?.(clientId, {
+      tokens,
+      estimatedTokens,
+      usd,
+      estimatedUsd,
+      reservedAt,
+    })
     if (report instanceof Promise) {
       const settled = report.catch(() => {})
       context.waitUntil?.(settled)
     }
   }
+  /** The cost of a finished turn: its own, else its usage at the model's prices. */
+  const costOfTurn = (usage: Usage) =>
+    usage.cost ?? (pricing === undefined ? 0 : costOf(usage, pricing, options.cache))
   if (rateLimiter !== undefined) {
     let decision
     try {
-      decision = await rateLimiter.check(clientId, { tokens: estimatedTokens })
+      decision = await rateLimiter.check(clientId, { tokens: estimatedTokens, usd: estimatedUsd })
     } catch {
       return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', {
         retryable: true,
       })
     }
-    if (!decision.ok) {
-      return errorResponse(429, 'rate-limit', 'rate limit reached for this client', {
-        retryable: true,
-        retryAfterMs: decision.retryAfterMs,
-      })
-    }
+    if (!decision.ok) return limitRefusal(decision, errorResponse)
+    reservedAt = decision.reservedAt
   }
 
   // The client leaving (request.signal) or the response stream being cancelled stops the upstream.
   // It may have left already, while the body, the seals or the rate limiter were awaited.
   if (request.signal.aborted) {
-    settle(0)
+    settle(0, 0)
     trace.entry.outcome = 'cancel'
     return errorResponse(499, 'aborted', 'the client left before the call started')
   }
@@ -153,6 +176,43 @@ export async function chatRoute(
   }
   first.catch(() => {})
 
+  // One span per model call (GenAI semantic conventions), continuing the caller's `traceparent`
+  // and following its sampled flag; exported once the answer has ended.
+  const tracing = setup.tracing
+  const parent =
+    tracing === undefined ? undefined : parseTraceparent(request.headers.get('traceparent'))
+  const traced = tracing !== undefined && (parent === undefined || parent.sampled)
+  let firstAt: number | undefined
+  if (traced) {
+    first.then(
+      () => {
+        firstAt = performance.now()
+      },
+      () => {},
+    )
+  }
+  const span = (streamed: boolean, turn?: AssistantTurn, failure?: ThinkwireError): void => {
+    if (!traced) return
+    const made = callSpan(
+      {
+        provider: adapter.provider,
+        model: adapter.model,
+        options,
+        conversation,
+        parent,
+        startMs: arrivedAt,
+        firstChunkMs: firstAt === undefined ? undefined : firstAt - arrived,
+        durationMs: performance.now() - arrived,
+        streamed,
+        turn,
+        error: failure === undefined ? undefined : { kind: failure.kind },
+      },
+      tracing.captureContent === true,
+    )
+    const exported = (async () => tracing.exporter.export([made]))().catch(() => {})
+    context.waitUntil?.(exported)
+  }
+
   const finish = async (turn: AssistantTurn): Promise<AssistantTurn> => {
     let out = wireTurn(turn)
     if (sealWarnings.length > 0)
@@ -162,7 +222,8 @@ export async function chatRoute(
   }
   const failed = (failure: ThinkwireError, streamedChars: number): void => {
     // Charged for the input and what was streamed (about 4 characters a token).
-    settle(inputTokens + Math.ceil(streamedChars / 4))
+    const streamedTokens = Math.ceil(streamedChars / 4)
+    settle(inputTokens + streamedTokens, priced(inputTokens, streamedTokens))
     trace.entry.error = logError(failure)
   }
 
@@ -173,15 +234,14 @@ export async function chatRoute(
     if (answered.ok) {
       const turn = await finish(answered.turn)
       trace.entry.outcome = 'done'
-      trace.entry.usage = {
-        inputTokens: turn.usage.inputTokens,
-        outputTokens: turn.usage.outputTokens,
-      }
-      settle(turn.usage.inputTokens + turn.usage.outputTokens)
+      trace.entry.usage = logUsage(turn.usage)
+      settle(turn.usage.inputTokens + turn.usage.outputTokens, costOfTurn(turn.usage))
+      span(false, turn)
       return withTiming(call.respond(turn), timedOnce)
     }
     const failure = answered.error
     failed(failure, answered.streamedChars)
+    span(false, undefined, failure)
     trace.entry.outcome = request.signal.aborted ? 'cancel' : 'error'
     const refusedOnce = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
@@ -198,8 +258,9 @@ export async function chatRoute(
     release()
     upstream.abort()
     // Refused upstream before anything was made: nothing to charge beyond the request itself.
-    settle(0)
+    settle(0, 0)
     trace.entry.error = logError(failure)
+    span(true, undefined, failure)
     const refused = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
@@ -221,12 +282,16 @@ export async function chatRoute(
       trace.entry.outcome = end.type
       if (end.type === 'done') {
         const usage = end.turn.usage
-        trace.entry.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
-        settle(usage.inputTokens + usage.outputTokens)
+        trace.entry.usage = logUsage(usage)
+        settle(usage.inputTokens + usage.outputTokens, costOfTurn(usage))
+        span(true, end.turn)
       } else if (end.type === 'error') {
         failed(end.error, end.streamedChars)
+        span(true, undefined, end.error)
       } else {
-        settle(inputTokens + Math.ceil(end.streamedChars / 4))
+        span(true, undefined, abortedError(adapter.provider))
+        const streamedTokens = Math.ceil(end.streamedChars / 4)
+        settle(inputTokens + streamedTokens, priced(inputTokens, streamedTokens))
       }
       trace.write()
     },
@@ -265,14 +330,21 @@ async function countRefusal(
   try {
     const decision = await rateLimiter.check(clientId, { tokens: 0 })
     if (decision.ok) return undefined
-    return dialect.error(429, 'rate-limit', 'rate limit reached for this client', {
-      retryable: true,
-      retryAfterMs: decision.retryAfterMs,
-    })
+    return limitRefusal(decision, dialect.error)
   } catch {
     // The limiter is down: the refusal itself is the answer.
     return undefined
   }
+}
+
+/** What the log keeps of a turn's usage: its counts and, when known, its cost. */
+function logUsage(usage: Usage): RelayLogEntry['usage'] {
+  const out: RelayLogEntry['usage'] = {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+  }
+  if (usage.cost !== undefined) out.cost = usage.cost
+  return out
 }
 
 /** What the log keeps of a failure: its kind and upstream status, never its message (it may echo a prompt). */
@@ -296,6 +368,8 @@ export function wireTurn(turn: AssistantTurn): AssistantTurn {
     const value = turn.usage[key]
     if (value !== undefined) usage[key] = tokenCount(value)
   }
+  const cost = turn.usage.cost
+  if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) usage.cost = cost
   const out: AssistantTurn = { ...turn, usage }
   if (turn.toolCalls?.some((call) => call.input === undefined) === true)
     out.toolCalls = turn.toolCalls.map((call) =>

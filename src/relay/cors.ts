@@ -34,8 +34,10 @@ export function createCors(options: CorsOptions | undefined) {
     }
     if (preflight) {
       headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
-      // `last-event-id`: a durable conversation's stream resumes from the last event it saw.
-      headers['access-control-allow-headers'] = 'authorization, content-type, last-event-id'
+      // `last-event-id`: a durable conversation's stream resumes from the last event it saw;
+      // `traceparent`, `tracestate`: a page's trace goes on through the relay (W3C Trace Context).
+      headers['access-control-allow-headers'] =
+        'authorization, content-type, last-event-id, traceparent, tracestate'
       headers['access-control-max-age'] = maxAge
     }
     return { allowed: true, headers }

@@ -5,6 +5,7 @@ import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
 import { discardBody } from './read-body.ts'
+import type { RateLimiter } from './rate-limit.ts'
 import { errorOf, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
 
@@ -16,6 +17,7 @@ const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dia
   '/v1/chat': { methods: ['POST'], dialect: chatDialect },
   '/v1/chat/completions': { methods: ['POST'], dialect: completionsDialect },
   '/v1/models': { methods: ['GET'], dialect: chatDialect },
+  '/v1/usage': { methods: ['GET'], dialect: chatDialect },
 }
 
 /** Every path under it goes to the `conversations` hook, whose routes say their own methods. */
@@ -59,6 +61,7 @@ export function createRelay(options: RelayOptions): Relay {
     rateLimiter: options.rateLimiter,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+    tracing: options.tracing,
   }
   const log = options.log
 
@@ -98,7 +101,9 @@ export function createRelay(options: RelayOptions): Relay {
           response =
             url.pathname === '/v1/models'
               ? modelsResponse(registry, setup.allows)
-              : await chatRoute(request, clientId, setup, trace, context, known.dialect)
+              : url.pathname === '/v1/usage'
+                ? await usageResponse(setup.rateLimiter, clientId)
+                : await chatRoute(request, clientId, setup, trace, context, known.dialect)
         }
       }
     }
@@ -173,6 +178,26 @@ function modelsResponse(registry: Registry, allows: (id: string) => boolean): Re
     ...body,
     notice: 'this relay has no provider configured: give createRelay a registry or providers',
   })
+}
+
+/**
+ * `GET /v1/usage`: what the caller has spent today and this month (UTC) in US dollars, and what is
+ * left of each budget. A relay whose rate limiter keeps no spend says so with a 404.
+ */
+async function usageResponse(
+  rateLimiter: RateLimiter | undefined,
+  clientId: string,
+): Promise<Response> {
+  if (rateLimiter?.spend === undefined) {
+    return chatDialect.error(404, 'invalid-request', 'this relay keeps no record of spend')
+  }
+  try {
+    return jsonResponse(200, await rateLimiter.spend(clientId))
+  } catch {
+    return chatDialect.error(503, 'overloaded', 'the rate limiter is unavailable', {
+      retryable: true,
+    })
+  }
 }
 
 /** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"`. */

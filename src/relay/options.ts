@@ -3,6 +3,7 @@ import type { ErrorKind } from '../core/errors.ts'
 import type { RelayAuth } from './auth.ts'
 import type { CorsOptions } from './cors.ts'
 import type { RateLimiter } from './rate-limit.ts'
+import type { TracingOptions } from './tracing.ts'
 
 /** Size and shape bounds of a chat request. */
 export type RelayLimits = {
@@ -41,7 +42,8 @@ export type RelayLogEntry = {
   outcome?: 'done' | 'error' | 'cancel' | undefined
   /** What went wrong: its kind, the request field at fault, and the upstream's HTTP status. */
   error?: { kind: ErrorKind; field?: string | undefined; status?: number | undefined } | undefined
-  usage?: { inputTokens: number; outputTokens: number } | undefined
+  /** The turn's token counts, and its cost in US dollars when the model's price is known. */
+  usage?: { inputTokens: number; outputTokens: number; cost?: number | undefined } | undefined
   /** What the relay changed in the request (dropped items, say): field paths and reasons only. */
   notes?: string[] | undefined
   durationMs: number
@@ -87,6 +89,12 @@ export type RelayOptions = {
     | undefined
   /** Receives one entry per request. */
   log?: ((entry: RelayLogEntry) => void) | undefined
+  /**
+   * Traces: one span per model call with the OpenTelemetry GenAI attributes, continuing the
+   * request's `traceparent`, handed to `tracing.exporter` after the answer (see `otlpExporter`).
+   * No prompt or answer text unless `captureContent`. @defaultValue no traces
+   */
+  tracing?: TracingOptions | undefined
 }
 
 /** Extra hooks of one request, from the runtime (e.g. a Worker's `ctx`). */

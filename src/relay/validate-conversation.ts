@@ -183,6 +183,14 @@ function assistantTurn(turn: JsonRecord, field: string, limits: ConversationLimi
 }
 
 const count = (value: unknown, field: string) => integer(value, field, 0, MAX_COUNT)
+
+/** A cost in US dollars: a finite number of at least 0. */
+function dollars(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    fail(field, `must be a number of US dollars of at least 0, got ${describe(value)}`)
+  }
+  return value
+}
 const optionalText = optional((value, field) => string(value, field))
 
 function usage(value: unknown, field: string): Usage {
@@ -194,6 +202,7 @@ function usage(value: unknown, field: string): Usage {
     reasoningTokens: optional(count),
     cacheReadTokens: optional(count),
     cacheWriteTokens: optional(count),
+    cost: optional(dollars),
   })
 }
 

@@ -13,10 +13,10 @@ describe('memoryRateLimiter', () => {
   it('keeps one window per client', async () => {
     let now = 0
     const limiter = memoryRateLimiter({ requestsPerMinute: 1 }, () => now)
-    expect(await limiter.check('a', { tokens: 1 })).toEqual({ ok: true })
-    expect(await limiter.check('b', { tokens: 1 })).toEqual({ ok: true })
+    expect(await limiter.check('a', { tokens: 1 })).toEqual({ ok: true, reservedAt: 0 })
+    expect(await limiter.check('b', { tokens: 1 })).toEqual({ ok: true, reservedAt: 0 })
     expect(await limiter.check('a', { tokens: 1 })).toEqual({ ok: false, retryAfterMs: 60_000 })
     now = 60_001
-    expect(await limiter.check('a', { tokens: 1 })).toEqual({ ok: true })
+    expect(await limiter.check('a', { tokens: 1 })).toEqual({ ok: true, reservedAt: 60_001 })
   })
 })

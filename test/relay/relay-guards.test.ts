@@ -96,7 +96,8 @@ describe('createRelay: CORS', () => {
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
       'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-      'access-control-allow-headers': 'authorization, content-type, last-event-id',
+      'access-control-allow-headers':
+        'authorization, content-type, last-event-id, traceparent, tracestate',
       'access-control-expose-headers': 'retry-after, server-timing',
       'timing-allow-origin': 'https://app.example',
       vary: 'origin',
@@ -230,9 +231,14 @@ describe('createRelay: rate limits', () => {
     // The input (about 4 bytes a token) and the output the call may produce.
     const estimatedTokens =
       Math.ceil(new TextEncoder().encode(payload).length / 4) + DEFAULT_OUTPUT_RESERVE
+    // The mock model has no price: nothing in dollars is reserved or settled.
     expect(calls).toEqual([
-      ['check', 'anonymous', { tokens: estimatedTokens }],
-      ['report', 'anonymous', { tokens: 15, estimatedTokens }],
+      ['check', 'anonymous', { tokens: estimatedTokens, usd: 0 }],
+      [
+        'report',
+        'anonymous',
+        { tokens: 15, estimatedTokens, usd: 0, estimatedUsd: 0, reservedAt: undefined },
+      ],
     ])
   })
 

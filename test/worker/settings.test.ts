@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addressClientId, list, secret, secrets } from '../../worker/settings.ts'
+import { addressClientId, dollars, list, secret, secrets } from '../../worker/settings.ts'
 
 /** The message of what `run` throws, after checking that it is a TypeError. */
 function typeErrorOf(run: () => unknown): string {
@@ -121,5 +121,22 @@ describe('addressClientId', () => {
     expect(addressClientId('  ')).toBe('ip:local')
     expect(addressClientId('1:2:3:4:5:6:7:8:9')).toBe('ip:1:2:3:4:5:6:7:8:9')
     expect(addressClientId('2001:db8:::1')).toBe('ip:2001:db8:::1')
+  })
+})
+
+describe('dollars', () => {
+  it('reads a budget in US dollars, 0 (no limit) when unset or empty', () => {
+    expect(dollars({ BUDGET_USD_PER_DAY: '25' }, 'BUDGET_USD_PER_DAY')).toBe(25)
+    expect(dollars({ BUDGET_USD_PER_DAY: ' 0.50 ' }, 'BUDGET_USD_PER_DAY')).toBe(0.5)
+    expect(dollars({ BUDGET_USD_PER_DAY: '' }, 'BUDGET_USD_PER_DAY')).toBe(0)
+    expect(dollars({}, 'BUDGET_USD_PER_DAY')).toBe(0)
+  })
+
+  it('refuses anything but a plain amount, by the setting’s name', () => {
+    for (const value of ['$5', '-1', '1e3', 'five', '5,00']) {
+      expect(
+        typeErrorOf(() => dollars({ BUDGET_USD_PER_MONTH: value }, 'BUDGET_USD_PER_MONTH')),
+      ).toBe('BUDGET_USD_PER_MONTH must be an amount of US dollars such as 25 or 0.50')
+    }
   })
 })

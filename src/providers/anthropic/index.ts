@@ -5,6 +5,8 @@ import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
 import { mapAnthropicError } from './map-error.ts'
 import { anthropicModel, anthropicModels, capabilitiesOf } from './models.ts'
+import { anthropicPricing } from './prices.ts'
+import { withPricing } from '../../core/pricing.ts'
 import { streamMessage } from './stream-message.ts'
 
 export { anthropicModels }
@@ -73,13 +75,15 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
   const client = createClient(settings)
   const create = (model: string): Adapter => {
     const entry = anthropicModel(model)
+    const capabilities = withPricing(capabilitiesOf(entry.row), anthropicPricing(model))
+    const { pricing } = capabilities
     return {
       provider: PROVIDER,
       model,
-      capabilities: capabilitiesOf(entry.row),
+      capabilities,
       stream(conversation, options = {}) {
         return guardStream(
-          { provider: PROVIDER, model, options, mapError: mapAnthropicError },
+          { provider: PROVIDER, model, options, mapError: mapAnthropicError, pricing },
           streamMessage(client, entry, conversation, options),
         )
       },

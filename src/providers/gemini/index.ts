@@ -4,6 +4,8 @@ import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
 import { mapGeminiError } from './map-error.ts'
 import { capabilitiesOf, geminiModel, geminiModels } from './models.ts'
+import { geminiPricing } from './prices.ts'
+import { withPricing } from '../../core/pricing.ts'
 import type { Exchange } from './send-request.ts'
 import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
@@ -53,10 +55,12 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
   const factory = (model: string): Adapter => {
     const row = geminiModel(model)
     const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }
+    const capabilities = withPricing(capabilitiesOf(row), geminiPricing(model))
+    const { pricing } = capabilities
     return {
       provider: PROVIDER,
       model,
-      capabilities: capabilitiesOf(row),
+      capabilities,
       stream(conversation, options = {}) {
         // The raw response of this call, so an HTTP error can read its headers.
         const exchange: Exchange = {}
@@ -65,6 +69,7 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
             provider: PROVIDER,
             model,
             options,
+            pricing,
             mapError: (error) => mapGeminiError(error, PROVIDER, exchange.response?.headers),
           },
           (context) => streamTurn(setup, conversation, options, context, exchange),

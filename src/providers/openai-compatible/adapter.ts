@@ -73,13 +73,15 @@ export function createOpenAICompatible(settings: OpenAICompatibleSettings): Adap
   const create = (model: string): Adapter => {
     const info = compatibleModel(model, settings.reasoning, settings.models)
     const setup = { client, provider, info, maxEventChars: settings.maxEventChars }
+    const capabilities = capabilitiesOf(info)
+    const { pricing } = capabilities
     return {
       provider,
       model,
-      capabilities: capabilitiesOf(info),
+      capabilities,
       stream(conversation, options = {}) {
         return guardStream(
-          { provider, model, options, mapError },
+          { provider, model, options, mapError, pricing },
           streamCompletion(setup, conversation, options),
         )
       },

@@ -1,5 +1,6 @@
 import { assertNever } from '../../core/assert-never.ts'
 import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
+import type { Pricing } from '../../core/pricing.ts'
 import { modelTable } from '../../kit/model-table.ts'
 import type { CompatibleReasoning, EffortLevels, ThinkingControl } from './reasoning.ts'
 
@@ -32,6 +33,11 @@ export type CompatibleModelRow = {
    * `max_completion_tokens`. @defaultValue `'max_tokens'`
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens' | undefined
+  /**
+   * Its prices in US dollars per million tokens, with their source and date in a comment beside
+   * the row. Without, its turns carry no `usage.cost`.
+   */
+  pricing?: Pricing | undefined
 }
 
 /** A model row in list form: the model id, or a family as a prefix ending in `*`. */
@@ -56,6 +62,7 @@ export type CompatibleModelInfo = {
   cacheKey: boolean
   temperature: boolean
   maxTokensField: 'max_tokens' | 'max_completion_tokens'
+  pricing?: Pricing | undefined
 }
 
 /** What a model of a server takes when no row says otherwise. */
@@ -106,6 +113,7 @@ export function capabilitiesOf(info: CompatibleModelInfo): Capabilities {
   }
   if (info.contextTokens !== undefined) capabilities.contextTokens = info.contextTokens
   if (info.maxOutputTokens !== undefined) capabilities.maxOutputTokens = info.maxOutputTokens
+  if (info.pricing !== undefined) capabilities.pricing = info.pricing
   return capabilities
 }
 
@@ -157,5 +165,6 @@ function rowInfo(
   if (row.cacheKey !== undefined) info.cacheKey = row.cacheKey
   if (row.temperature !== undefined) info.temperature = row.temperature
   if (row.maxTokensField !== undefined) info.maxTokensField = row.maxTokensField
+  if (row.pricing !== undefined) info.pricing = row.pricing
   return info
 }

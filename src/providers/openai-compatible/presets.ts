@@ -130,10 +130,18 @@ export const presets = {
     models: {
       '*': { json: false, contextTokens: 128_000, stopSequences: 16 },
       'deepseek-v4*': { contextTokens: 1_000_000 },
-      'deepseek-chat': { maxOutputTokens: 8_192, reasoning: { sendBack: [], required: false } },
+      // Prices: https://api-docs.deepseek.com/quick_start/pricing-details-usd, read 2026-12-02
+      // (USD per million tokens: cache-hit input, cache-miss input, output; the reasoner's chain of
+      // thought is billed as output). The V4 models are priced by time of day, so they have none.
+      'deepseek-chat': {
+        maxOutputTokens: 8_192,
+        reasoning: { sendBack: [], required: false },
+        pricing: { input: 0.27, cachedInput: 0.07, output: 1.1 },
+      },
       'deepseek-reasoner': {
         maxOutputTokens: 65_536,
         reasoning: { sendBack: [], required: false },
+        pricing: { input: 0.55, cachedInput: 0.14, output: 2.19 },
       },
     },
     modelIds: ['deepseek-v4-flash', 'deepseek-v4-pro', 'deepseek-chat', 'deepseek-reasoner'],

@@ -5,6 +5,8 @@ import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
 import { mapOpenaiError } from './map-error.ts'
 import { capabilitiesOf, openaiModel, openaiModels } from './models.ts'
+import { openaiPricing } from './prices.ts'
+import { withPricing } from '../../core/pricing.ts'
 import { streamResponse, type StreamSetup } from './stream-response.ts'
 
 export { openaiModels }
@@ -74,13 +76,15 @@ export function createOpenAI(settings: OpenAISettings): AdapterFactory {
   const create = (model: string): Adapter => {
     const row = openaiModel(model)
     const setup: StreamSetup = { client, row, maxEventChars }
+    const capabilities = withPricing(capabilitiesOf(row), openaiPricing(model))
+    const { pricing } = capabilities
     return {
       provider: PROVIDER,
       model,
-      capabilities: capabilitiesOf(row),
+      capabilities,
       stream: (conversation, options = {}) =>
         guardStream(
-          { provider: PROVIDER, model, options, mapError: mapOpenaiError },
+          { provider: PROVIDER, model, options, mapError: mapOpenaiError, pricing },
           streamResponse(setup, conversation, options),
         ),
     }

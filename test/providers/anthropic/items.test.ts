@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { JsonRecord } from '../../../src/kit/json.ts'
 import { mapAnthropicError } from '../../../src/providers/anthropic/map-error.ts'
 import { mapStopReason, mapUsage } from '../../../src/providers/anthropic/map-finish.ts'
+import { anthropicPricing } from '../../../src/providers/anthropic/prices.ts'
+import { costOf } from '../../../src/core/pricing.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
 import { doneTurn } from '../../helpers/stream.ts'
 import { fixture, fixtureNames, replayOnce, sdkFinalMessage, type SdkMessage } from './harness.ts'
@@ -106,7 +108,10 @@ describe('anthropic items against the SDK', () => {
       expect(turn.items?.data).toEqual(JSON.parse(content))
       // Key order too, so a replayed turn is the same bytes whichever reader made it.
       expect(JSON.stringify(turn.items?.data)).toBe(content)
-      expect(turn.usage).toEqual(mapUsage(sdk.message.usage as unknown as JsonRecord))
+      const counts = mapUsage(sdk.message.usage as unknown as JsonRecord)
+      // Claude Sonnet 5's prices: the cost is worked out from the same counts.
+      const cost = costOf(counts, anthropicPricing('claude-sonnet-5')!)
+      expect(turn.usage).toEqual({ ...counts, cost })
       expect(turn.stopReason).toBe(mapStopReason(sdk.message.stop_reason))
     })
   }
@@ -233,6 +238,8 @@ describe('anthropic items against the SDK', () => {
       cacheReadTokens: 400,
       cacheWriteTokens: 0,
       reasoningTokens: 9,
+      // Sonnet 5: 420 × $2 + 400 × $0.20 + 140 × $10 = 2,320 micro-dollars.
+      cost: 0.00232,
     })
     // The items and the tool calls are separate objects: editing one cannot change the other.
     const block = turn.items!.data[1] as { input: unknown }

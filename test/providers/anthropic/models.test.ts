@@ -102,6 +102,7 @@ describe('anthropic models', () => {
       json: true,
       contextTokens: 200_000,
       maxOutputTokens: 64_000,
+      pricing: { input: 1, cacheWrite: 1.25, cacheWrite1h: 2, cachedInput: 0.1, output: 5 },
     })
     expect(make('claude-opus-5-5').capabilities).not.toHaveProperty('rejects')
     expect(make('claude-nova-9').capabilities).toEqual({

@@ -69,6 +69,8 @@ describe('anthropic: a turn the API paused (pause_turn)', () => {
       outputTokens: 77,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      // Sonnet 5: 1,830 × $2 + 77 × $10 = 4,430 micro-dollars.
+      cost: 0.00443,
     })
   })
 

@@ -96,6 +96,8 @@ describe('anthropic stream', () => {
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
       reasoningTokens: 31,
+      // Sonnet 5: 24 × $2 + 58 × $10 = 628 micro-dollars.
+      cost: 0.000628,
     })
   })
 
@@ -204,6 +206,8 @@ describe('anthropic stream', () => {
       cacheReadTokens: 1200,
       cacheWriteTokens: 0,
       reasoningTokens: 61,
+      // Sonnet 5: 2,210 × $2 + 1,200 × $0.20 + 190 × $10 = 6,560 micro-dollars.
+      cost: 0.00656,
     })
   })
 

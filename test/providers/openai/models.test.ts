@@ -100,6 +100,7 @@ describe('openai capabilities', () => {
       json: true,
       contextTokens: 400_000,
       maxOutputTokens: 128_000,
+      pricing: { input: 2.5, cachedInput: 0.25, output: 15 },
     })
     expect(capabilitiesOf('gpt-4.1')).toEqual({
       thinking: { mode: 'none' },

@@ -217,6 +217,8 @@ describe('openai request: stop sequences, caching, the output cap', () => {
       reasoningTokens: 0,
       cacheReadTokens: 2048,
       cacheWriteTokens: 0,
+      // gpt-5.4: 552 × $2.50 + 2,048 × $0.25 + 180 × $15 = 4,592 micro-dollars.
+      cost: 0.004592,
     })
   })
 

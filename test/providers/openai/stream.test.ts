@@ -197,7 +197,7 @@ describe('openai stream', () => {
       { type: 'text', text: 'Checking.' },
       { type: 'text', text: '\n\nDone.' },
     ])
-    expect(doneTurn(events).usage).toEqual({ inputTokens: 0, outputTokens: 0 })
+    expect(doneTurn(events).usage).toEqual({ inputTokens: 0, outputTokens: 0, cost: 0 })
   })
 
   it('fails when the stream ends before a terminal response event', async () => {

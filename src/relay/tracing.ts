@@ -1,0 +1,159 @@
+import type { CallOptions } from '../core/adapter.ts'
+import type { AssistantTurn, Conversation } from '../core/conversation.ts'
+import type { ErrorKind } from '../core/errors.ts'
+
+/** A span attribute's value, as OpenTelemetry takes it. */
+export type SpanValue = string | number | boolean | readonly string[]
+
+/**
+ * One finished span, in OpenTelemetry's terms: ids in lowercase hex, times in milliseconds since
+ * the epoch. The relay makes one per model call (`chat {model}`, kind client), with the
+ * attributes of the GenAI semantic conventions.
+ */
+export type RelaySpan = {
+  /** 32 hex digits; the caller's, when its `traceparent` was continued. */
+  traceId: string
+  /** 16 hex digits. */
+  spanId: string
+  /** The caller's span, from its `traceparent`. */
+  parentSpanId?: string | undefined
+  name: string
+  kind: 'client'
+  startTimeMs: number
+  endTimeMs: number
+  attributes: Record<string, SpanValue>
+  status: { code: 'ok' } | { code: 'error'; message: string }
+}
+
+/** Where finished spans go (an OTLP exporter, an in-memory list in tests, your own). */
+export interface SpanExporter {
+  /** Called once per span, after the answer has ended; a returned promise is waited on with `waitUntil`. */
+  export(spans: readonly RelaySpan[]): void | Promise<void>
+}
+
+/** `RelayOptions.tracing`: traces of each chat request. */
+export type TracingOptions = {
+  exporter: SpanExporter
+  /**
+   * Put the conversation and the answer in the span (`gen_ai.system_instructions`,
+   * `gen_ai.input.messages`, `gen_ai.output.messages`). They hold what users wrote: off unless
+   * you turn it on. @defaultValue false
+   */
+  captureContent?: boolean | undefined
+}
+
+/** The caller's trace, from a W3C `traceparent` header. */
+export type TraceParent = { traceId: string; spanId: string; sampled: boolean }
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
+
+/**
+ * Reads a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`); undefined when absent or invalid
+ * (an all-zero id, version `ff`, or a version 00 header with extra fields), so a new trace starts.
+ */
+export function parseTraceparent(header: string | null): TraceParent | undefined {
+  const match = TRACEPARENT.exec(header?.trim().toLowerCase() ?? '')
+  if (match === null) return undefined
+  const [, version, traceId, spanId, flags, rest] = match
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined
+  if (/^0+$/.test(traceId!) || /^0+$/.test(spanId!)) return undefined
+  return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1 }
+}
+
+/** `bytes` random bytes as lowercase hex. */
+export function randomHex(bytes: number): string {
+  const data = crypto.getRandomValues(new Uint8Array(bytes))
+  let out = ''
+  for (const byte of data) out += byte.toString(16).padStart(2, '0')
+  return out
+}
+
+/** What the chat route knows of one call, gathered as it goes. */
+export type CallRecord = {
+  provider: string
+  model: string
+  options: CallOptions
+  conversation: Conversation
+  parent: TraceParent | undefined
+  /** Epoch milliseconds when the request arrived. */
+  startMs: number
+  /** Milliseconds from arrival to the first event, when one came. */
+  firstChunkMs?: number | undefined
+  /** Milliseconds from arrival to the end. */
+  durationMs: number
+  /** Whether the answer was streamed to the client. */
+  streamed: boolean
+  turn?: AssistantTurn | undefined
+  error?: { kind: ErrorKind } | undefined
+}
+
+/**
+ * The span of one model call, with the GenAI semantic conventions' attributes: the operation,
+ * provider, request and response model, the request's limits, token usage, the finish reason,
+ * the call's duration and time to first chunk (in seconds, as the conventions' metrics of the same
+ * names), the error type, and the cost. Prompt and answer text only when `captureContent`.
+ */
+export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
+  const { turn, options } = call
+  const attributes: Record<string, SpanValue> = {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': call.provider,
+    'gen_ai.request.model': call.model,
+    'gen_ai.client.operation.duration': call.durationMs / 1000,
+    'thinkwire.streamed': call.streamed,
+  }
+  if (options.maxTokens !== undefined) attributes['gen_ai.request.max_tokens'] = options.maxTokens
+  if (options.temperature !== undefined) {
+    attributes['gen_ai.request.temperature'] = options.temperature
+  }
+  if (options.stop !== undefined) attributes['gen_ai.request.stop_sequences'] = options.stop
+  if (call.firstChunkMs !== undefined) {
+    attributes['gen_ai.client.operation.time_to_first_chunk'] = call.firstChunkMs / 1000
+  }
+  if (turn !== undefined) {
+    const { usage } = turn
+    attributes['gen_ai.response.model'] = turn.items?.model ?? call.model
+    attributes['gen_ai.response.finish_reasons'] = [turn.stopReason]
+    attributes['gen_ai.usage.input_tokens'] = usage.inputTokens
+    attributes['gen_ai.usage.output_tokens'] = usage.outputTokens
+    if (usage.cacheReadTokens !== undefined) {
+      attributes['gen_ai.usage.cache_read.input_tokens'] = usage.cacheReadTokens
+    }
+    if (usage.cacheWriteTokens !== undefined) {
+      attributes['gen_ai.usage.cache_creation.input_tokens'] = usage.cacheWriteTokens
+    }
+    if (usage.reasoningTokens !== undefined) {
+      attributes['gen_ai.usage.reasoning.output_tokens'] = usage.reasoningTokens
+    }
+    if (usage.cost !== undefined) attributes['thinkwire.usage.cost_usd'] = usage.cost
+  }
+  if (call.error !== undefined) attributes['error.type'] = call.error.kind
+  if (captureContent) {
+    const { system, turns } = call.conversation
+    if (system !== undefined) attributes['gen_ai.system_instructions'] = system
+    attributes['gen_ai.input.messages'] = JSON.stringify(turns.map(withoutItems))
+    if (turn !== undefined) {
+      const output = { role: 'assistant', text: turn.text, toolCalls: turn.toolCalls }
+      attributes['gen_ai.output.messages'] = JSON.stringify([output])
+    }
+  }
+  return {
+    traceId: call.parent?.traceId ?? randomHex(16),
+    spanId: randomHex(8),
+    parentSpanId: call.parent?.spanId,
+    name: `chat ${call.model}`,
+    kind: 'client',
+    startTimeMs: call.startMs,
+    endTimeMs: call.startMs + call.durationMs,
+    attributes,
+    // Only the kind: an upstream message may quote the prompt.
+    status: call.error === undefined ? { code: 'ok' } : { code: 'error', message: call.error.kind },
+  }
+}
+
+/** A turn as a span shows it: the provider's opaque items (signatures, encrypted state) left out. */
+function withoutItems(turn: Conversation['turns'][number]): unknown {
+  if (turn.role !== 'assistant' || turn.items === undefined) return turn
+  const { items: _, ...rest } = turn
+  return rest
+}

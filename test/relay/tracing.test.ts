@@ -1,0 +1,275 @@
+/**
+ * Traces of the relay: one span per model call with the OpenTelemetry GenAI attributes, captured
+ * here by an in-memory exporter; the caller's `traceparent` continued; no prompt or answer text
+ * unless asked for; and the OTLP/HTTP JSON the exporter posts.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Adapter } from '../../src/core/adapter.ts'
+import { providerError } from '../../src/core/errors.ts'
+import type { Pricing } from '../../src/core/pricing.ts'
+import { guardStream } from '../../src/kit/guard-stream.ts'
+import {
+  createRelay,
+  otlpExporter,
+  otlpHeaders,
+  parseTraceparent,
+  type RelaySpan,
+  type SpanExporter,
+} from '../../src/relay/index.ts'
+import { chat, doneOf, streamed } from './helpers.ts'
+
+const PROMPT = 'What is the secret word?'
+const ANSWER = 'The secret word is swordfish.'
+const PRICE: Pricing = { input: 1000, output: 1000, cachedInput: 100 }
+
+/** An adapter that answers {@link ANSWER} with full usage, priced, or fails before its first event. */
+function model(fails = false): Adapter {
+  return {
+    provider: 'acme',
+    model: 'm-1',
+    capabilities: { thinking: { mode: 'none' }, tools: false, json: false, pricing: PRICE },
+    stream: (_, options) =>
+      guardStream({ provider: 'acme', model: 'm-1', options, pricing: PRICE }, async function* () {
+        if (fails) throw providerError('overloaded', 'acme', `busy while reading "${PROMPT}"`)
+        yield { type: 'thinking', text: 'Hmm.' }
+        yield { type: 'text', text: ANSWER }
+        return {
+          usage: {
+            inputTokens: 100,
+            outputTokens: 40,
+            cacheReadTokens: 60,
+            cacheWriteTokens: 10,
+            reasoningTokens: 30,
+          },
+          stopReason: 'stop',
+          items: [{ raw: 'record' }],
+        }
+      }),
+  }
+}
+
+/** Spans kept in memory: what the relay exported, in order. */
+function memoryExporter(): SpanExporter & { spans: RelaySpan[] } {
+  const spans: RelaySpan[] = []
+  return { spans, export: (batch) => void spans.push(...batch) }
+}
+
+const body = {
+  model: 'acme/m-1',
+  conversation: { system: 'Keep secrets.', turns: [{ role: 'user', content: PROMPT }] },
+  maxTokens: 500,
+  temperature: 0.5,
+}
+
+describe('relay traces', () => {
+  it('exports one client span per call with every GenAI attribute, and no content', async () => {
+    const exporter = memoryExporter()
+    const waited: Promise<unknown>[] = []
+    const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
+    const response = await relay.fetch(
+      new Request('http://relay.test/v1/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+      { waitUntil: (promise) => void waited.push(promise) },
+    )
+    const turn = doneOf(await streamed(response))
+    expect(waited).toHaveLength(1)
+    await Promise.all(waited)
+    expect(exporter.spans).toHaveLength(1)
+    const span = exporter.spans[0]!
+    expect(span).toMatchObject({ name: 'chat m-1', kind: 'client', status: { code: 'ok' } })
+    expect(span.traceId).toMatch(/^[0-9a-f]{32}$/)
+    expect(span.spanId).toMatch(/^[0-9a-f]{16}$/)
+    expect(span.parentSpanId).toBeUndefined()
+    expect(span.endTimeMs).toBeGreaterThanOrEqual(span.startTimeMs)
+    const { attributes } = span
+    expect(attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'acme',
+      'gen_ai.request.model': 'm-1',
+      'gen_ai.response.model': 'm-1',
+      'gen_ai.request.max_tokens': 500,
+      'gen_ai.request.temperature': 0.5,
+      'gen_ai.response.finish_reasons': ['stop'],
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.output_tokens': 40,
+      'gen_ai.usage.cache_read.input_tokens': 60,
+      'gen_ai.usage.cache_creation.input_tokens': 10,
+      'gen_ai.usage.reasoning.output_tokens': 30,
+      'thinkwire.usage.cost_usd': turn.usage.cost,
+      'thinkwire.streamed': true,
+    })
+    // (30 × $1,000 + 60 × $100 + 10 × $1,000 + 40 × $1,000) / 1e6
+    expect(turn.usage.cost).toBe(0.086)
+    const duration = attributes['gen_ai.client.operation.duration'] as number
+    const firstChunk = attributes['gen_ai.client.operation.time_to_first_chunk'] as number
+    expect(firstChunk).toBeGreaterThanOrEqual(0)
+    expect(duration).toBeGreaterThanOrEqual(firstChunk)
+    // No text of the conversation or the answer anywhere in the span.
+    const text = JSON.stringify(span)
+    for (const secret of [PROMPT, ANSWER, 'Keep secrets.', 'Hmm.', 'record']) {
+      expect(text).not.toContain(secret)
+    }
+    expect(attributes).not.toHaveProperty('gen_ai.input.messages')
+  })
+
+  it('continues the trace of a sampled traceparent, and records none for an unsampled one', async () => {
+    const exporter = memoryExporter()
+    const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+    const parentId = '00f067aa0ba902b7'
+    await streamed(
+      await chat(relay, body, { headers: { traceparent: `00-${traceId}-${parentId}-01` } }),
+    )
+    await streamed(
+      await chat(relay, body, { headers: { traceparent: `00-${traceId}-${parentId}-00` } }),
+    )
+    await streamed(await chat(relay, body, { headers: { traceparent: 'garbage' } }))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(exporter.spans).toHaveLength(2)
+    expect(exporter.spans[0]).toMatchObject({ traceId, parentSpanId: parentId })
+    expect(exporter.spans[0]!.spanId).not.toBe(parentId)
+    // An invalid header starts a new trace.
+    expect(exporter.spans[1]!.traceId).not.toBe(traceId)
+    expect(exporter.spans[1]!.parentSpanId).toBeUndefined()
+  })
+
+  it('puts the conversation and the answer in the span only when captureContent is on', async () => {
+    const exporter = memoryExporter()
+    const relay = createRelay({
+      providers: { acme: [model()] },
+      tracing: { exporter, captureContent: true },
+    })
+    await streamed(await chat(relay, body))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const { attributes } = exporter.spans[0]!
+    expect(attributes['gen_ai.system_instructions']).toBe('Keep secrets.')
+    expect(JSON.parse(attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', content: PROMPT },
+    ])
+    expect(JSON.parse(attributes['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', text: ANSWER },
+    ])
+  })
+
+  it('marks a failed call with its error type, and no upstream message', async () => {
+    const exporter = memoryExporter()
+    const relay = createRelay({ providers: { acme: [model(true)] }, tracing: { exporter } })
+    const response = await chat(relay, body)
+    expect(response.status).toBe(503)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const span = exporter.spans[0]!
+    expect(span.status).toEqual({ code: 'error', message: 'overloaded' })
+    expect(span.attributes['error.type']).toBe('overloaded')
+    expect(span.attributes).not.toHaveProperty('gen_ai.usage.input_tokens')
+    expect(JSON.stringify(span)).not.toContain(PROMPT)
+  })
+
+  it('exports nothing and costs nothing when tracing is off', async () => {
+    const waited: Promise<unknown>[] = []
+    const relay = createRelay({ providers: { acme: [model()] } })
+    const response = await relay.fetch(
+      new Request('http://relay.test/v1/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+      { waitUntil: (promise) => void waited.push(promise) },
+    )
+    await streamed(response)
+    expect(waited).toEqual([])
+  })
+})
+
+describe('traceparent', () => {
+  it('reads version 00 and later versions, and refuses what the W3C spec says to ignore', () => {
+    const id = '4bf92f3577b34da6a3ce929d0e0e4736'
+    expect(parseTraceparent(`00-${id}-00f067aa0ba902b7-01`)).toEqual({
+      traceId: id,
+      spanId: '00f067aa0ba902b7',
+      sampled: true,
+    })
+    expect(parseTraceparent(`01-${id}-00f067aa0ba902b7-03-extra`)?.sampled).toBe(true)
+    expect(parseTraceparent(`00-${id}-00f067aa0ba902b7-01-extra`)).toBeUndefined()
+    expect(parseTraceparent(`ff-${id}-00f067aa0ba902b7-01`)).toBeUndefined()
+    expect(parseTraceparent(`00-${'0'.repeat(32)}-00f067aa0ba902b7-01`)).toBeUndefined()
+    expect(parseTraceparent(`00-${id}-${'0'.repeat(16)}-01`)).toBeUndefined()
+    expect(parseTraceparent(null)).toBeUndefined()
+  })
+})
+
+describe('otlpExporter', () => {
+  it('posts OTLP/HTTP JSON to <endpoint>/v1/traces with the given headers', async () => {
+    const posted: { url: string; init: RequestInit }[] = []
+    const exporter = otlpExporter({
+      endpoint: 'https://collector.test/otlp/',
+      headers: otlpHeaders('x-api-key=k%3D1, x-team = relay'),
+      serviceName: 'edge',
+      fetch: async (url, init) => {
+        posted.push({ url: String(url), init: init! })
+        return new Response(null, { status: 200 })
+      },
+    })
+    await exporter.export([
+      {
+        traceId: 'a'.repeat(32),
+        spanId: 'b'.repeat(16),
+        parentSpanId: 'c'.repeat(16),
+        name: 'chat m',
+        kind: 'client',
+        startTimeMs: 1_700_000_000_000.5,
+        endTimeMs: 1_700_000_000_250,
+        attributes: { s: 'x', i: 3, d: 0.25, b: true, a: ['stop'] },
+        status: { code: 'error', message: 'timeout' },
+      },
+    ])
+    expect(posted).toHaveLength(1)
+    expect(posted[0]!.url).toBe('https://collector.test/otlp/v1/traces')
+    expect(posted[0]!.init.headers).toEqual({
+      'x-api-key': 'k=1',
+      'x-team': 'relay',
+      'content-type': 'application/json',
+    })
+    expect(JSON.parse(posted[0]!.init.body as string)).toEqual({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'edge' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 'thinkwire' },
+              spans: [
+                {
+                  traceId: 'a'.repeat(32),
+                  spanId: 'b'.repeat(16),
+                  parentSpanId: 'c'.repeat(16),
+                  name: 'chat m',
+                  kind: 3,
+                  startTimeUnixNano: '1700000000000500000',
+                  endTimeUnixNano: '1700000000250000000',
+                  attributes: [
+                    { key: 's', value: { stringValue: 'x' } },
+                    { key: 'i', value: { intValue: '3' } },
+                    { key: 'd', value: { doubleValue: 0.25 } },
+                    { key: 'b', value: { boolValue: true } },
+                    { key: 'a', value: { arrayValue: { values: [{ stringValue: 'stop' }] } } },
+                  ],
+                  status: { code: 2, message: 'timeout' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    })
+  })
+
+  it('drops the spans when the collector cannot be reached', async () => {
+    const exporter = otlpExporter({
+      endpoint: 'https://collector.test',
+      fetch: () => Promise.reject(new TypeError('fetch failed')),
+    })
+    await expect(exporter.export([])).resolves.toBeUndefined()
+  })
+})
