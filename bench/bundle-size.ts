@@ -44,7 +44,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const size = await measureBundleSize()
   console.log(
     `thinkwire/client + thinkwire/react: ${size.minified} B minified, ${size.gzipped} B gzipped` +
-      ` (${(size.gzipped / 1024).toFixed(2)} KiB; budget 8 KiB)`,
+      ` (${(size.gzipped / 1024).toFixed(2)} KiB; budget 8.5 KiB)`,
   )
   for (const input of size.inputs) console.log(`  ${input}`)
 }

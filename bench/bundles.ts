@@ -94,7 +94,7 @@ export async function benchBundles(): Promise<Row[]> {
       section,
       name: 'thinkwire/client + thinkwire/react (relay + useChat)',
       value: kib(ours.gzipped),
-      note: `${kib(ours.minified)} minified; budget 8 KiB gzipped`,
+      note: `${kib(ours.minified)} minified; budget 8.5 KiB gzipped`,
     },
     {
       section,
