@@ -7,9 +7,10 @@
  * object's counters); the reconnect uses the deployed Worker under `wrangler dev`, as
  * `bench/end-to-end.ts` starts it. Run alone: `npx tsx bench/conversations.ts`.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
 import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts'
+import { workerdChildren } from '../test/load/run-load.ts'
 import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
 import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
 
@@ -77,21 +78,6 @@ async function settled(on: Target, id: string): Promise<void> {
     if (!shown.streaming) return
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-}
-
-/** Pids of the workerd processes this process started. */
-function workerdChildren(): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(readFileSync(`/proc/${entry}/stat`, 'utf8'))
-      if (match?.[1] === 'workerd' && Number(match[2]) === process.pid) pids.push(Number(entry))
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids
 }
 
 /** A process's CPU time (user and system, every thread) in ms, from /proc. */

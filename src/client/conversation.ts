@@ -2,15 +2,15 @@ import type { ChatInput, ChatSnapshot, ChatStatus, Scheduler } from '../core/cha
 import type { Conversation, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
+import { Notifier } from '../core/notifier.ts'
 import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
 import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
 import type { WireCallOptions } from '../core/wire.ts'
-import { retryAfterMsFromHeaders, kindFromStatus } from '../kit/http-error.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
-import type { RelayHeaders } from './relay.ts'
+import { responseError, type RelayHeaders } from './relay.ts'
 
 /** Options of {@link relayConversation}. */
 export type RelayConversationOptions = {
@@ -54,8 +54,6 @@ export type ChatStore = {
 /** Waits between reconnections, doubling from the first up to the last. */
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000] as const
 
-const immediate: Scheduler = (flush) => flush()
-
 /**
  * A conversation that lives on a relay (one Durable Object per conversation, DESIGN §9), as a
  * store with the same `messages`, `status`, `send`, `stop` and `regenerate` as `Chat`. The model
@@ -93,15 +91,16 @@ export class RelayConversation implements ChatStore {
   #following: AbortController | undefined
   #attempt = 0
   #timer: ReturnType<typeof setTimeout> | undefined
-  #listeners = new Set<() => void>()
-  #snapshot: ChatSnapshot
-  #dirty = false
+  #notifier: Notifier<ChatSnapshot>
   #disposed = false
 
   constructor(options: RelayConversationOptions) {
     this.#options = options
     this.#id = options.id
-    this.#snapshot = this.#makeSnapshot()
+    this.#notifier = new Notifier(
+      () => this.#makeSnapshot(),
+      () => this.#options.scheduler,
+    )
     if (typeof window !== 'undefined') {
       window.addEventListener('online', this.#resume)
       document.addEventListener('visibilitychange', this.#onVisible)
@@ -113,12 +112,9 @@ export class RelayConversation implements ChatStore {
     return this.#id
   }
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
-  }
+  subscribe = (listener: () => void): (() => void) => this.#notifier.subscribe(listener)
 
-  getSnapshot = (): ChatSnapshot => this.#snapshot
+  getSnapshot = (): ChatSnapshot => this.#notifier.getSnapshot()
 
   /**
    * Restores the conversation from the relay, and attaches to an answer in flight (which goes on
@@ -140,7 +136,7 @@ export class RelayConversation implements ChatStore {
       this.#error = relayError(body.lastError, 'relay', 'server', 'the last answer failed')
       this.#status = 'error'
     }
-    this.#emit()
+    this.#notifier.emit()
     // An answer in flight: read from its start (its `turn` event first), so nothing is missed;
     // it goes on streaming into the store after load() resolved.
     if (this.#options.follow === true)
@@ -231,7 +227,7 @@ export class RelayConversation implements ChatStore {
         signal: reading.signal,
         decode: (message) => this.#event(message),
       })
-      for await (const _ of batches) this.#schedule()
+      for await (const _ of batches) this.#notifier.schedule()
       this.#attempt = 0
     } catch (error) {
       if (this.#disposed || reading.signal.aborted) return
@@ -331,21 +327,7 @@ export class RelayConversation implements ChatStore {
     const url = `${this.#options.url.replace(/\/+$/, '')}${path}`
     const response = await (this.#options.fetch ?? globalThis.fetch)(url, { ...init, headers })
     if (response.ok) return response
-    let data: unknown
-    try {
-      data = await response.json()
-    } catch {
-      data = undefined
-    }
-    const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
-    throw relayError(
-      error,
-      'relay',
-      kindFromStatus(response.status),
-      `HTTP ${response.status}`,
-      response.status,
-      retryAfterMsFromHeaders(response.headers),
-    )
+    throw await responseError(response, 'relay')
   }
 
   #fail(error: unknown): void {
@@ -358,22 +340,7 @@ export class RelayConversation implements ChatStore {
 
   #setStatus(status: ChatStatus): void {
     this.#status = status
-    this.#emit()
-  }
-
-  /** Notifies once through the scheduler, however many events a read brought. */
-  #schedule(): void {
-    if (this.#dirty) return
-    this.#dirty = true
-    ;(this.#options.scheduler ?? immediate)(() => {
-      if (this.#dirty) this.#emit()
-    })
-  }
-
-  #emit(): void {
-    this.#dirty = false
-    this.#snapshot = this.#makeSnapshot()
-    for (const listener of this.#listeners) listener()
+    this.#notifier.emit()
   }
 
   #makeSnapshot(): ChatSnapshot {

@@ -136,7 +136,7 @@ const DRAIN_MS = 2000
  * The `ThinkwireError` of a relay's JSON error answer `{ error: { kind, message } }`, or of an
  * answer that is not an event stream.
  */
-async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
+export async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
   const { ok, status } = response
   const data: unknown = await response.json().catch(() => undefined)
   const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}

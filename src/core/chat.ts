@@ -2,6 +2,7 @@ import type { Adapter, CallOptions } from './adapter.ts'
 import type { AssistantTurn, Conversation, Turn, UserPart, UserTurn } from './conversation.ts'
 import { ThinkwireError, toThinkwireError } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
+import { Notifier, type Scheduler } from './notifier.ts'
 import { messageId, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
 import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
@@ -9,8 +10,7 @@ import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from '
 /** Where a chat is: idle, waiting for the first event, receiving, or failed. */
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error'
 
-/** Runs a callback soon: once per animation frame in a browser, at once in tests. */
-export type Scheduler = (flush: () => void) => void
+export type { Scheduler } from './notifier.ts'
 
 /** Options of a {@link Chat}; all but `adapter` can be changed later with `update()`. */
 export type ChatOptions = {
@@ -73,8 +73,6 @@ type ChatState =
   | { type: 'submitted' | 'streaming'; run: Run }
   | { type: 'error'; error: ThinkwireError; run: Run }
 
-const immediate: Scheduler = (flush) => flush()
-
 /**
  * Runs an app's callback. What it throws is the app's error, not the chat's: it neither fails the
  * send nor is swallowed, but reported as an uncaught error (`reportError` where there is one).
@@ -108,14 +106,15 @@ export class Chat {
   #settings: ChatOptions
   #conversation: Conversation
   #state: ChatState = { type: 'ready' }
-  #listeners = new Set<() => void>()
-  #snapshot: ChatSnapshot
-  #dirty = false
+  #notifier: Notifier<ChatSnapshot>
 
   constructor(options: ChatOptions) {
     this.#settings = options
     this.#conversation = options.conversation ?? { turns: [] }
-    this.#snapshot = this.#makeSnapshot()
+    this.#notifier = new Notifier(
+      () => this.#makeSnapshot(),
+      () => this.#settings.scheduler,
+    )
   }
 
   /** The conversation: only complete turns, safe to persist and to send anywhere. */
@@ -199,13 +198,10 @@ export class Chat {
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
-  }
+  subscribe = (listener: () => void): (() => void) => this.#notifier.subscribe(listener)
 
   /** The current snapshot (the same object until something changes). */
-  getSnapshot = (): ChatSnapshot => this.#snapshot
+  getSnapshot = (): ChatSnapshot => this.#notifier.getSnapshot()
 
   get #running(): Run | undefined {
     const state = this.#state
@@ -290,7 +286,7 @@ export class Chat {
   #apply(run: Run, event: ToolLoopEvent): void {
     if (event.type === 'tool-results') {
       this.#commit(run, [...run.turns, event.results])
-      this.#emit()
+      this.#notifier.emit()
     } else if (event.type === 'done') {
       run.pending = undefined
       run.last = event.turn
@@ -305,7 +301,7 @@ export class Chat {
         id: messageId(run.turns.length),
       })
       pending.state = applyEvent(pending.state, event)
-      if (this.#state.type === 'streaming') this.#schedule()
+      if (this.#state.type === 'streaming') this.#notifier.schedule()
       else this.#setState({ type: 'streaming', run })
     }
   }
@@ -347,22 +343,7 @@ export class Chat {
 
   #setState(state: ChatState): void {
     this.#state = state
-    this.#emit()
-  }
-
-  /** Notifies once through the scheduler, however many deltas arrive before it runs. */
-  #schedule(): void {
-    if (this.#dirty) return
-    this.#dirty = true
-    ;(this.#settings.scheduler ?? immediate)(() => {
-      if (this.#dirty) this.#emit()
-    })
-  }
-
-  #emit(): void {
-    this.#dirty = false
-    this.#snapshot = this.#makeSnapshot()
-    for (const listener of this.#listeners) listener()
+    this.#notifier.emit()
   }
 
   #makeSnapshot(): ChatSnapshot {

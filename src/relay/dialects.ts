@@ -9,7 +9,13 @@ import {
   rewriteError,
   translateCompletionRequest,
 } from './completions/index.ts'
-import { describeError, errorResponse, jsonResponse, type ErrorDetails } from './responses.ts'
+import {
+  describeError,
+  errorResponse,
+  jsonResponse,
+  retryAfterHeader,
+  type ErrorDetails,
+} from './responses.ts'
 import { createSseEncoder } from './sse.ts'
 import { statusFromKind } from './status.ts'
 import { validateChatRequest, type RequestLimits } from './validate-request.ts'
@@ -157,7 +163,7 @@ export const completionsDialect: Dialect = {
   error(status, kind, message, details = {}, headers = {}) {
     const out = { ...headers }
     if (details.retryAfterMs !== undefined)
-      out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
+      out['retry-after'] = retryAfterHeader(details.retryAfterMs)
     const response = completionErrorResponse(status, kind, message, { param: details.field }, out)
     return describeError(response, kind, details.field)
   },

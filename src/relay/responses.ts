@@ -42,7 +42,7 @@ export function errorResponse(
   if (details.retryable !== undefined) body['retryable'] = details.retryable
   if (details.retryAfterMs !== undefined) {
     body['retryAfterMs'] = details.retryAfterMs
-    out['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)))
+    out['retry-after'] = retryAfterHeader(details.retryAfterMs)
   }
   return describeError(jsonResponse(status, { error: body }, out), kind, details.field)
 }
@@ -66,4 +66,9 @@ export function jsonResponse(
     status,
     headers: { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store' },
   })
+}
+
+/** A `retry-after` header value: whole seconds, at least 1. */
+export function retryAfterHeader(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)))
 }

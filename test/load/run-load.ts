@@ -74,7 +74,7 @@ export async function stopLoadWorker(load: LoadWorker | undefined): Promise<void
 }
 
 /** Pids of the workerd processes this process started. */
-function workerdChildren(): number[] {
+export function workerdChildren(): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
