@@ -87,6 +87,24 @@ function settings(options: UseChatOptions): ChatOptions {
 }
 
 /**
+ * Stops a chat's answer once its component is gone for good. Effect cleanups cannot tell: a
+ * hidden `<Activity>` and StrictMode's development remount run them too, and must not stop the
+ * answer. So the hook's state holds a token whose collection (React has dropped the component)
+ * stops the chat; the chat never refers to the token. Without `FinalizationRegistry`, nothing is
+ * stopped: the answer ends on its own.
+ */
+const forgotten =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<Chat>((chat) => chat.stop())
+    : undefined
+
+function owned(chat: Chat): { chat: Chat; token: object } {
+  const token = {}
+  forgotten?.register(token, chat)
+  return { chat, token }
+}
+
+/**
  * A React binding of {@link Chat}: streams answers into `messages`, rendering at most once per
  * animation frame while tokens arrive, with stop, regenerate and client-side tools.
  *
@@ -102,7 +120,7 @@ function settings(options: UseChatOptions): ChatOptions {
  * ```
  */
 export function useChat(options: UseChatOptions): UseChatResult {
-  const [chat] = useState(() => new Chat(settings(options)))
+  const [{ chat }] = useState(() => owned(new Chat(settings(options))))
   const [actions] = useState(() => ({
     send: (input: ChatInput, call?: CallOptions) => drain(() => chat.send(input, call)),
     regenerate: (call?: CallOptions) => drain(() => chat.regenerate(call)),
@@ -110,18 +128,6 @@ export function useChat(options: UseChatOptions): UseChatResult {
     setConversation: (conversation: Conversation) => chat.setConversation(conversation),
   }))
   useEffect(() => chat.update(settings(options)))
-  // Unmounting stops the answer, but only once React is done with the component: StrictMode's
-  // development remount runs this cleanup and the effect again at once, which must not stop a
-  // send started in a mount effect.
-  const [unmount] = useState(() => ({
-    timer: undefined as ReturnType<typeof setTimeout> | undefined,
-  }))
-  useEffect(() => {
-    clearTimeout(unmount.timer)
-    return () => {
-      unmount.timer = setTimeout(() => chat.stop(), 0)
-    }
-  }, [chat, unmount])
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.
   return { ...useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }

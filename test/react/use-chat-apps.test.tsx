@@ -5,7 +5,9 @@
  * between a server render and the browser.
  */
 import { act, cleanup, render, renderHook } from '@testing-library/react'
-import { StrictMode, useEffect } from 'react'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { Activity, StrictMode, useEffect } from 'react'
 import { renderToString } from 'react-dom/server'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Chat } from '../../src/core/chat.ts'
@@ -60,6 +62,108 @@ describe('useChat in StrictMode', () => {
     expect(upstream.calls).toHaveLength(1)
     expect(upstream.calls[0]?.signal.aborted).toBe(false)
     expect(seen.at(-1)).toEqual(['Hi', 'Hallo'])
+  })
+})
+
+/** Runs full garbage collections until `done()` holds (finalizers run in later tasks). */
+async function collectUntil(done: () => boolean): Promise<boolean> {
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  for (let round = 0; round < 50 && !done(); round++) {
+    gc()
+    await act(async () => {
+      await new Promise<void>((resolve) => setTimeout(resolve, 10))
+    })
+  }
+  return done()
+}
+
+describe('useChat hidden and unmounted', () => {
+  /** A chat that sends in a mount effect, on a mock that stalls mid-answer until released. */
+  function stalled() {
+    const upstream = mock({ chunkSize: 1, script: [{ text: 'abc', stallAfterEvents: 1 }] })
+    const seen: string[][] = []
+    function App() {
+      const { messages, send } = useChat({ adapter: upstream, scheduler: now })
+      useEffect(() => {
+        void send('Hi')
+      }, [send])
+      seen.push(messages.map((m) => m.text))
+      return null
+    }
+    return { upstream, seen, App }
+  }
+
+  it('goes on answering while hidden in <Activity mode="hidden">, and shows it when visible', async () => {
+    const upstream = mock({ script: [{ text: 'Hallo Welt' }], delayMs: 5 })
+    const seen: string[][] = []
+    let ask!: (text: string) => Promise<void>
+    function App() {
+      const { messages, send } = useChat({ adapter: upstream, scheduler: now })
+      ask = send
+      seen.push(messages.map((m) => m.text))
+      return null
+    }
+    const view = render(
+      <Activity mode="visible">
+        <App />
+      </Activity>,
+    )
+    let answered!: Promise<void>
+    act(() => {
+      answered = ask('Hi')
+    })
+    view.rerender(
+      <Activity mode="hidden">
+        <App />
+      </Activity>,
+    )
+    // Hidden: React ran the effects' cleanups. The answer must go on to its end regardless.
+    await collectUntil(() => upstream.calls[0]?.signal.aborted === true)
+    expect(upstream.calls).toHaveLength(1)
+    expect(upstream.calls[0]?.signal.aborted).toBe(false)
+    view.rerender(
+      <Activity mode="visible">
+        <App />
+      </Activity>,
+    )
+    await act(async () => {
+      await answered
+      await tick()
+    })
+    expect(seen.at(-1)).toEqual(['Hi', 'Hallo Welt'])
+    expect(upstream.calls[0]?.signal.aborted).toBe(false)
+  })
+
+  it('stops the answer of a chat unmounted for good, once it is collected', async () => {
+    const { upstream, App } = stalled()
+    const view = render(<App />)
+    await act(async () => {
+      await tick()
+    })
+    expect(upstream.calls).toHaveLength(1)
+    view.unmount()
+    expect(await collectUntil(() => upstream.calls[0]?.signal.aborted === true)).toBe(true)
+  })
+
+  it('keeps a hidden chat that stalls mid-answer running through garbage collections', async () => {
+    const { upstream, seen, App } = stalled()
+    const view = render(
+      <Activity mode="visible">
+        <App />
+      </Activity>,
+    )
+    await act(async () => {
+      await tick()
+    })
+    view.rerender(
+      <Activity mode="hidden">
+        <App />
+      </Activity>,
+    )
+    await collectUntil(() => upstream.calls[0]?.signal.aborted === true)
+    expect(upstream.calls[0]?.signal.aborted).toBe(false)
+    expect(seen.at(-1)).toEqual(['Hi', 'a'])
   })
 })
 

@@ -325,20 +325,16 @@ describe('useChat', () => {
     expect(a.calls).toHaveLength(1)
   })
 
-  it('ignores a send while one runs, and stops the running send on unmount', async () => {
+  it('ignores a send while one runs', async () => {
     const upstream = mock({ chunkSize: 1, script: [{ text: 'abc', stallAfterEvents: 1 }] })
-    const { result, unmount } = renderChat({ adapter: upstream, scheduler: now })
+    const { result } = renderChat({ adapter: upstream, scheduler: now })
     await start(() => result.current.send('first'))
     await act(async () => {
       await result.current.send('second')
     })
     expect(result.current.messages.map((m) => m.text)).toEqual(['first', 'a'])
     expect(upstream.calls).toHaveLength(1)
-    unmount()
-    // Once React is done with the component (StrictMode remounts at once, and must not stop it).
     expect(upstream.calls[0]?.signal.aborted).toBe(false)
-    await tick()
-    expect(upstream.calls[0]?.signal.aborted).toBe(true)
   })
 
   it('renders messages in a component with stable keys', async () => {
