@@ -9,7 +9,7 @@ export type {
   ToolSpec,
 } from './core/adapter.ts'
 export type { Capabilities, ThinkingSupport } from './core/capabilities.ts'
-export { costOf, type Pricing } from './core/pricing.ts'
+export { costOf, ratesAt, type PriceChange, type PriceRates, type Pricing } from './core/pricing.ts'
 export type {
   AssistantTurn,
   Conversation,

@@ -5,3 +5,4 @@ export {
   type ChatStore,
   type RelayConversationOptions,
 } from './conversation.ts'
+export { traceparent, type TraceparentOptions } from './trace.ts'

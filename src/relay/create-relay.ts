@@ -1,4 +1,5 @@
 import { createRegistry, type Registry } from '../core/registry.ts'
+import { pricingAt } from '../core/pricing.ts'
 import { createAuthenticate } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
@@ -165,7 +166,12 @@ function buildRegistry(options: RelayOptions): Registry {
  * rather than serving nothing silently.
  */
 function modelsResponse(registry: Registry, allows: (id: string) => boolean): Response {
-  const models = registry.models().filter((m) => allows(m.id))
+  // Prices as they stand today: a price that changed shows its new rates, not the old ones.
+  const now = Date.now()
+  const models = registry
+    .models()
+    .filter((m) => allows(m.id))
+    .map((m) => (m.pricing === undefined ? m : { ...m, pricing: pricingAt(m.pricing, now) }))
   const data = models.map((m) => ({
     id: m.id,
     object: 'model',

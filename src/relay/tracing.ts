@@ -60,11 +60,24 @@ export function parseTraceparent(header: string | null): TraceParent | undefined
   return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1 }
 }
 
-/** `bytes` random bytes as lowercase hex. */
+/** Two hex digits per byte value, made once: ids are made per span. */
+const HEX = Array.from({ length: 256 }, (_, byte) => (byte | 256).toString(16).slice(1))
+
+/**
+ * Random bytes drawn a few kilobytes at a time: one `getRandomValues` call costs about as much as
+ * building the rest of a span (several µs in Node), whatever its size.
+ */
+const pool = new Uint8Array(4096)
+let drawn = pool.length
+
+/** `bytes` random bytes (at most 4,096) as lowercase hex. */
 export function randomHex(bytes: number): string {
-  const data = crypto.getRandomValues(new Uint8Array(bytes))
+  if (drawn + bytes > pool.length) {
+    crypto.getRandomValues(pool)
+    drawn = 0
+  }
   let out = ''
-  for (const byte of data) out += byte.toString(16).padStart(2, '0')
+  for (const end = drawn + bytes; drawn < end; drawn++) out += HEX[pool[drawn]!]
   return out
 }
 

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import { costOf, type Pricing } from '../../src/core/pricing.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { costOf, pricingAt, ratesAt, type Pricing } from '../../src/core/pricing.ts'
 import { guardStream } from '../../src/kit/guard-stream.ts'
 import { mapUsage as anthropicUsage } from '../../src/providers/anthropic/map-finish.ts'
 import { anthropicPricing } from '../../src/providers/anthropic/prices.ts'
 import { createAnthropic } from '../../src/providers/anthropic/index.ts'
+import { createGemini } from '../../src/providers/gemini/index.ts'
 import { mapUsage as geminiUsage } from '../../src/providers/gemini/map-finish.ts'
 import { geminiPricing } from '../../src/providers/gemini/prices.ts'
 import { mapUsage as openaiUsage } from '../../src/providers/openai/map-finish.ts'
@@ -68,11 +69,17 @@ describe('costOf, against hand-computed figures per provider usage shape', () =>
       thoughtsTokenCount: 1600,
     })
     expect(usage.outputTokens).toBe(2000)
-    // gemini-3.8-flash: 2,000 × $0.75 + 10,000 × $0.075 + 2,000 × $3.75 = 1,500 + 750 + 7,500.
-    expect(costOf(usage, known(geminiPricing('gemini-3.8-flash')))).toBe(0.00975)
+    // gemini-3.8-flash, at its promotional price (through 2026-12-31):
+    // 2,000 × $0.75 + 10,000 × $0.075 + 2,000 × $3.75 = 1,500 + 750 + 7,500.
+    const promotion = Date.parse('2026-12-02T12:00:00Z')
+    expect(costOf(usage, known(geminiPricing('gemini-3.8-flash')), undefined, promotion)).toBe(
+      0.00975,
+    )
     // gemini-3.5-flash has no cache price: cached tokens at the input price (never cheaper).
     // 12,000 × $1.50 + 2,000 × $9 = 18,000 + 18,000.
-    expect(costOf(usage, known(geminiPricing('gemini-3.5-flash')))).toBe(0.036)
+    expect(costOf(usage, known(geminiPricing('gemini-3.5-flash')), undefined, promotion)).toBe(
+      0.036,
+    )
   })
 
   it('prices a DeepSeek turn from its cache-hit count, reasoning inside the completion', () => {
@@ -144,5 +151,104 @@ describe('the done turn carries its cost, worked out by the guard', () => {
 
   it('sets no cost when the price is unknown', async () => {
     expect((await done(undefined)).usage).not.toHaveProperty('cost')
+  })
+})
+
+describe('prices that change on a date', () => {
+  const usage: Usage = geminiUsage({
+    promptTokenCount: 12_000,
+    cachedContentTokenCount: 10_000,
+    candidatesTokenCount: 400,
+    thoughtsTokenCount: 1600,
+  })
+  const lastPromotionMs = Date.parse('2026-12-31T23:59:59.999Z')
+  const firstFullPriceMs = Date.parse('2027-01-01T00:00:00.000Z')
+  // The promotion: 2,000 × $0.75 + 10,000 × $0.075 + 2,000 × $3.75 = 9,750 micro-dollars.
+  const PROMOTION = 0.00975
+  // From 2027-01-01, with no cache price known: 12,000 × $1.50 + 2,000 × $7.50 = 18,000 + 15,000.
+  const FULL = 0.033
+
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('bills gemini-3.8-flash at its promotional price to the last millisecond of 2026, then at the full price', () => {
+    const pricing = known(geminiPricing('gemini-3.8-flash'))
+    expect(costOf(usage, pricing, undefined, lastPromotionMs)).toBe(PROMOTION)
+    expect(costOf(usage, pricing, undefined, firstFullPriceMs)).toBe(FULL)
+    expect(costOf(usage, pricing, undefined, new Date('2027-06-01T00:00:00Z'))).toBe(FULL)
+  })
+
+  it('takes the last change whose day has begun, in UTC', () => {
+    const pricing: Pricing = {
+      input: 1,
+      output: 2,
+      changes: [
+        { from: '2027-01-01', input: 10, output: 20 },
+        { from: '2027-03-01', input: 100, output: 200, cachedInput: 50 },
+      ],
+    }
+    expect(ratesAt(pricing, Date.parse('2026-12-31T23:59:59.999Z')).input).toBe(1)
+    expect(ratesAt(pricing, Date.parse('2027-01-01T00:00:00Z')).input).toBe(10)
+    // Every change is a whole price list: no cached rate carried over from an earlier one.
+    expect(ratesAt(pricing, Date.parse('2027-02-28T23:59:59.999Z'))).toEqual({
+      from: '2027-01-01',
+      input: 10,
+      output: 20,
+    })
+    expect(ratesAt(pricing, Date.parse('2027-03-01T00:00:00Z')).cachedInput).toBe(50)
+    // A day starts at UTC midnight wherever the relay runs: 2026-12-31T23:30 in UTC-5 is 2027.
+    expect(ratesAt(pricing, new Date('2026-12-31T23:30:00-05:00')).input).toBe(10)
+  })
+
+  it('shows a price as it stands on a day: the rates in force, and only the changes to come', () => {
+    const pricing: Pricing = {
+      input: 1,
+      output: 2,
+      changes: [
+        { from: '2027-01-01', input: 10, output: 20 },
+        { from: '2027-03-01', input: 100, output: 200, cachedInput: 50 },
+      ],
+    }
+    expect(pricingAt(pricing, Date.parse('2026-12-31T23:59:59.999Z'))).toEqual(pricing)
+    expect(pricingAt(pricing, Date.parse('2027-01-01T00:00:00Z'))).toEqual({
+      input: 10,
+      output: 20,
+      changes: [{ from: '2027-03-01', input: 100, output: 200, cachedInput: 50 }],
+    })
+    const later = pricingAt(pricing, Date.parse('2027-03-01T00:00:00Z'))
+    expect(JSON.parse(JSON.stringify(later))).toEqual({ input: 100, output: 200, cachedInput: 50 })
+  })
+
+  it('refuses a change whose from is not a YYYY-MM-DD day, naming it', () => {
+    const pricing: Pricing = {
+      input: 1,
+      output: 1,
+      changes: [{ from: '1/1/2027', input: 2, output: 2 }],
+    }
+    expect(() => ratesAt(pricing, 0)).toThrow(
+      "pricing: a change's from must be a UTC day 'YYYY-MM-DD', got '1/1/2027'",
+    )
+  })
+
+  it('prices the done turn by the date of the call (clock injected)', async () => {
+    const adapter = createGemini({ apiKey: 'k' })('gemini-3.8-flash')
+    const pricing = known(adapter.capabilities?.pricing)
+    expect(pricing.changes).toEqual([{ from: '2027-01-01', input: 1.5, output: 7.5 }])
+    const costAt = async (ms: number) => {
+      vi.useFakeTimers({ toFake: ['Date'] })
+      vi.setSystemTime(ms)
+      const events = guardStream(
+        { provider: 'gemini', model: 'gemini-3.8-flash', pricing },
+        async function* () {
+          yield { type: 'text', text: 'hi' }
+          return { usage, stopReason: 'stop' }
+        },
+      )
+      for await (const event of events) if (event.type === 'done') return event.turn.usage.cost
+      throw new Error('no done')
+    }
+    expect(await costAt(lastPromotionMs)).toBe(PROMOTION)
+    expect(await costAt(firstFullPriceMs)).toBe(FULL)
   })
 })

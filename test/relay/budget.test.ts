@@ -184,4 +184,27 @@ describe('GET /v1/models', () => {
     const { models } = (await response.json()) as { models: { id: string; pricing?: Pricing }[] }
     expect(models).toEqual([expect.objectContaining({ id: 'acme/m', pricing: PRICE })])
   })
+
+  it('shows the rates in force today for a price that changed, and the changes still to come', async () => {
+    const day = (offset: number) =>
+      new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+    const changing: Pricing = {
+      input: 1,
+      output: 1,
+      changes: [
+        { from: day(-1), input: 2, output: 3 },
+        { from: day(2), input: 4, output: 5 },
+      ],
+    }
+    const base = priced(1, 1)
+    const adapter: Adapter = { ...base, capabilities: { ...base.capabilities!, pricing: changing } }
+    const relay = createRelay({ providers: { acme: [adapter] } })
+    const response = await relay.fetch(new Request('http://relay.test/v1/models'))
+    const { models } = (await response.json()) as { models: { pricing?: Pricing }[] }
+    expect(models[0]?.pricing).toEqual({
+      input: 2,
+      output: 3,
+      changes: [{ from: day(2), input: 4, output: 5 }],
+    })
+  })
 })

@@ -6,6 +6,9 @@
 import fc from 'fast-check'
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
+import type { Adapter } from '../../src/core/adapter.ts'
+import type { Pricing } from '../../src/core/pricing.ts'
+import { guardStream } from '../../src/kit/guard-stream.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay, type RelayLogEntry } from '../../src/relay/index.ts'
 import { offline } from './helpers.ts'
@@ -277,5 +280,85 @@ describe('/v1/chat/completions errors through the official openai SDK', () => {
     )
     expect(error).toBeInstanceOf(type)
     expect(error).toMatchObject({ status })
+  })
+})
+
+/** $3 input, $0.30 cached input, $15 output per million tokens. */
+const PRICE: Pricing = { input: 3, cachedInput: 0.3, output: 15 }
+/** 200 fresh input tokens × $3 + 800 cached × $0.30 + 500 output × $15, per million. */
+const COST = (200 * 3 + 800 * 0.3 + 500 * 15) / 1e6
+
+/** An adapter with a price: it answers one sentence with 1,000 input tokens, 800 of them cached. */
+function priced(): Adapter {
+  return {
+    provider: 'acme',
+    model: 'm-1',
+    capabilities: { thinking: { mode: 'none' }, tools: false, json: false, pricing: PRICE },
+    stream: (_, options) =>
+      guardStream({ provider: 'acme', model: 'm-1', options, pricing: PRICE }, async function* () {
+        yield { type: 'text', text: 'Priced.' }
+        return {
+          usage: { inputTokens: 1000, outputTokens: 500, cacheReadTokens: 800 },
+          stopReason: 'stop',
+        }
+      }),
+  }
+}
+
+describe('/v1/chat/completions usage.cost', () => {
+  const relay = createRelay({ providers: { ...offline, acme: [priced()] }, auth: [TOKEN] })
+  const client = new OpenAI({
+    apiKey: TOKEN,
+    baseURL: 'http://relay.test/v1',
+    maxRetries: 0,
+    fetch: (input, init) => relay.fetch(new Request(input, init)),
+  })
+  const question = (model: string) => ({
+    model,
+    messages: [{ role: 'user' as const, content: 'Hi' }],
+  })
+
+  it('reports the cost in US dollars in the usage chunk of a stream, parsed by the openai SDK', async () => {
+    const stream = await client.chat.completions.create({
+      ...question('acme/m-1'),
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    let text = ''
+    let usage: OpenAI.CompletionUsage | undefined
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? ''
+      usage = chunk.usage ?? usage
+    }
+    expect(text).toBe('Priced.')
+    expect(usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 })
+    expect(usage?.prompt_tokens_details?.cached_tokens).toBe(800)
+    expect((usage as { cost?: unknown } | undefined)?.cost).toBeCloseTo(COST, 12)
+  })
+
+  it('reports the cost in the usage of an answer that does not stream', async () => {
+    const completion = await client.chat.completions.create(question('acme/m-1'))
+    expect(completion.choices[0]?.message.content).toBe('Priced.')
+    expect((completion.usage as { cost?: unknown } | undefined)?.cost).toBeCloseTo(COST, 12)
+  })
+
+  it('leaves cost out, streamed or not, when the model has no price', async () => {
+    const once = await post(relay, question('mock/echo'))
+    const body = (await once.json()) as { usage: Record<string, unknown> }
+    expect(body.usage['total_tokens']).toEqual(expect.any(Number))
+    expect(body.usage).not.toHaveProperty('cost')
+
+    const streamed = await post(relay, {
+      ...question('mock/echo'),
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    const chunks = (await streamed.text())
+      .split('\n\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { usage?: Record<string, unknown> | null })
+    const usage = chunks.map((chunk) => chunk.usage).filter((value) => value != null)
+    expect(usage).toHaveLength(1)
+    expect(usage[0]).not.toHaveProperty('cost')
   })
 })

@@ -6,6 +6,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { relay, traceparent } from '../../src/client/index.ts'
+import { complete } from '../../src/core/complete.ts'
 import type { AssistantTurn } from '../../src/core/conversation.ts'
 import { payloads, readSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
@@ -137,6 +139,33 @@ describe('worker in workerd: traces', () => {
     expect(attributes.has('gen_ai.client.operation.time_to_first_chunk')).toBe(true)
     expect(JSON.stringify(sent.body)).not.toContain(PROMPT)
     expect(JSON.stringify(sent.body)).not.toContain('A priced answer.')
+  })
+})
+
+describe('worker in workerd: a trace from the relay client', () => {
+  it('continues the trace of the traceparent() that relay() sent with the call', async () => {
+    const sent: string[] = []
+    const adapter = relay({
+      url: traced.url.origin,
+      model: 'test/priced',
+      headers: () => ({ traceparent: traceparent() }),
+      fetch: (input, init) => {
+        sent.push(new Headers(init?.headers).get('traceparent') ?? '')
+        return fetch(input, init)
+      },
+    })
+    const before = exports.length
+    const turn = await complete(adapter, { turns: [{ role: 'user', content: PROMPT }] })
+    expect(turn.text).toBe('A priced answer.')
+    expect(sent).toHaveLength(1)
+    const [, traceId, spanId, flags] = sent[0]!.split('-')
+    expect(flags).toBe('01')
+    await until(() => exports.length > before)
+    const spans = exports
+      .slice(before)
+      .flatMap((posted) => posted.body.resourceSpans[0]!.scopeSpans[0]!.spans)
+    expect(spans).toHaveLength(1)
+    expect(spans[0]).toMatchObject({ traceId, parentSpanId: spanId, name: 'chat priced' })
   })
 })
 

@@ -9,10 +9,17 @@ import { modelTable } from '../../kit/model-table.ts'
  * Source: https://ai.google.dev/gemini-api/docs/pricing, as transcribed word for word on
  * 2026-10-07 in https://raw.githubusercontent.com/api-evangelist/deepmind/refs/heads/main/plans/deepmind-plans-pricing.yml
  * and https://github.com/api-evangelist/gemini (plans/gemini-plans-pricing.yml), read 2026-12-02:
- * $0.75 input, $3.75 output "through December 31, 2026" ($1.50 / $7.50 from January 1, 2027:
- * change this line then). Cache reads $0.075: https://github.com/BerriAI/litellm/discussions/39357.
+ * $0.75 input, $3.75 output "through December 31, 2026", then $1.50 input, $7.50 output from
+ * January 1, 2027. Cache reads $0.075 during the promotion:
+ * https://github.com/BerriAI/litellm/discussions/39357; no cache price was found for 2027, so from
+ * then cached tokens are billed at the input price (an over-estimate, never an under-estimate).
  */
-const GEMINI_3_8_FLASH: Pricing = { input: 0.75, cachedInput: 0.075, output: 3.75 }
+const GEMINI_3_8_FLASH: Pricing = {
+  input: 0.75,
+  cachedInput: 0.075,
+  output: 3.75,
+  changes: [{ from: '2027-01-01', input: 1.5, output: 7.5 }],
+}
 /**
  * Same page and transcription (api-evangelist/gemini plans/gemini-plans-pricing.yml, generated
  * 2026-09-20), read 2026-12-02: $1.50 input, $9.00 output. No cache price was found, so cached

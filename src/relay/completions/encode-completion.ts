@@ -43,13 +43,15 @@ export type CompletionEncoder = {
 /** OpenAI's `finish_reason`. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
 
-/** OpenAI's `usage`. */
+/** OpenAI's `usage`, plus `cost` as OpenRouter reports it. */
 export type CompletionUsage = {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
   prompt_tokens_details: { cached_tokens: number }
   completion_tokens_details: { reasoning_tokens: number }
+  /** What the call cost in US dollars, when the model's price is known; absent otherwise. */
+  cost?: number
 }
 
 type Delta = { [key: string]: unknown }
@@ -175,15 +177,21 @@ export function finishReason(reason: StopReason): FinishReason {
   }
 }
 
-/** OpenAI's `usage` for a turn's token counts. */
+/**
+ * OpenAI's `usage` for a turn's token counts, with the turn's `cost` in US dollars when it has one
+ * (as OpenRouter puts it in its final chunk and in a non-streamed answer; OpenAI's SDKs keep
+ * fields they do not know). No price, no `cost` field: never a made-up 0.
+ */
 export function usageOf(usage: Usage): CompletionUsage {
-  return {
+  const out: CompletionUsage = {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
     prompt_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   }
+  if (usage.cost !== undefined) out.cost = usage.cost
+  return out
 }
 
 function toolCall(call: ToolCall) {
