@@ -109,7 +109,7 @@ async function rowWrites(worker: TestWorker, section: string): Promise<Row> {
     section,
     name: `row writes, one ${events.toLocaleString('en')}-event answer`,
     value: `${rows} rows`,
-    note: `goal ≤ 25: ${rows <= 25 ? 'ok' : 'MISSED'} (events in batches, the turn, metadata, alarms; from the object's counter)`,
+    note: `goal ≤ 25: ${rows <= 25 ? 'ok' : 'MISSED'} (events in batches, the turns, metadata, alarms; from the object's counter)`,
   }
 }
 
@@ -167,7 +167,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
       section,
       name: 'CPU, same answer from a conversation',
       value: ms('conversation'),
-      note: `${verdict(ratio('conversation', 'chat'), 1.3)} of /v1/chat (goal ≤ 1.3x); adds the hop to the object, its row writes, alarm and listing update`,
+      note: `${verdict(ratio('conversation', 'chat'), 1.3)} of /v1/chat (goal ≤ 1.3x); adds the hop to the object and its row writes (one SQLite commit)`,
     },
     {
       section,

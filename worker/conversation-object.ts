@@ -6,19 +6,32 @@ import type { Event } from '../src/core/events.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
 import type { WireError, WireEvents } from '../src/core/wire.ts'
+import { wireTurn } from '../src/relay/chat-route.ts'
+import {
+  reserveAnswer,
+  settleAnswer,
+  type AnswerReservation,
+} from '../src/relay/conversations/answer-budget.ts'
 import {
   createConversationStore,
+  utf8Length,
   type ConversationStore,
 } from '../src/relay/conversations/conversation-store.ts'
 import {
   createEventLog,
-  framesAfter,
+  framesBetween,
   MAX_BATCH_EVENTS,
   parseLastEventId,
+  splitFrames,
   type EventLog,
 } from '../src/relay/conversations/event-log.ts'
 import { createFanOut, type FanOut } from '../src/relay/conversations/fan-out.ts'
 import { foldFrames } from '../src/relay/conversations/fold-frames.ts'
+import {
+  createListingIndex,
+  type ConversationListing,
+  type ListingIndex,
+} from '../src/relay/conversations/listing-index.ts'
 import { modelAllowed } from '../src/relay/conversations/routes.ts'
 import {
   displayTurn,
@@ -29,26 +42,20 @@ import {
   validateMessageRequest,
   type ConversationSizeLimits,
 } from '../src/relay/conversations/turn-rules.ts'
+import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
+import type { RateLimiter } from '../src/relay/rate-limit.ts'
 import { readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse, SSE_HEADERS } from '../src/relay/responses.ts'
-import { wireTurn } from '../src/relay/chat-route.ts'
 import { statusFromKind } from '../src/relay/status.ts'
+import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import { count, list, setting } from './settings.ts'
 
 /** The client id of a request, set by the Worker (a client-sent copy never reaches the object). */
 export const CLIENT_HEADER = 'x-thinkwire-client'
-/** The tokens the Worker's rate limiter counted for a message, settled when its answer ends. */
-export const ESTIMATE_HEADER = 'x-thinkwire-estimated-tokens'
 
-/** One line of a client's list of conversations. */
-export type ConversationListing = {
-  id: string
-  title: string | null
-  updatedAt: string
-  streaming: boolean
-}
+export type { ConversationListing }
 
 /** The events of a conversation's stream: the relay's, after the `turn` each answer answers. */
 type ConversationEvents = WireEvents & { turn: { turn: Turn } }
@@ -59,6 +66,8 @@ type Meta = {
   createdAt: string
   updatedAt: string
   system?: string | undefined
+  /** The title of the list (undefined in conversations stored before it was kept here). */
+  title?: string | null | undefined
   lastError?: { kind: string; message: string } | undefined
   /** An answer was running when this was saved: found on start, it was cut by an eviction. */
   streaming: boolean
@@ -67,8 +76,8 @@ type Meta = {
 type Answer = {
   controller: AbortController
   /**
-   * Characters of text and thinking so far (what the rate limiter is told if it fails). The text
-   * itself is not held: a stopped answer is rebuilt from its logged events.
+   * Characters of text, thinking and tool calls so far (what a stopped or failed answer is
+   * charged for). The text itself is not held: a stopped answer is rebuilt from its logged events.
    */
   chars: number
   /** The id of its `turn` event: a stream without `Last-Event-ID` starts there. */
@@ -76,60 +85,95 @@ type Answer = {
   /** A regenerate: the last answer is replaced, once this one is complete. */
   replaces: boolean
   stopped: boolean
-  estimatedTokens: number | undefined
+  reservation: AnswerReservation | undefined
+  /** Arms the keep-alive alarm if the answer is still running then. */
+  keepAlive: ReturnType<typeof setTimeout>
   finished: Promise<void>
 }
 
-const utf8 = new TextEncoder()
 /** While an answer runs, an alarm this often keeps the object from being evicted as idle. */
 const KEEPALIVE_MS = 30_000
+/**
+ * The first keep-alive alarm is set only for an answer still running this long after it started
+ * (an object with no request is evicted after 70 s at the earliest), so a short answer sets none.
+ */
+const KEEPALIVE_AFTER_MS = 10_000
 const DAY_MS = 24 * 60 * 60 * 1000
+/** Registries by the providers a class serves and the Worker's settings: one per isolate. */
+const registries = new WeakMap<object, WeakMap<object, Registry>>()
+const NO_PROVIDERS: { readonly [provider: string]: ProviderEntry } = Object.freeze({})
 
 /**
  * One conversation (DESIGN §9), or, keyed `client:<id>`, one client's list of conversations. The
  * model call runs here, not in the request that started it: clients come and go, and only `/stop`
  * or `DELETE` ends an answer early. Each event gets an id, goes to every subscriber, is held in
  * memory and written to SQLite in batches (see `createEventLog`); the finished turn is stored once,
- * with its items, which never leave the object.
+ * with its items, which never leave the object. Turns are read from storage when a request needs
+ * them (a message, a `GET`) and not kept: the object holds the last turn at most, and a replay
+ * reads the stored events a page at a time as its client reads.
+ *
+ * Per answer, what costs: its events in batches, the user turn and the answer, the metadata twice
+ * (so an eviction is noticed), all in one commit when the answer is quick, and for an answer of
+ * more than 10 s a keep-alive alarm. Messages are checked against the client's limits here, where
+ * the conversation, the model and its price are known (see `reserveAnswer`). The client's list is not told
+ * of every answer: a conversation tells its index once that it has changed, and the index asks it
+ * for a fresh line when it next lists.
  */
 export class ConversationObject extends DurableObject<Env> {
   #store: ConversationStore
   #meta: Meta | undefined
-  #turns: Turn[]
-  #turnBytes: number[]
+  /** How many turns are stored, and their bytes. */
+  #totals: { turns: number; bytes: number }
+  /** The last stored turn, once read (a tool turn is checked against it); null when unknown. */
+  #last: Turn | undefined | null = null
   #log: EventLog
   #answer: Answer | undefined
   #fanOut: FanOut
-  #registry: Registry | undefined
   #arming: Promise<void> = Promise.resolve()
+  /** The pending alarm's time, null for none, undefined until read. */
+  #alarmAt: number | null | undefined
+  /** The index has been told this conversation changed (and will ask it when it lists). */
+  #announced = false
   /** The most characters of frames held at once (logged not written, or queued not sent). */
   #peakHeldChars = 0
+  /** The most characters of frames one page of a replay held. */
+  #peakReplayChars = 0
+  /** Index objects (keyed `client:<id>`): the client's list. */
+  #index: ListingIndex
+  /** The settings this object reads, once (they do not change while it lives). */
+  #settings: Settings
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
+    this.#settings = settingsOf(env)
     this.#store = createConversationStore(ctx.storage.sql)
     this.#store.createTables()
+    this.#index = createListingIndex(this.#store, (id) => {
+      const namespace = this.env.CONVERSATIONS
+      return namespace.get(namespace.idFromName(id)).listing()
+    })
     this.#meta = this.#store.meta() as Meta | undefined
-    ;({ turns: this.#turns, bytes: this.#turnBytes } = this.#store.turns())
-    this.#fanOut = createFanOut({ heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000) })
+    this.#totals = this.#meta === undefined ? { turns: 0, bytes: 0 } : this.#store.turnTotals()
+    this.#fanOut = this.#newFanOut()
     let lastId = this.#store.lastEventId()
     // Cut by an eviction mid-answer: events held in memory are lost, but clients may have seen
     // their ids, so numbering moves past every id that could have been sent.
     if (this.#meta?.streaming === true) lastId += MAX_BATCH_EVENTS
-    this.#log = createEventLog({ lastId, write: (batch) => this.#store.addEvents(batch) })
+    this.#log = this.#newLog(lastId)
     if (this.#meta?.streaming === true) this.#recover(this.#meta)
   }
 
   /** Providers served besides those the settings configure (a test Worker adds scripted models). */
   protected providers(): { readonly [provider: string]: ProviderEntry } {
-    return {}
+    return NO_PROVIDERS
   }
 
   /**
    * Row writes since the object started (events, turns, metadata, alarms): what storage costs.
-   * And what the object holds of the events: those logged but not yet written, the characters of
-   * frames held (logged or queued for subscribers), and the most held at once since the object
-   * started: bounded by the batch and queue sizes, whatever the length of the answer.
+   * And what the object holds: the events logged but not yet written, the characters of frames
+   * held (logged or queued for subscribers) and the most held at once, the most one page of a
+   * replay held, and how many stored turns it keeps in memory (the last one at most): all bounded
+   * whatever the length of the answer or of the conversation.
    */
   stats(): {
     rowsWritten: number
@@ -137,6 +181,9 @@ export class ConversationObject extends DurableObject<Env> {
     heldEvents: number
     heldChars: number
     peakHeldChars: number
+    peakReplayChars: number
+    turns: number
+    cachedTurns: number
   } {
     return {
       rowsWritten: this.#store.rowsWritten,
@@ -144,31 +191,52 @@ export class ConversationObject extends DurableObject<Env> {
       heldEvents: this.#log.heldEvents,
       heldChars: this.#heldChars(),
       peakHeldChars: this.#peakHeldChars,
+      peakReplayChars: this.#peakReplayChars,
+      turns: this.#totals.turns,
+      cachedTurns: this.#last === null || this.#last === undefined ? 0 : 1,
     }
   }
 
   /** The stored turns, items included (for the Worker's own checks; never sent to a browser). */
   storedTurns(): Turn[] {
-    return this.#turns
+    return this.#store.turns()
   }
 
-  /** Index objects: adds or updates one conversation of this client. */
+  /**
+   * This conversation's line in its client's list, for the index that asks (null once deleted).
+   * The index is up to date from here: the next change tells it again.
+   */
+  listing(): ConversationListing | null {
+    const meta = this.#meta
+    if (meta === undefined) return null
+    this.#announced = false
+    if (meta.title === undefined) this.#saveMeta({ ...meta, title: titleOf(this.#store.turns()) })
+    return {
+      id: meta.id,
+      title: this.#meta!.title ?? null,
+      updatedAt: meta.updatedAt,
+      streaming: this.#answer !== undefined,
+    }
+  }
+
+  /** Index objects: adds or replaces one conversation of this client, to be checked when listed. */
   listed(entry: ConversationListing): void {
-    this.#store.putListing(entry.id, entry)
+    this.#index.listed(entry)
+  }
+
+  /** Index objects: a conversation of this client changed; its line is refreshed when listed. */
+  changed(id: string): void {
+    this.#index.changed(id)
   }
 
   /** Index objects: forgets a deleted conversation. */
   unlisted(id: string): void {
-    this.#store.deleteListing(id)
+    this.#index.unlisted(id)
   }
 
   /** Index objects: this client's conversations, the most recently updated first. */
-  conversations(): { conversations: ConversationListing[] } {
-    const conversations = this.#store.listing() as ConversationListing[]
-    conversations.sort((a, b) =>
-      a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0,
-    )
-    return { conversations }
+  conversations(): Promise<{ conversations: ConversationListing[] }> {
+    return this.#index.conversations()
   }
 
   /** Requests from the Worker: `https://conversation/<op>/<id>`, with the client's id in a header. */
@@ -208,8 +276,10 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // It rang: none is pending until one is set again.
+    this.#alarmAt = null
     if (this.#answer !== undefined) return this.#arm()
-    const ttl = this.#ttlMs()
+    const ttl = this.#settings.ttlMs
     const meta = this.#meta
     if (meta !== undefined && ttl > 0 && Date.parse(meta.updatedAt) + ttl <= this.now()) {
       await this.#erase(meta)
@@ -220,7 +290,8 @@ export class ConversationObject extends DurableObject<Env> {
 
   async #create(request: Request, id: string, clientId: string): Promise<Response> {
     if (this.#meta !== undefined) return errorResponse(409, 'invalid-request', 'id already taken')
-    const body = await readJsonBody(request, this.#limits().bodyBytes, this.#limits().bodyTimeoutMs)
+    const { limits } = this.#settings
+    const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
     if (!body.ok) return errorResponse(body.status, 'invalid-request', body.message)
     const checked = validateCreateRequest(body.value)
     if (!checked.ok) {
@@ -228,16 +299,29 @@ export class ConversationObject extends DurableObject<Env> {
       return errorResponse(400, 'invalid-request', message, { field })
     }
     const now = new Date().toISOString()
-    const meta: Meta = { id, owner: clientId, createdAt: now, updatedAt: now, streaming: false }
+    const meta: Meta = {
+      id,
+      owner: clientId,
+      createdAt: now,
+      updatedAt: now,
+      title: null,
+      streaming: false,
+    }
     if (checked.value.system !== undefined) meta.system = checked.value.system
     this.#saveMeta(meta)
-    await this.#index(meta)
+    // Listed to be checked: the first answers need not tell the index anything.
+    this.#announced = await this.#indexStub(clientId)
+      .listed({ id, title: null, updatedAt: now, streaming: false })
+      .then(
+        () => true,
+        () => false,
+      )
     await this.#arm()
     return jsonResponse(201, { id })
   }
 
   #get(meta: Meta): Response {
-    const conversation: Conversation = { turns: this.#turns.map(displayTurn) }
+    const conversation: Conversation = { turns: this.#store.turns().map(displayTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const body: Record<string, unknown> = {
       id: meta.id,
@@ -258,15 +342,22 @@ export class ConversationObject extends DurableObject<Env> {
   async #erase(meta: Meta): Promise<void> {
     const answer = this.#answer
     this.#answer = undefined
-    answer?.controller.abort(new Error('the conversation was deleted'))
+    if (answer !== undefined) {
+      clearTimeout(answer.keepAlive)
+      answer.controller.abort(new Error('the conversation was deleted'))
+      if (answer.reservation !== undefined) {
+        void settleAnswer(answer.reservation, { streamedChars: answer.chars })
+      }
+    }
     this.#fanOut.close()
     this.#meta = undefined
-    this.#turns = []
-    this.#turnBytes = []
+    this.#totals = { turns: 0, bytes: 0 }
+    this.#last = null
     await this.ctx.storage.deleteAlarm()
+    this.#alarmAt = null
     await this.ctx.storage.deleteAll()
     this.#store.createTables()
-    this.#log = createEventLog({ lastId: 0, write: (batch) => this.#store.addEvents(batch) })
+    this.#log = this.#newLog(0)
     await this.#indexStub(meta.owner).unlisted(meta.id)
   }
 
@@ -285,79 +376,112 @@ export class ConversationObject extends DurableObject<Env> {
     const busy = () =>
       errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
     if (this.#answer !== undefined) return busy()
-    const limits = this.#limits()
+    const { limits } = this.#settings
     const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
     if (!body.ok) return errorResponse(body.status, 'invalid-request', body.message)
     // Another message may have been accepted while the body was read.
     if (this.#answer !== undefined) return busy()
-    const checked = validateMessageRequest(body.value, limits, this.#turns, kind)
+    const last = kind === 'message' ? this.#lastTurn() : undefined
+    const checked = validateMessageRequest(
+      body.value,
+      limits,
+      last === undefined ? [] : [last],
+      kind,
+    )
     if (!checked.ok) {
       const { field, message } = checked.error
-      return errorResponse(400, 'invalid-request', message, { field })
+      const counted = await countRefusal(this.#settings.limiter, meta.owner)
+      return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
     const { model, turn, options } = checked.value
-    if (!modelAllowed(list(setting(this.env, 'MODELS')), model)) {
+    if (!modelAllowed(this.#settings.models, model)) {
       return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
         field: 'model',
       })
     }
     let adapter: Adapter
     try {
-      this.#registry ??= registryFromEnv(this.env, this.providers())
-      adapter = this.#registry.resolve(model)
+      adapter = this.#registry().resolve(model)
     } catch (error) {
       if (!isThinkwireError(error)) throw error
       const status = error.status === 404 ? 404 : statusFromKind(error.kind)
       return errorResponse(status, error.kind, error.message, { field: 'model' })
     }
 
+    // What the call sends: every stored turn (read for it, and let go when it ends).
     let base: readonly Turn[]
     let replaces = false
-    let answered: Turn
-    const stored = { turns: this.#turns.length, bytes: sum(this.#turnBytes) }
+    let turnJson: string | undefined
+    let addedBytes = 0
     if (turn === undefined) {
-      const regenerate = regenerateBase(this.#turns)
+      const regenerate = regenerateBase(this.#store.turns())
       if (regenerate === null) {
         return errorResponse(409, 'invalid-request', 'there is no user or tool turn to answer')
       }
       ;({ turns: base, replaces } = regenerate)
-      answered = base.at(-1)!
-      const refusal = sizeRefusal(stored, { turns: replaces ? 0 : 1, bytes: 0 }, this.#sizes())
+      const refusal = sizeRefusal(
+        this.#totals,
+        { turns: replaces ? 0 : 1, bytes: 0 },
+        this.#settings.sizes,
+      )
       if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
     } else {
-      const bytes = utf8.encode(JSON.stringify(turn)).byteLength
+      turnJson = JSON.stringify(turn)
+      addedBytes = utf8Length(turnJson)
       // Room for the turn and its answer.
-      const refusal = sizeRefusal(stored, { turns: 2, bytes }, this.#sizes())
+      const refusal = sizeRefusal(
+        this.#totals,
+        { turns: 2, bytes: addedBytes },
+        this.#settings.sizes,
+      )
       if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
-      this.#storeTurn(turn)
-      base = this.#turns
-      answered = turn
+      base = [...(this.#totals.turns === 0 ? [] : this.#store.turns()), turn]
     }
 
-    const estimate = Number(request.headers.get(ESTIMATE_HEADER) ?? Number.NaN)
+    const reserved = await this.#reserve(meta, adapter, options, addedBytes)
+    if (reserved instanceof Response) return reserved
+    // Deleted, or changed by another message, while the limiter was asked.
+    if (this.#meta !== meta || this.#answer !== undefined) {
+      if (reserved !== undefined) void settleAnswer(reserved, { streamedChars: 0, released: true })
+      return this.#meta === undefined
+        ? errorResponse(404, 'invalid-request', 'no such conversation')
+        : busy()
+    }
+    if (turn !== undefined && turnJson !== undefined) this.#storeTurn(turn, turnJson, addedBytes)
+
     const conversation: Conversation = { turns: [...base] }
     if (meta.system !== undefined) conversation.system = meta.system
     const before = this.#log.lastId
-    this.#startAnswer(meta, answered, replaces, {
-      adapter,
-      conversation,
-      options,
-      estimatedTokens: Number.isFinite(estimate) ? estimate : undefined,
-    })
+    this.#startAnswer(meta, base.at(-1)!, replaces, reserved, { adapter, conversation, options })
     // This answer's events, from its `turn`.
-    return this.#subscribe(before, false)
+    return this.#subscribe(before, undefined, false)
+  }
+
+  /**
+   * Checks the call against the client's limits as `POST /v1/chat` does (see `reserveAnswer`):
+   * a refusal is the 429 that names the limit (the budget, and when it resets).
+   */
+  async #reserve(
+    meta: Meta,
+    adapter: Adapter,
+    options: CallOptions,
+    addedBytes: number,
+  ): Promise<AnswerReservation | undefined | Response> {
+    const { limiter } = this.#settings
+    if (limiter === undefined) return undefined
+    const sentBytes = this.#totals.bytes + addedBytes + utf8Length(meta.system ?? '')
+    const admitted = await reserveAnswer(limiter, meta.owner, { sentBytes, adapter, options })
+    if (admitted.ok) return admitted.reservation
+    if (admitted.refusal !== 'unavailable') return limitRefusal(admitted.refusal, errorResponse)
+    return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', { retryable: true })
   }
 
   #startAnswer(
     meta: Meta,
     answered: Turn,
     replaces: boolean,
-    call: {
-      adapter: Adapter
-      conversation: Conversation
-      options: CallOptions
-      estimatedTokens: number | undefined
-    },
+    reservation: AnswerReservation | undefined,
+    call: { adapter: Adapter; conversation: Conversation; options: CallOptions },
   ): void {
     let resolve!: () => void
     const answer: Answer = {
@@ -366,32 +490,28 @@ export class ConversationObject extends DurableObject<Env> {
       firstId: this.#log.lastId + 1,
       replaces,
       stopped: false,
-      estimatedTokens: call.estimatedTokens,
+      reservation,
+      keepAlive: setTimeout(() => void this.#arm(), KEEPALIVE_AFTER_MS),
       finished: new Promise<void>((done) => (resolve = done)),
     }
     this.#answer = answer
-    const { lastError: _cleared, ...rest } = meta
+    const { lastError: _cleared, ...rest } = this.#meta ?? meta
     this.#saveMeta({ ...rest, streaming: true, updatedAt: new Date().toISOString() })
     this.#publish('turn', { turn: displayTurn(answered) })
-    void this.#arm()
-    void this.#index(this.#meta!)
+    this.#announce()
     void this.#run(answer, call).finally(resolve)
   }
 
   async #run(
     answer: Answer,
-    call: {
-      adapter: Adapter
-      conversation: Conversation
-      options: CallOptions
-    },
+    call: { adapter: Adapter; conversation: Conversation; options: CallOptions },
   ): Promise<void> {
     const { adapter } = call
     const signal = answer.controller.signal
     let turn: AssistantTurn | undefined
     let failure: ThinkwireError | undefined
     try {
-      const idle = count(this.env, 'IDLE_TIMEOUT_MS', 60_000)
+      const idle = this.#settings.idleTimeoutMs
       const events = adapter.stream(call.conversation, {
         ...call.options,
         signal,
@@ -404,14 +524,16 @@ export class ConversationObject extends DurableObject<Env> {
           turn = wireTurn(event.turn)
           break
         }
-        const shown: Event =
-          event.type === 'tool-call' && event.call.input === undefined
-            ? { type: 'tool-call', call: { ...event.call, input: {} } }
-            : event
-        if (shown.type === 'tool-call') this.#publish('tool-call', { call: shown.call })
-        else {
-          answer.chars += shown.text.length
-          this.#publish(shown.type, { text: shown.text })
+        if (event.type === 'tool-call') {
+          const shown: Event =
+            event.call.input === undefined
+              ? { type: 'tool-call', call: { ...event.call, input: {} } }
+              : event
+          answer.chars += event.call.name.length + JSON.stringify(shown.call.input).length
+          this.#publish('tool-call', { call: shown.call })
+        } else {
+          answer.chars += event.text.length
+          this.#publish(event.type, { text: event.text })
         }
       }
       if (turn === undefined && !signal.aborted) {
@@ -420,7 +542,7 @@ export class ConversationObject extends DurableObject<Env> {
     } catch (error) {
       failure = toThinkwireError(error, adapter.provider, signal)
     }
-    // Deleted meanwhile: nothing is left to store into.
+    // Deleted meanwhile: nothing is left to store into (and the answer was settled then).
     if (this.#answer !== answer) return
     this.#finish(answer, turn, failure)
   }
@@ -431,17 +553,16 @@ export class ConversationObject extends DurableObject<Env> {
     complete: AssistantTurn | undefined,
     failure: ThinkwireError | undefined,
   ) {
+    clearTimeout(answer.keepAlive)
     const meta = this.#meta!
     const next: Meta = { ...meta, streaming: false, updatedAt: new Date().toISOString() }
-    let usedTokens: number | undefined
     if (complete !== undefined && !answer.stopped) {
       if (answer.replaces) this.#dropLastTurn()
       this.#storeTurn(complete)
       this.#publish('done', { turn: displayTurn(complete) })
-      usedTokens = complete.usage.inputTokens + complete.usage.outputTokens
     } else if (answer.stopped) {
-      const last = this.#turns.at(-1)
-      if (answer.replaces && last?.role === 'assistant') {
+      const last = answer.replaces ? this.#lastTurn() : undefined
+      if (last?.role === 'assistant') {
         // A stopped regenerate changes nothing: its `done` is the answer that stays.
         this.#publish('done', { turn: displayTurn(last) })
       } else {
@@ -465,18 +586,15 @@ export class ConversationObject extends DurableObject<Env> {
     this.#log.flush()
     this.#answer = undefined
     this.#saveMeta(next)
-    this.#fanOut.endAnswer()
-    this.#settle(next.owner, answer, usedTokens)
-    void this.#index(next)
+    this.#fanOut.endAnswer(this.#log.lastId)
+    if (answer.reservation !== undefined) {
+      void settleAnswer(
+        answer.reservation,
+        complete === undefined ? { streamedChars: answer.chars } : { usage: complete.usage },
+      )
+    }
+    this.#announce()
     void this.#arm()
-  }
-
-  /** Settles the Worker's rate-limit estimate with what the answer used (or the estimate). */
-  #settle(owner: string, answer: Answer, usedTokens: number | undefined): void {
-    if (answer.estimatedTokens === undefined) return
-    const limiter = this.env.RATE_LIMITER.get(this.env.RATE_LIMITER.idFromName(owner))
-    const tokens = usedTokens ?? Math.ceil(answer.chars / 4)
-    void limiter.report(tokens, answer.estimatedTokens).catch(() => {})
   }
 
   /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
@@ -484,14 +602,13 @@ export class ConversationObject extends DurableObject<Env> {
     const message = 'the answer was interrupted when the relay restarted: regenerate it'
     this.#log.append('error', { kind: 'server', message, retryable: true } satisfies WireError)
     this.#log.flush()
-    const next: Meta = {
+    this.#saveMeta({
       ...meta,
       streaming: false,
       lastError: { kind: 'server', message },
       updatedAt: new Date().toISOString(),
-    }
-    this.#saveMeta(next)
-    void this.#index(next).catch(() => {})
+    })
+    this.#announce()
   }
 
   #stream(request: Request, url: URL): Response {
@@ -503,33 +620,50 @@ export class ConversationObject extends DurableObject<Env> {
     }
     const follow = url.searchParams.get('follow') === 'true'
     const answer = this.#answer
-    const from = after ?? (answer === undefined ? this.#log.lastId : answer.firstId - 1)
-    if (answer === undefined && !follow && from >= this.#log.lastId) {
+    const lastId = this.#log.lastId
+    const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
+    if (answer === undefined && !follow && from >= lastId) {
       return new Response(null, { status: 204 })
     }
-    return this.#subscribe(from, follow)
+    // Without an answer to follow, a replay of what is logged now.
+    return this.#subscribe(from, answer === undefined && !follow ? lastId : undefined, follow)
   }
 
-  /**
-   * A stream of the events after `after`: first those already logged (from storage, then from
-   * memory), then live ones. All of it happens synchronously, so no event falls between the
-   * replay and the subscription, and none is sent twice.
-   */
-  #subscribe(after: number, follow: boolean): Response {
-    this.#fanOut.flush()
-    const replay =
-      after < this.#log.lastId
-        ? framesAfter(this.#store.eventsAfter(after), after).join('') +
-          this.#log.heldAfter(after).join('')
-        : ''
-    const live = follow || this.#answer !== undefined
-    const stream = this.#fanOut.subscribe(replay, { live, follow })
+  /** A stream of the events after `after`: what is logged, as its client reads, then live ones. */
+  #subscribe(after: number, until: number | undefined, follow: boolean): Response {
+    const stream = this.#fanOut.subscribe({ after, until, follow })
     return new Response(stream, { status: 200, headers: SSE_HEADERS })
   }
 
+  /**
+   * One page of a catch-up: the frames after `after` (up to `until`), from the stored batches a
+   * few rows at a time, else from those held in memory.
+   */
+  #read(after: number, until: number | undefined): { text: string; lastId: number } {
+    const end = Math.min(until ?? Number.MAX_SAFE_INTEGER, this.#log.lastId)
+    if (after >= end) return { text: '', lastId: after }
+    const held = this.#log.held()
+    let text = ''
+    let lastId = after
+    if (held === null || after < held.firstId - 1) {
+      for (const batch of this.#store.batchesAfter(after)) {
+        if (batch.firstId > end) break
+        text += framesBetween(batch, after, end)
+        lastId = Math.min(batch.lastId, end)
+      }
+    }
+    if (text === '' && held !== null) {
+      text = framesBetween(held, after, end)
+      lastId = Math.min(held.lastId, end)
+    }
+    this.#peakReplayChars = Math.max(this.#peakReplayChars, text.length)
+    return { text, lastId }
+  }
+
   #publish<N extends keyof ConversationEvents>(name: N, data: ConversationEvents[N]): void {
-    this.#fanOut.publish(this.#log.append(name, data).frame)
-    this.#peakHeldChars = Math.max(this.#peakHeldChars, this.#heldChars())
+    this.#fanOut.publish(this.#log.append(name, data))
+    const held = this.#heldChars()
+    if (held > this.#peakHeldChars) this.#peakHeldChars = held
   }
 
   #heldChars(): number {
@@ -539,17 +673,28 @@ export class ConversationObject extends DurableObject<Env> {
   /** The frames from event `id` on: the stored batches, read a few at a time, then those held. */
   *#framesFrom(id: number): Generator<string> {
     for (const batch of this.#store.batchesFrom(id)) {
-      for (let i = Math.max(0, id - batch.firstId); i < batch.frames.length; i++) {
-        yield batch.frames[i]!
-      }
+      yield* splitFrames(framesBetween(batch, id - 1))
     }
-    yield* this.#log.heldAfter(id - 1)
+    const held = this.#log.held()
+    if (held !== null) yield* splitFrames(framesBetween(held, id - 1))
+  }
+
+  #newLog(lastId: number): EventLog {
+    return createEventLog({ lastId, write: (batch) => this.#store.addEvents(batch) })
+  }
+
+  #newFanOut(): FanOut {
+    return createFanOut({
+      heartbeatMs: this.#settings.heartbeatMs,
+      source: { read: (after, until) => this.#read(after, until), lastId: () => this.#log.lastId },
+    })
   }
 
   /**
-   * Sets the alarm: a keep-alive while an answer runs, else the retention deadline (if any). One
-   * at a time, each deciding from the state when it runs, so a short answer's end is never
-   * overtaken by its start's keep-alive.
+   * Sets the alarm: a keep-alive while an answer runs (once it has run `KEEPALIVE_AFTER_MS`),
+   * else, with a retention, an alarm no later than the conversation's deadline (one already
+   * pending before it is kept: when it rings, it sets the next). One at a time, each deciding
+   * from the state when it runs; the pending time is read once, then kept.
    */
   #arm(): Promise<void> {
     this.#arming = this.#arming.then(() => this.#armNow()).catch(() => {})
@@ -557,40 +702,32 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   async #armNow(): Promise<void> {
-    const current = await this.ctx.storage.getAlarm()
-    const ttl = this.#ttlMs()
+    const ttl = this.#settings.ttlMs
     const meta = this.#meta
-    let at: number | undefined
-    if (this.#answer !== undefined) {
-      // A keep-alive already pending is enough.
-      if (current !== null && current > Date.now()) return
-      at = Date.now() + KEEPALIVE_MS
-    } else if (meta !== undefined && ttl > 0) {
-      at = Date.parse(meta.updatedAt) + ttl
-    }
-    if (at === undefined) {
-      if (current !== null) await this.ctx.storage.deleteAlarm()
+    let at: number
+    if (this.#answer !== undefined) at = Date.now() + KEEPALIVE_MS
+    else if (meta !== undefined && ttl > 0) at = Date.parse(meta.updatedAt) + ttl
+    else return
+    this.#alarmAt ??= await this.ctx.storage.getAlarm()
+    const pending = this.#alarmAt
+    if (pending !== null && pending <= at && (this.#answer === undefined || pending > Date.now())) {
       return
     }
-    if (current === at) return
     await this.ctx.storage.setAlarm(at)
+    this.#alarmAt = at
     this.#store.countAlarm()
   }
 
-  #ttlMs(): number {
-    return count(this.env, 'CONVERSATION_TTL_DAYS', 0) * DAY_MS
-  }
-
-  #index(meta: Meta): Promise<void> {
-    const entry: ConversationListing = {
-      id: meta.id,
-      title: titleOf(this.#turns),
-      updatedAt: meta.updatedAt,
-      streaming: meta.streaming,
-    }
-    return this.#indexStub(meta.owner)
-      .listed(entry)
-      .catch(() => {})
+  /** Tells the client's index, once until it next asks, that this conversation changed. */
+  #announce(): void {
+    const meta = this.#meta
+    if (meta === undefined || this.#announced) return
+    this.#announced = true
+    void this.#indexStub(meta.owner)
+      .changed(meta.id)
+      .catch(() => {
+        this.#announced = false
+      })
   }
 
   #indexStub(owner: string) {
@@ -598,15 +735,31 @@ export class ConversationObject extends DurableObject<Env> {
     return namespace.get(namespace.idFromName(`client:${owner}`))
   }
 
-  #storeTurn(turn: Turn): void {
-    this.#turnBytes.push(this.#store.addTurn(this.#turns.length, turn))
-    this.#turns.push(turn)
+  #lastTurn(): Turn | undefined {
+    if (this.#last === null)
+      this.#last = this.#totals.turns === 0 ? undefined : this.#store.lastTurn()
+    return this.#last
+  }
+
+  #storeTurn(turn: Turn, json = JSON.stringify(turn), bytes = utf8Length(json)): void {
+    this.#store.addTurn(this.#totals.turns, json)
+    this.#totals = { turns: this.#totals.turns + 1, bytes: this.#totals.bytes + bytes }
+    this.#last = turn
+    const meta = this.#meta
+    // The list's title: the first user text (saved with the metadata the answer saves next).
+    if (meta !== undefined && meta.title === null && turn.role === 'user') {
+      const title = titleOf([turn])
+      if (title !== null) this.#meta = { ...meta, title }
+    }
   }
 
   #dropLastTurn(): void {
-    this.#store.dropTurn(this.#turns.length - 1)
-    this.#turns.pop()
-    this.#turnBytes.pop()
+    const turns = this.#totals.turns - 1
+    const dropped = this.#lastTurn()
+    this.#store.dropTurn(turns)
+    const bytes = dropped === undefined ? 0 : utf8Length(JSON.stringify(dropped))
+    this.#totals = { turns, bytes: this.#totals.bytes - bytes }
+    this.#last = null
   }
 
   #saveMeta(meta: Meta): void {
@@ -614,25 +767,45 @@ export class ConversationObject extends DurableObject<Env> {
     this.#store.saveMeta(meta)
   }
 
-  #limits(): ResolvedLimits {
-    const maxTokens = count(this.env, 'MAX_TOKENS', 0)
-    return resolveLimits({
-      bodyBytes: count(this.env, 'MAX_BODY_BYTES', 1024 * 1024),
-      turns: count(this.env, 'MAX_TURNS', 1000),
-      maxTokens: maxTokens > 0 ? maxTokens : undefined,
-    })
-  }
-
-  #sizes(): ConversationSizeLimits {
-    return {
-      turns: count(this.env, 'CONVERSATION_MAX_TURNS', 1000),
-      bytes: count(this.env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
-    }
+  #registry(): Registry {
+    const providers = this.providers()
+    let byEnv = registries.get(providers)
+    if (byEnv === undefined) registries.set(providers, (byEnv = new WeakMap()))
+    let registry = byEnv.get(this.env)
+    if (registry === undefined)
+      byEnv.set(this.env, (registry = registryFromEnv(this.env, providers)))
+    return registry
   }
 }
 
-function sum(values: readonly number[]): number {
-  let total = 0
-  for (const value of values) total += value
-  return total
+/** What a conversation's object reads of the Worker's settings. */
+type Settings = {
+  limits: ResolvedLimits
+  sizes: ConversationSizeLimits
+  models: string[]
+  limiter: RateLimiter | undefined
+  heartbeatMs: number
+  idleTimeoutMs: number
+  ttlMs: number
+}
+
+function settingsOf(env: Env): Settings {
+  const maxTokens = count(env, 'MAX_TOKENS', 0)
+  const limits = limitsFromEnv(env)
+  return {
+    limits: resolveLimits({
+      bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
+      turns: count(env, 'MAX_TURNS', 1000),
+      maxTokens: maxTokens > 0 ? maxTokens : undefined,
+    }),
+    sizes: {
+      turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
+      bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
+    },
+    models: list(setting(env, 'MODELS')),
+    limiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
+    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
+    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+    ttlMs: count(env, 'CONVERSATION_TTL_DAYS', 0) * DAY_MS,
+  }
 }

@@ -1,13 +1,10 @@
 import type { ProviderEntry } from '../src/index.ts'
 import { MIN_TOKEN_LENGTH } from '../src/relay/auth.ts'
-import { DEFAULT_OUTPUT_RESERVE } from '../src/relay/chat-route.ts'
 import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
-import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
 import {
   createRelay,
-  type MemoryLimits,
   type RateLimiter,
   type Relay,
   type RelayLogEntry,
@@ -15,10 +12,10 @@ import {
   otlpExporter,
   otlpHeaders,
 } from '../src/relay/index.ts'
-import { CLIENT_HEADER, ESTIMATE_HEADER } from './conversation-object.ts'
-import { durableRateLimiter } from './rate-limiter.ts'
+import { CLIENT_HEADER } from './conversation-object.ts'
+import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { addressClientId, count, dollars, list, secret, secrets, setting } from './settings.ts'
+import { addressClientId, count, list, secret, secrets, setting } from './settings.ts'
 
 /** Options of {@link createHandler}. */
 export type HandlerOptions = {
@@ -57,17 +54,9 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   const origins = list(setting(env, 'ALLOWED_ORIGINS'))
   const models = list(setting(env, 'MODELS'))
   const maxTokens = count(env, 'MAX_TOKENS', 0)
-  const limits: MemoryLimits = {}
-  const rpm = count(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 0)
-  const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
-  const perDay = dollars(env, 'BUDGET_USD_PER_DAY')
-  const perMonth = dollars(env, 'BUDGET_USD_PER_MONTH')
-  if (rpm > 0) limits.requestsPerMinute = rpm
-  if (tpm > 0) limits.tokensPerMinute = tpm
-  if (perDay > 0) limits.usdPerDay = perDay
-  if (perMonth > 0) limits.usdPerMonth = perMonth
-  const limited = rpm > 0 || tpm > 0 || perDay > 0 || perMonth > 0
-  const rateLimiter = limited ? durableRateLimiter(env.RATE_LIMITER, limits) : undefined
+  const limits = limitsFromEnv(env)
+  const rateLimiter =
+    limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits)
   const bodyBytes = count(env, 'MAX_BODY_BYTES', 1024 * 1024)
   return createRelay({
     registry: registryFromEnv(env, options.providers),
@@ -124,11 +113,13 @@ const BODY_TIMEOUT_MS = 10_000
  * The routes of durable conversations (DESIGN §9), after the relay's CORS and auth: each goes to
  * its conversation's Durable Object (`GET /v1/conversations` to the client's index object) with
  * the client's id in a header the object trusts, since only this Worker can reach it. The body is
- * read here, under the same size and time limits as `/v1/chat`, and a message or regenerate counts
- * against the client's rate limit before it is forwarded.
+ * read here, under the same size and time limits as `/v1/chat`, so a body that is not JSON never
+ * wakes an object. A message or regenerate is checked against the client's limits by its object,
+ * which knows the conversation, the model and its price (see `ConversationObject`).
  */
 function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, bodyBytes: number) {
   return async (request: Request, clientId: string): Promise<Response> => {
+    const arrived = performance.now()
     const url = new URL(request.url)
     const route = matchConversationRoute(request.method, url.pathname)
     if (!route.ok) {
@@ -158,21 +149,13 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     const empty = request.body === null || request.headers.get('content-length') === '0'
     if (reads && !(route.op === 'create' && empty)) {
       const read = await readJsonBody(request, bodyBytes, BODY_TIMEOUT_MS)
-      if (!read.ok) return errorResponse(read.status, 'invalid-request', read.message)
-      body = JSON.stringify(read.value)
-      if (rateLimiter !== undefined && route.op !== 'create') {
-        const tokens = Math.ceil(read.bytes / 4) + DEFAULT_OUTPUT_RESERVE
-        let decision
-        try {
-          decision = await rateLimiter.check(clientId, { tokens })
-        } catch {
-          return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', {
-            retryable: true,
-          })
-        }
-        if (!decision.ok) return limitRefusal(decision, errorResponse)
-        headers.set(ESTIMATE_HEADER, String(tokens))
+      if (!read.ok) {
+        // As on /v1/chat, a refused message still counts as a request.
+        const counted =
+          route.op === 'create' ? undefined : await countRefusal(rateLimiter, clientId)
+        return counted ?? errorResponse(read.status, 'invalid-request', read.message)
       }
+      body = JSON.stringify(read.value)
     } else if (route.op === 'create') {
       body = '{}'
     }
@@ -185,7 +168,12 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
       body: body ?? null,
     })
     // A fetched response's headers are immutable; the relay adds its CORS headers to this copy.
-    return new Response(answer.body, answer)
+    const copy = new Response(answer.body, answer)
+    // The relay's own time (body, limits, the object's checks); a message's model call starts as
+    // its stream is answered, so the browser times the model from here to the first event.
+    const relayMs = (performance.now() - arrived).toFixed(1)
+    copy.headers.set('server-timing', `relay;dur=${relayMs};desc="checks"`)
+    return copy
   }
 }
 

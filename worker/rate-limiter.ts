@@ -1,4 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
+import { chatDialect } from '../src/relay/dialects.ts'
+import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import {
   admitCall,
   emptyBudget,
@@ -13,6 +15,7 @@ import {
   type SpendReport,
   type WindowState,
 } from '../src/relay/index.ts'
+import { count, dollars } from './settings.ts'
 
 const WINDOW = 'window'
 const BUDGET = 'budget'
@@ -48,11 +51,6 @@ export class RateLimiterObject extends DurableObject<Env> {
   settle(usage: LimitUsage): void {
     settleCall(this.#window, this.#budget, Date.now(), usage)
     this.#save()
-  }
-
-  /** Settles an admitted call's tokens only (a durable conversation's answer, which has no price here). */
-  report(tokens: number, estimatedTokens: number): void {
-    this.settle({ tokens, estimatedTokens })
   }
 
   /** This client's spend and remaining budgets. */
@@ -103,5 +101,42 @@ export function durableRateLimiter(
       await stub(clientId).settle(usage)
     },
     spend: (clientId) => stub(clientId).spend(limits),
+  }
+}
+
+/**
+ * The per-client limits the settings ask for (`RATE_LIMIT_REQUESTS_PER_MINUTE`,
+ * `RATE_LIMIT_TOKENS_PER_MINUTE`, `BUDGET_USD_PER_DAY`, `BUDGET_USD_PER_MONTH`), or undefined when
+ * they ask for none. The Worker (for `/v1/chat`) and each conversation's object (for its answers)
+ * read the same ones.
+ */
+export function limitsFromEnv(env: Env): MemoryLimits | undefined {
+  const limits: MemoryLimits = {}
+  const rpm = count(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 0)
+  const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
+  const perDay = dollars(env, 'BUDGET_USD_PER_DAY')
+  const perMonth = dollars(env, 'BUDGET_USD_PER_MONTH')
+  if (rpm > 0) limits.requestsPerMinute = rpm
+  if (tpm > 0) limits.tokensPerMinute = tpm
+  if (perDay > 0) limits.usdPerDay = perDay
+  if (perMonth > 0) limits.usdPerMonth = perMonth
+  return Object.keys(limits).length === 0 ? undefined : limits
+}
+
+/**
+ * A refused request still counts against the client's request rate (at no cost), as on
+ * `/v1/chat`: the 429 when that puts the client over it, else undefined (the refusal stands).
+ */
+export async function countRefusal(
+  limiter: RateLimiter | undefined,
+  clientId: string,
+): Promise<Response | undefined> {
+  if (limiter === undefined) return undefined
+  try {
+    const decision = await limiter.check(clientId, { tokens: 0 })
+    return decision.ok ? undefined : limitRefusal(decision, chatDialect.error)
+  } catch {
+    // The limiter is down: the refusal itself is the answer.
+    return undefined
   }
 }

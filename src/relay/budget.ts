@@ -2,6 +2,8 @@
 // limiter (Node) and the Worker's Durable Object keep the same state the same way. Periods are
 // calendar days and months in UTC: a day's spend resets at 00:00 UTC, a month's on the 1st.
 
+import { costOf, type Pricing } from '../core/pricing.ts'
+
 /** Spending limits of one client, in US dollars. An omitted (or 0) limit is not enforced. */
 export type BudgetLimits = {
   usdPerDay?: number | undefined
@@ -161,4 +163,37 @@ export function budgetMessage(refusal: BudgetRefusal): string {
   const { period, limitUsd, resetsAt } = refusal.budget
   const which = period === 'day' ? 'daily' : 'monthly'
   return `the ${which} budget of $${limitUsd} for this client is spent; it resets at ${resetsAt}`
+}
+
+/** What a call may cost, reserved before it runs. */
+export type CallEstimate = {
+  /** Input tokens, from the size of what is sent (about 4 bytes a token). */
+  inputTokens: number
+  /** Input tokens plus the output the call may produce. */
+  tokens: number
+  /** The same at the model's prices, in US dollars (0 without a price). */
+  usd: number
+}
+
+/**
+ * The estimate `POST /v1/chat` reserves, for a call that sends `inputBytes` and may produce
+ * `outputReserve` tokens: so that an answer in a durable conversation is checked, and then settled,
+ * exactly as one from the stateless route.
+ */
+export function estimateCall(
+  inputBytes: number,
+  outputReserve: number,
+  pricing: Pricing | undefined,
+): CallEstimate {
+  const inputTokens = Math.ceil(inputBytes / 4)
+  return {
+    inputTokens,
+    tokens: inputTokens + outputReserve,
+    usd: pricedTokens(inputTokens, outputReserve, pricing),
+  }
+}
+
+/** Input and output tokens at `pricing` (0 without one): what a call that ended early is charged. */
+export function pricedTokens(input: number, output: number, pricing: Pricing | undefined): number {
+  return pricing === undefined ? 0 : costOf({ inputTokens: input, outputTokens: output }, pricing)
 }

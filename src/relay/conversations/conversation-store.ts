@@ -15,13 +15,28 @@ export interface SqlHandle {
  */
 const ROW_CHARS = 500_000
 
-const utf8 = new TextEncoder()
+/** Stored batches read per query when a replay or a fold pages through them. */
+const ROWS_PER_READ = 4
+
+/** `json` cut into rows of at most {@link ROW_CHARS}, never between the halves of a surrogate pair. */
+function* rowsOf(json: string): Generator<string> {
+  let at = 0
+  do {
+    let end = Math.min(json.length, at + ROW_CHARS)
+    const code = json.charCodeAt(end - 1)
+    if (end < json.length && code >= 0xd800 && code <= 0xdbff) end--
+    yield json.slice(at, end)
+    at = end
+  } while (at < json.length)
+}
 
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
- * event batches (a large batch's frames in `event_parts`, its `events` row left empty), and, in a client's index object, the list of its conversations. No secondary
- * index, since each would add a row write to every insert; every write is counted in
- * `rowsWritten`, which is what storage is billed by.
+ * event batches (the frames as sent; a large batch's text in `event_parts`, its `events` row left
+ * empty), and, in a client's index object, the list of its conversations. No secondary index,
+ * since each would add a row write to every insert: reads go by the primary keys (batches by
+ * their first id, turns in insertion order). Every write is counted in `rowsWritten`, which is
+ * what storage is billed by. Nothing read is kept: callers load what a request needs.
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0
@@ -33,13 +48,19 @@ export function createConversationStore(sql: SqlHandle) {
 
   const batchOf = (row: Record<string, unknown>): EventBatch => {
     const firstId = Number(row['first_id'])
-    let json = String(row['frames'])
-    if (json === '') {
+    let text = String(row['frames'])
+    if (text === '') {
       const parts = rows('SELECT json FROM event_parts WHERE first_id = ? ORDER BY id', firstId)
-      json = parts.map((part) => String(part['json'])).join('')
+      text = parts.map((part) => String(part['json'])).join('')
     }
-    return { firstId, frames: JSON.parse(json) as string[] }
+    // Batches written before frames were stored as text hold a JSON array of them.
+    if (text.startsWith('[')) text = (JSON.parse(text) as string[]).join('')
+    return { firstId, lastId: Number(row['last_id']), text }
   }
+
+  /** A turn from its rows, in order. */
+  const turnOf = (parts: readonly Record<string, unknown>[]) =>
+    JSON.parse(parts.map((row) => String(row['json'])).join('')) as Turn
 
   const store = {
     createTables(): void {
@@ -65,34 +86,61 @@ export function createConversationStore(sql: SqlHandle) {
       )
     },
 
-    /** Every stored turn, in order, with its size in bytes. */
-    turns(): { turns: Turn[]; bytes: number[] } {
+    /** Every stored turn, in order (for a model call or a `GET`: not kept by the store). */
+    turns(): Turn[] {
       const turns: Turn[] = []
-      const bytes: number[] = []
-      let json = ''
+      let parts: Record<string, unknown>[] = []
       for (const row of rows('SELECT json, last FROM turns ORDER BY id')) {
-        json += String(row['json'])
+        parts.push(row)
         if (row['last'] !== 1) continue
-        turns.push(JSON.parse(json) as Turn)
-        bytes.push(utf8.encode(json).byteLength)
-        json = ''
+        turns.push(turnOf(parts))
+        parts = []
       }
-      return { turns, bytes }
+      return turns
     },
 
-    /** Stores turn number `seq`; returns its size in bytes. */
-    addTurn(seq: number, turn: Turn): number {
-      const json = JSON.stringify(turn)
-      for (let at = 0; at === 0 || at < json.length; at += ROW_CHARS) {
-        const last = at + ROW_CHARS >= json.length ? 1 : 0
+    /** The last stored turn, read backwards from the newest row; undefined when none is. */
+    lastTurn(): Turn | undefined {
+      const parts: Record<string, unknown>[] = []
+      let seq: unknown
+      let before = Number.MAX_SAFE_INTEGER
+      for (;;) {
+        const page = rows(
+          'SELECT id, seq, json FROM turns WHERE id < ? ORDER BY id DESC LIMIT ?',
+          before,
+          ROWS_PER_READ,
+        )
+        for (const row of page) {
+          seq ??= row['seq']
+          if (row['seq'] !== seq) return turnOf(parts.toReversed())
+          parts.push(row)
+          before = Number(row['id'])
+        }
+        if (page.length < ROWS_PER_READ)
+          return parts.length === 0 ? undefined : turnOf(parts.toReversed())
+      }
+    },
+
+    /** How many turns are stored, and their size in bytes of UTF-8 JSON. */
+    turnTotals(): { turns: number; bytes: number } {
+      const row = rows(
+        'SELECT COALESCE(SUM(last), 0) AS turns, COALESCE(SUM(LENGTH(CAST(json AS BLOB))), 0) AS bytes FROM turns',
+      )[0]
+      return { turns: Number(row?.['turns'] ?? 0), bytes: Number(row?.['bytes'] ?? 0) }
+    },
+
+    /** Stores turn number `seq`, given as its JSON; returns its size in bytes. */
+    addTurn(seq: number, json: string): number {
+      const parts = [...rowsOf(json)]
+      for (let i = 0; i < parts.length; i++) {
         write(
           'INSERT INTO turns (seq, last, json) VALUES (?, ?, ?)',
           seq,
-          last,
-          json.slice(at, at + ROW_CHARS),
+          i === parts.length - 1 ? 1 : 0,
+          parts[i]!,
         )
       }
-      return utf8.encode(json).byteLength
+      return utf8Length(json)
     },
 
     dropTurn(seq: number): void {
@@ -100,57 +148,56 @@ export function createConversationStore(sql: SqlHandle) {
     },
 
     addEvents(batch: EventBatch): void {
-      const json = JSON.stringify(batch.frames)
-      const large = json.length > ROW_CHARS
+      const large = batch.text.length > ROW_CHARS
       write(
         'INSERT INTO events (first_id, last_id, frames) VALUES (?, ?, ?)',
         batch.firstId,
-        batch.firstId + batch.frames.length - 1,
-        large ? '' : json,
+        batch.lastId,
+        large ? '' : batch.text,
       )
       if (!large) return
-      for (let at = 0; at < json.length; at += ROW_CHARS) {
-        write(
-          'INSERT INTO event_parts (first_id, json) VALUES (?, ?)',
-          batch.firstId,
-          json.slice(at, at + ROW_CHARS),
-        )
+      for (const part of rowsOf(batch.text)) {
+        write('INSERT INTO event_parts (first_id, json) VALUES (?, ?)', batch.firstId, part)
       }
     },
 
-    /** The id of the last stored event (0 when none is). */
+    /** The id of the last stored event (0 when none is): the last batch's, by its key. */
     lastEventId(): number {
-      const last = rows('SELECT MAX(last_id) AS last FROM events')[0]?.['last']
+      const last = rows('SELECT last_id FROM events ORDER BY first_id DESC LIMIT 1')[0]?.['last_id']
       return typeof last === 'number' ? last : 0
     },
 
-    /** The stored batches holding events after `after`: the one that holds it, and every later one. */
-    eventsAfter(after: number): EventBatch[] {
-      return rows(
-        `SELECT first_id, frames FROM events
+    /**
+     * Up to `limit` stored batches holding events after `after`, in id order: the one that holds
+     * event `after + 1` (if any) and those after it, found by their key.
+     */
+    batchesAfter(after: number, limit = ROWS_PER_READ): EventBatch[] {
+      const found = rows(
+        `SELECT first_id, last_id, frames FROM events
          WHERE first_id >= (SELECT COALESCE(MAX(first_id), 0) FROM events WHERE first_id <= ?)
-         ORDER BY first_id`,
-        after,
-      ).map(batchOf)
+         ORDER BY first_id LIMIT ?`,
+        after + 1,
+        limit + 1,
+      )
+      const batches: EventBatch[] = []
+      for (const row of found) {
+        if (Number(row['last_id']) <= after || batches.length === limit) continue
+        batches.push(batchOf(row))
+      }
+      return batches
     },
 
     /**
      * The stored batches from the one holding event `id` on, read a few rows at a time, so that
      * folding a long answer never holds all of it at once.
      */
-    *batchesFrom(id: number, rowsPerRead = 16): Generator<EventBatch> {
-      let last = id - 1
+    *batchesFrom(id: number): Generator<EventBatch> {
+      let after = id - 1
       for (;;) {
-        const page = rows(
-          `SELECT first_id, last_id, frames FROM events WHERE last_id > ? ORDER BY first_id LIMIT ?`,
-          last,
-          rowsPerRead,
-        )
-        for (const row of page) {
-          last = Number(row['last_id'])
-          yield batchOf(row)
-        }
-        if (page.length < rowsPerRead) return
+        const page = store.batchesAfter(after)
+        for (const batch of page) yield batch
+        if (page.length < ROWS_PER_READ) return
+        after = page.at(-1)!.lastId
       }
     },
 
@@ -167,6 +214,12 @@ export function createConversationStore(sql: SqlHandle) {
       write('DELETE FROM listing WHERE id = ?', id)
     },
 
+    /** Index objects: one entry of the list, or undefined. */
+    listingOf(id: string): unknown {
+      const row = rows('SELECT json FROM listing WHERE id = ?', id)[0]
+      return row === undefined ? undefined : JSON.parse(String(row['json']))
+    },
+
     listing(): unknown[] {
       return rows('SELECT json FROM listing').map((row) => JSON.parse(String(row['json'])))
     },
@@ -181,6 +234,24 @@ export function createConversationStore(sql: SqlHandle) {
     },
   }
   return store
+}
+
+/** The bytes of `text` in UTF-8, without encoding it (a lone surrogate counts as U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) {
+      bytes += 1
+      continue
+    }
+    // Three bytes; a surrogate pair is four for its two code units.
+    bytes += 2
+    const next = text.charCodeAt(i + 1)
+    if (code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++
+  }
+  return bytes
 }
 
 /** A conversation's tables. */

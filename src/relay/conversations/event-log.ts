@@ -1,8 +1,8 @@
-/** One event of a conversation's stream: its id and its SSE frame, as sent. */
-export type LoggedEvent = { id: number; frame: string }
-
-/** Events written to storage together, as one row: ids `firstId` to `firstId + frames.length - 1`. */
-export type EventBatch = { firstId: number; frames: string[] }
+/**
+ * Events written to storage together, as one row: ids `firstId` to `lastId`, their SSE frames as
+ * sent, one after the other (so a replay sends the stored text as it is, without decoding it).
+ */
+export type EventBatch = { firstId: number; lastId: number; text: string }
 
 /** Options of {@link createEventLog}. */
 export type EventLogOptions = {
@@ -18,12 +18,12 @@ export type EventLogOptions = {
 
 /** The conversation's event log. */
 export type EventLog = {
-  /** Numbers and encodes one event, holds it, and writes the batch when it is full. */
-  append(name: string, data: unknown): LoggedEvent
+  /** Numbers and encodes one event, holds it, and writes the batch when it is full. Returns its frame. */
+  append(name: string, data: unknown): string
   /** Writes what is held (at the end of an answer). */
   flush(): void
-  /** The frames still held in memory (not yet written) with an id above `lastId`. */
-  heldAfter(lastId: number): string[]
+  /** The events held in memory (not yet written), as a batch; null when none is. */
+  held(): EventBatch | null
   /** The id of the last event appended. */
   readonly lastId: number
   /** How many events are held (appended, not yet written). */
@@ -33,67 +33,98 @@ export type EventLog = {
 }
 
 /**
- * Most events held before a batch is written. It bounds what an eviction can lose, so an object
- * that restarts mid-answer moves its ids past this many to never reuse one a client has seen.
+ * Most events held before a batch is written (besides the 64 KiB bound on their characters). It
+ * bounds what an eviction can lose, so an object that restarts mid-answer moves its ids past this
+ * many to never reuse one a client has seen.
  */
-export const MAX_BATCH_EVENTS = 100
+export const MAX_BATCH_EVENTS = 250
 
-const LINE_ENDING = /\r\n|\r|\n/
+const LINE_ENDING = /[\r\n]/
+const FRAME_END = '\n\n'
 
 /**
  * A conversation's events: monotonic ids, SSE frames encoded once (every subscriber and every
- * replay sends the same bytes), held in memory and written in batches, so a 1,000-event answer
- * costs about ten row writes instead of a thousand. A state machine that does no I/O: `write` is
- * the caller's.
+ * replay sends the same bytes), held in memory as one string and written in batches, so a
+ * 1,000-event answer costs a few row writes instead of a thousand. A state machine that does
+ * no I/O: `write` is the caller's.
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
   let lastId = options.lastId
-  let held: LoggedEvent[] = []
-  let heldChars = 0
+  let text = ''
+  let count = 0
 
   const flush = () => {
-    if (held.length === 0) return
-    const batch: EventBatch = { firstId: held[0]!.id, frames: held.map((event) => event.frame) }
-    held = []
-    heldChars = 0
+    if (count === 0) return
+    const batch: EventBatch = { firstId: lastId - count + 1, lastId, text }
+    text = ''
+    count = 0
     options.write(batch)
   }
 
   return {
     append(name, data) {
       lastId++
-      const event = { id: lastId, frame: sseFrame(lastId, name, data) }
-      held.push(event)
-      heldChars += event.frame.length
-      if (held.length >= maxEvents || heldChars >= maxChars) flush()
-      return event
+      const frame = sseFrame(lastId, name, data)
+      text += frame
+      count++
+      if (count >= maxEvents || text.length >= maxChars) flush()
+      return frame
     },
     flush,
-    heldAfter(after) {
-      const out: string[] = []
-      for (const event of held) if (event.id > after) out.push(event.frame)
-      return out
-    },
+    held: () => (count === 0 ? null : { firstId: lastId - count + 1, lastId, text }),
     get lastId() {
       return lastId
     },
     get heldEvents() {
-      return held.length
+      return count
     },
     get heldChars() {
-      return heldChars
+      return text.length
     },
   }
 }
 
-/** One SSE event with its id. `data` is JSON, split on line endings as the SSE format requires. */
+/**
+ * One SSE event with its id. `data` is one line of JSON: `JSON.stringify` escapes every CR and LF
+ * inside strings and adds none between tokens, so a frame holds no blank line but its last, which
+ * is what lets a batch of frames be cut by searching for it.
+ */
 export function sseFrame(id: number, name: string, data: unknown): string {
   if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
-  const json = JSON.stringify(data)
-  const body = LINE_ENDING.test(json) ? json.split(LINE_ENDING).join('\ndata: ') : json
-  return `id: ${id}\nevent: ${name}\ndata: ${body}\n\n`
+  return `id: ${id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/**
+ * The frames of `batch` with an id above `after` and at most `until`: its text, cut at frame
+ * ends (ids in a batch are consecutive).
+ */
+export function framesBetween(batch: EventBatch, after: number, until = Infinity): string {
+  const skip = Math.max(0, after - batch.firstId + 1)
+  const keep = Math.min(batch.lastId, until) - batch.firstId + 1
+  if (skip >= keep) return ''
+  const count = batch.lastId - batch.firstId + 1
+  const start = skip === 0 ? 0 : frameOffset(batch.text, skip)
+  const end = keep >= count ? batch.text.length : frameOffset(batch.text, keep, start, skip)
+  return batch.text.slice(start, end)
+}
+
+/** Where frame number `n` (from 0) of `text` starts, scanning on from frame `from` at `offset`. */
+function frameOffset(text: string, n: number, offset = 0, from = 0): number {
+  let at = offset
+  for (let i = from; i < n; i++) at = text.indexOf(FRAME_END, at) + FRAME_END.length
+  return at
+}
+
+/** Each frame of a text of frames (as {@link sseFrame} makes them), in order. */
+export function* splitFrames(text: string): Generator<string> {
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf(FRAME_END, at)
+    const next = end < 0 ? text.length : end + FRAME_END.length
+    yield text.slice(at, next)
+    at = next
+  }
 }
 
 /**
@@ -113,16 +144,6 @@ export function decodeFrame(frame: string): { name: string; data: unknown } | nu
   } catch {
     return null
   }
-}
-
-/** The frames of stored batches (in id order) with an id above `lastId`. */
-export function framesAfter(batches: Iterable<EventBatch>, lastId: number): string[] {
-  const out: string[] = []
-  for (const batch of batches) {
-    const skip = Math.max(0, lastId - batch.firstId + 1)
-    for (let i = skip; i < batch.frames.length; i++) out.push(batch.frames[i]!)
-  }
-  return out
 }
 
 /**

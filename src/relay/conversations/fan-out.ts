@@ -1,7 +1,20 @@
+/** What a subscriber catches up from: the conversation's logged frames, a page at a time. */
+export type CatchUpSource = {
+  /**
+   * The frames with an id above `after` and at most `until` (the last logged when undefined), as
+   * one text of at most a page, and the id of the last of them (`after` when there are none).
+   */
+  read(after: number, until: number | undefined): { text: string; lastId: number }
+  /** The id of the last event logged (and published). */
+  lastId(): number
+}
+
 /** Options of {@link createFanOut}. */
 export type FanOutOptions = {
-  /** A `: ping` comment goes to every subscriber this often (0: never). */
+  /** A `: ping` comment goes to every live subscriber this often (0: never). */
   heartbeatMs: number
+  /** Where subscribers that start behind catch up from. */
+  source: CatchUpSource
   /** A subscriber with this many bytes unread is dropped; it can resume with `Last-Event-ID`. */
   maxUnreadBytes?: number | undefined
   /**
@@ -14,56 +27,79 @@ export type FanOutOptions = {
 
 /** Options of one subscription. */
 export type SubscribeOptions = {
-  /** Receives live frames after its replay (else it ends with the replay). */
-  live: boolean
+  /** It gets the events after this id: those logged first, then live ones. */
+  after: number
+  /**
+   * Ends after this id (a replay of what is logged). Undefined: receives live events until the
+   * answer ends, or, with `follow`, until the stream is closed.
+   */
+  until?: number | undefined
   /** Stays open when an answer ends, for the next ones (`?follow=true`). */
   follow: boolean
 }
 
 /** The live side of a conversation's event stream: every subscriber gets the same bytes. */
 export type FanOut = {
-  /** Queues a frame for every subscriber; frames that arrive together leave as one chunk. */
+  /** Queues a frame (already logged) for every live subscriber; frames that arrive together leave as one chunk. */
   publish(frame: string): void
-  /** Sends what is queued now: before a new subscriber's replay, and before an answer ends. */
+  /** Sends what is queued now: before a subscriber joins, and before an answer ends. */
   flush(): void
-  /** A stream that sends `replay`, then, when `live`, every frame published after it. */
-  subscribe(replay: string, options: SubscribeOptions): ReadableStream<Uint8Array>
-  /** Ends the streams of subscribers that do not follow (their answer has ended). */
-  endAnswer(): void
+  /**
+   * A stream of the events after `after`: it catches up from the log a page at a time, as its
+   * client reads (so a long replay is never one string), then joins the live subscribers.
+   */
+  subscribe(options: SubscribeOptions): ReadableStream<Uint8Array>
+  /** The answer ended with event `lastId`: subscribers that do not follow end after it. */
+  endAnswer(lastId: number): void
   /** Ends every stream. */
   close(): void
-  /** How many subscribers are live. */
+  /** How many subscribers are live (caught up). */
   readonly size: number
   /** Characters published and not yet sent. */
   readonly queuedChars: number
 }
 
-type Subscriber = { controller: ReadableStreamDefaultController<Uint8Array>; follow: boolean }
+type Subscriber = {
+  controller: ReadableStreamDefaultController<Uint8Array>
+  follow: boolean
+  until: number | undefined
+  /** The id of the last event it was given while catching up. */
+  cursor: number
+}
 
 const utf8 = new TextEncoder()
 const PING = ': ping\n\n'
 
 /**
- * Fans frames out to subscribers. A frame is encoded once per chunk and subscriber, never held per
- * subscriber beyond what it has not read, and a subscriber that falls `maxUnreadBytes` behind is
- * dropped rather than let it fill memory. One heartbeat timer serves every subscriber, only while
- * there is one; proxies close connections silent for 100 s.
+ * Fans frames out to subscribers. A subscriber that starts behind reads the log (storage, then
+ * memory) a page per pull, paced by its client, and joins the live ones once it has caught up;
+ * all of it is synchronous, so no event falls between its catch-up and the live frames, and none
+ * is sent twice. A frame is encoded once per chunk and subscriber, never held per subscriber
+ * beyond what it has not read, and a live subscriber that falls `maxUnreadBytes` behind is dropped
+ * rather than let it fill memory. One heartbeat timer serves every subscriber, only while there is
+ * one; proxies close connections silent for 100 s.
  */
 export function createFanOut(options: FanOutOptions): FanOut {
+  const { source } = options
   const maxUnread = options.maxUnreadBytes ?? 8 * 1024 * 1024
   const maxQueued = options.maxQueuedChars ?? 64 * 1024
   const subscribers = new Set<Subscriber>()
+  const catchingUp = new Set<Subscriber>()
   let out = ''
   let armed = false
   let heartbeat: ReturnType<typeof setInterval> | undefined
 
-  const end = (subscriber: Subscriber) => {
-    subscribers.delete(subscriber)
+  const close = (subscriber: Subscriber) => {
     try {
       subscriber.controller.close()
     } catch {
       // Already closed, or cancelled by its client.
     }
+  }
+  const end = (subscriber: Subscriber) => {
+    subscribers.delete(subscriber)
+    catchingUp.delete(subscriber)
+    close(subscriber)
     if (subscribers.size === 0) stopHeartbeat()
   }
   const send = (subscriber: Subscriber, text: string) => {
@@ -94,6 +130,21 @@ export function createFanOut(options: FanOutOptions): FanOut {
     if (heartbeat !== undefined) clearInterval(heartbeat)
     heartbeat = undefined
   }
+  /** Sends the next page of the log, or, caught up, ends the replay or joins the live ones. */
+  const catchUp = (subscriber: Subscriber) => {
+    const { text, lastId } = source.read(subscriber.cursor, subscriber.until)
+    if (text !== '') {
+      subscriber.cursor = lastId
+      subscriber.controller.enqueue(utf8.encode(text))
+      return
+    }
+    catchingUp.delete(subscriber)
+    if (subscriber.until !== undefined) return close(subscriber)
+    // What was published before it caught up went out to the others, not to it: it read it.
+    flush()
+    subscribers.add(subscriber)
+    startHeartbeat()
+  }
 
   return {
     publish(frame) {
@@ -106,35 +157,42 @@ export function createFanOut(options: FanOutOptions): FanOut {
       }
     },
     flush,
-    subscribe(replay, { live, follow }) {
-      // What was published before goes out first, to those already subscribed, not to this one.
-      flush()
+    subscribe({ after, until, follow }) {
       let subscriber: Subscriber
       return new ReadableStream<Uint8Array>(
         {
           start(controller) {
-            subscriber = { controller, follow }
-            if (replay !== '') controller.enqueue(utf8.encode(replay))
-            if (!live) return controller.close()
-            subscribers.add(subscriber)
-            startHeartbeat()
+            subscriber = { controller, follow, until, cursor: after }
+            catchingUp.add(subscriber)
+            // The first page at once (often all there is: the events of the answer in flight).
+            catchUp(subscriber)
+            if (catchingUp.has(subscriber) && subscriber.cursor >= (until ?? source.lastId())) {
+              catchUp(subscriber)
+            }
+          },
+          pull() {
+            if (catchingUp.has(subscriber)) catchUp(subscriber)
           },
           cancel() {
             subscribers.delete(subscriber)
+            catchingUp.delete(subscriber)
             if (subscribers.size === 0) stopHeartbeat()
           },
         },
-        // Counts unread bytes (desiredSize is minus what is queued).
+        // Counts unread bytes (desiredSize is minus what is queued); pulls only when read.
         { highWaterMark: 0, size: (chunk) => chunk.byteLength },
       )
     },
-    endAnswer() {
+    endAnswer(lastId) {
       flush()
       for (const subscriber of subscribers) if (!subscriber.follow) end(subscriber)
+      for (const subscriber of catchingUp) {
+        if (!subscriber.follow) subscriber.until ??= lastId
+      }
     },
     close() {
       flush()
-      for (const subscriber of subscribers) end(subscriber)
+      for (const subscriber of [...subscribers, ...catchingUp]) end(subscriber)
     },
     get size() {
       return subscribers.size

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import {
   createEventLog,
-  framesAfter,
+  framesBetween,
   MAX_BATCH_EVENTS,
   parseLastEventId,
+  splitFrames,
   sseFrame,
   type EventBatch,
 } from '../../../src/relay/conversations/event-log.ts'
@@ -17,7 +18,10 @@ function logWith(lastId = 0, options: { maxEvents?: number; maxChars?: number } 
 
 /** Everything a client would get after `lastId`: the stored batches, then what memory holds. */
 function replay(batches: EventBatch[], log: ReturnType<typeof logWith>['log'], lastId: number) {
-  return framesAfter(batches, lastId).join('') + log.heldAfter(lastId).join('')
+  const held = log.held()
+  return [...batches, ...(held === null ? [] : [held])]
+    .map((batch) => framesBetween(batch, lastId))
+    .join('')
 }
 
 describe('the event log of a conversation', () => {
@@ -25,40 +29,58 @@ describe('the event log of a conversation', () => {
     const { log } = logWith(41)
     const first = log.append('text', { text: 'Hi' })
     const second = log.append('done', { turn: { text: 'Hi' } })
-    expect([first.id, second.id, log.lastId]).toEqual([42, 43, 43])
-    expect(first.frame).toBe('id: 42\nevent: text\ndata: {"text":"Hi"}\n\n')
-    expect(parseSse(first.frame + second.frame).events.map((e) => e.id)).toEqual(['42', '43'])
+    expect(log.lastId).toBe(43)
+    expect(first).toBe('id: 42\nevent: text\ndata: {"text":"Hi"}\n\n')
+    expect(parseSse(first + second).events.map((e) => e.id)).toEqual(['42', '43'])
+    expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: first + second })
   })
 
-  it('writes a 1,000-event answer in ten batches of whole events', () => {
+  it('writes a 1,000-event answer in four batches of whole events', () => {
     const { log, batches } = logWith()
     for (let i = 0; i < 1000; i++) log.append('text', { text: 'x' })
     log.flush()
     expect(batches).toHaveLength(1000 / MAX_BATCH_EVENTS)
-    expect(batches.map((batch) => batch.firstId)).toEqual([
-      1, 101, 201, 301, 401, 501, 601, 701, 801, 901,
-    ])
-    expect(log.heldAfter(0)).toEqual([])
+    expect(batches.map((batch) => batch.firstId)).toEqual([1, 251, 501, 751])
+    expect(batches.map((batch) => batch.lastId - batch.firstId + 1)).toEqual(Array(4).fill(250))
+    expect([...splitFrames(batches[3]!.text)]).toHaveLength(250)
+    expect(log.held()).toBeNull()
   })
 
   it('writes a batch early when its frames reach the character bound', () => {
     const { log, batches } = logWith(0, { maxChars: 1000 })
     for (let i = 0; i < 10; i++) log.append('text', { text: 'y'.repeat(300) })
-    expect(batches.map((batch) => batch.frames.length)).toEqual([3, 3, 3])
-    expect(log.heldAfter(0)).toHaveLength(1)
+    expect(batches.map((batch) => [...splitFrames(batch.text)].length)).toEqual([3, 3, 3])
+    expect(log.heldEvents).toBe(1)
   })
 
   it('replays exactly the events after any id, from storage and memory, with no gap or repeat', () => {
     const { log, batches } = logWith(0, { maxEvents: 7 })
     const all: string[] = []
-    for (let i = 0; i < 40; i++) all.push(log.append('text', { text: String(i) }).frame)
+    for (let i = 0; i < 40; i++) all.push(log.append('text', { text: `${i}\n\r` }))
     for (let after = 0; after <= 40; after++) {
       expect(replay(batches, log, after)).toBe(all.slice(after).join(''))
     }
   })
 
-  it('splits data on every line ending and refuses one in an event name', () => {
-    expect(sseFrame(1, 'text', 'a\nb')).toBe('id: 1\nevent: text\ndata: "a\\nb"\n\n')
+  it('cuts a batch to the frames between two ids', () => {
+    const { log, batches } = logWith(9, { maxEvents: 5 })
+    const all: string[] = []
+    for (let i = 0; i < 5; i++) all.push(log.append('text', { text: `line\n${i}` }))
+    const [batch] = batches
+    expect(batch).toMatchObject({ firstId: 10, lastId: 14 })
+    for (let after = 8; after <= 15; after++) {
+      for (let until = after; until <= 15; until++) {
+        const want = all.filter((_, i) => i + 10 > after && i + 10 <= until).join('')
+        expect(framesBetween(batch!, after, until), `${after}..${until}`).toBe(want)
+      }
+    }
+    expect([...splitFrames(batch!.text)]).toEqual(all)
+  })
+
+  it('keeps data on one line (JSON escapes line endings) and refuses one in an event name', () => {
+    expect(sseFrame(1, 'text', 'a\nb\r\u2028')).toBe(
+      'id: 1\nevent: text\ndata: "a\\nb\\r\u2028"\n\n',
+    )
     expect(() => sseFrame(1, 'te\nxt', {})).toThrow(/CR or LF/)
   })
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createFanOut } from '../../../src/relay/conversations/fan-out.ts'
+import {
+  createEventLog,
+  framesBetween,
+  type EventBatch,
+} from '../../../src/relay/conversations/event-log.ts'
+import { createFanOut, type FanOutOptions } from '../../../src/relay/conversations/fan-out.ts'
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text()
@@ -19,86 +24,172 @@ async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string
   return text
 }
 
+/**
+ * A fan-out over an event log as a conversation's object wires them: batches of `maxEvents`
+ * "stored" in an array, read one batch a page (then what is held); `pages` counts the reads.
+ */
+function conversation(
+  options: Omit<FanOutOptions, 'source'> & { maxEvents?: number } = {
+    heartbeatMs: 0,
+  },
+) {
+  const stored: EventBatch[] = []
+  const log = createEventLog({
+    lastId: 0,
+    write: (batch) => stored.push(batch),
+    maxEvents: options.maxEvents ?? 3,
+  })
+  const reads: number[] = []
+  const fanOut = createFanOut({
+    ...options,
+    source: {
+      lastId: () => log.lastId,
+      read(after, until) {
+        const end = Math.min(until ?? Infinity, log.lastId)
+        const held = log.held()
+        const batch = [...stored, ...(held === null ? [] : [held])].find((b) => b.lastId > after)
+        if (batch === undefined || after >= end) return { text: '', lastId: after }
+        const text = framesBetween(batch, after, end)
+        reads.push(text.length)
+        return { text, lastId: Math.min(batch.lastId, end) }
+      },
+    },
+  })
+  const frames: string[] = []
+  const publish = (text: string) => {
+    const frame = log.append('text', { text })
+    frames.push(frame)
+    fanOut.publish(frame)
+  }
+  return { fanOut, log, publish, frames, reads }
+}
+
 describe('the fan-out of a conversation', () => {
-  it('sends every subscriber its replay, then the same live frames, until the answer ends', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0 })
-    const first = fanOut.subscribe('', { live: true, follow: false })
-    fanOut.publish('a\n\n')
-    const second = fanOut.subscribe('a\n\n', { live: true, follow: false })
-    fanOut.publish('b\n\n')
-    fanOut.publish('c\n\n')
-    fanOut.endAnswer()
+  it('sends every subscriber the events after its id, then the same live frames, until the answer ends', async () => {
+    const { fanOut, log, publish, frames } = conversation()
+    const first = fanOut.subscribe({ after: 0, follow: false })
+    publish('a')
+    const second = fanOut.subscribe({ after: 0, follow: false })
+    const late = fanOut.subscribe({ after: 1, follow: false })
+    publish('b')
+    publish('c')
+    fanOut.endAnswer(log.lastId)
     expect(fanOut.size).toBe(0)
-    expect(await readAll(first)).toBe('a\n\nb\n\nc\n\n')
-    expect(await readAll(second)).toBe('a\n\nb\n\nc\n\n')
+    const all = frames.join('')
+    expect(await readAll(first)).toBe(all)
+    expect(await readAll(second)).toBe(all)
+    expect(await readAll(late)).toBe(frames.slice(1).join(''))
   })
 
-  it('ends a subscription that is not live after its replay', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0 })
-    const past = fanOut.subscribe('x\n\n', { live: false, follow: false })
-    fanOut.publish('y\n\n')
-    expect(await readAll(past)).toBe('x\n\n')
+  it('ends a replay at its last id, whatever is published after it', async () => {
+    const { fanOut, log, publish, frames } = conversation()
+    publish('x')
+    const past = fanOut.subscribe({ after: 0, until: log.lastId, follow: false })
+    publish('y')
+    expect(await readAll(past)).toBe(frames[0])
     expect(fanOut.size).toBe(0)
+  })
+
+  it('streams a long replay a page per read, then joins the live frames with no gap or repeat', async () => {
+    const { fanOut, log, publish, frames, reads } = conversation({ heartbeatMs: 0, maxEvents: 10 })
+    for (let i = 0; i < 95; i++) publish(`event ${i}`)
+    const reader = fanOut.subscribe({ after: 4, follow: false }).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    // Published while the subscriber is still catching up: it reads them from the log.
+    for (let i = 95; i < 100; i++) {
+      text += decoder.decode((await reader.read()).value!, { stream: true })
+      publish(`event ${i}`)
+    }
+    expect(fanOut.size).toBe(0)
+    while (text !== frames.slice(4).join('')) {
+      text += decoder.decode((await reader.read()).value!, { stream: true })
+    }
+    // Caught up: its next read joins the live subscribers.
+    const next = reader.read()
+    await Promise.resolve()
+    expect(fanOut.size).toBe(1)
+    publish('live')
+    fanOut.endAnswer(log.lastId)
+    for (let step = await next; !step.done; step = await reader.read()) {
+      text += decoder.decode(step.value, { stream: true })
+    }
+    expect(text).toBe(frames.slice(4).join(''))
+    // One stored batch (or what is held) a page: never the whole replay at once.
+    expect(reads.length).toBeGreaterThanOrEqual(10)
+    expect(Math.max(...reads)).toBeLessThanOrEqual(frames.slice(90, 100).join('').length)
+  })
+
+  it('ends a subscriber still catching up when the answer ends, after the answer’s last event', async () => {
+    const { fanOut, log, publish, frames } = conversation({ heartbeatMs: 0, maxEvents: 2 })
+    for (let i = 0; i < 10; i++) publish(`e${i}`)
+    const behind = fanOut.subscribe({ after: 0, follow: false })
+    fanOut.endAnswer(log.lastId)
+    publish('next answer')
+    expect(await readAll(behind)).toBe(frames.slice(0, 10).join(''))
   })
 
   it('keeps a follower open across answers, and closes it with the rest', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0 })
-    const follower = fanOut.subscribe('', { live: true, follow: true })
-    fanOut.publish('one\n\n')
-    fanOut.endAnswer()
-    fanOut.publish('two\n\n')
-    fanOut.endAnswer()
+    const { fanOut, log, publish, frames } = conversation()
+    const follower = fanOut.subscribe({ after: 0, follow: true })
+    publish('one')
+    fanOut.endAnswer(log.lastId)
+    publish('two')
+    fanOut.endAnswer(log.lastId)
     expect(fanOut.size).toBe(1)
     fanOut.close()
-    expect(await readAll(follower)).toBe('one\n\ntwo\n\n')
+    expect(await readAll(follower)).toBe(frames.join(''))
   })
 
   it('drops a subscriber that stops reading before it holds more than its bound', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0, maxUnreadBytes: 1000 })
-    const stalled = fanOut.subscribe('', { live: true, follow: false })
-    const reading = fanOut.subscribe('', { live: true, follow: false })
+    const { fanOut, log, publish } = conversation({ heartbeatMs: 0, maxUnreadBytes: 1000 })
+    const stalled = fanOut.subscribe({ after: 0, follow: false })
+    const reading = fanOut.subscribe({ after: 0, follow: false })
     const text = readAll(reading)
     for (let i = 0; i < 20; i++) {
-      fanOut.publish(`${'z'.repeat(98)}\n\n`)
+      publish('z'.repeat(60))
       fanOut.flush()
       // The reading client takes what it was sent; the stalled one never does.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
     expect(fanOut.size).toBe(1)
-    fanOut.endAnswer()
-    expect((await text).length).toBe(2000)
+    fanOut.endAnswer(log.lastId)
+    expect((await text).split('\n\n').length - 1).toBe(20)
     expect((await readAll(stalled)).length).toBeLessThanOrEqual(1100)
   })
 
   it('sends a ping comment to a quiet subscriber', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 5 })
-    const quiet = fanOut.subscribe('', { live: true, follow: true })
+    const { fanOut } = conversation({ heartbeatMs: 5 })
+    const quiet = fanOut.subscribe({ after: 0, follow: true })
     const text = await readUntil(quiet, (seen) => seen.includes(': ping\n\n'))
     expect(text.startsWith(': ping\n\n')).toBe(true)
     fanOut.close()
   })
 
   it('stops sending to a subscriber whose client cancelled', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0 })
-    const gone = fanOut.subscribe('', { live: true, follow: true })
+    const { fanOut, publish } = conversation()
+    const gone = fanOut.subscribe({ after: 0, follow: true })
     await gone.cancel()
     expect(fanOut.size).toBe(0)
-    fanOut.publish('late\n\n')
+    publish('late')
     fanOut.flush()
   })
 
   it('sends queued frames at once past maxQueuedChars, however fast they are published', async () => {
-    const fanOut = createFanOut({ heartbeatMs: 0, maxQueuedChars: 1000 })
-    const stream = fanOut.subscribe('', { live: true, follow: false })
-    const frame = `${'x'.repeat(98)}\n\n`
+    const { fanOut, log, publish, frames } = conversation({
+      heartbeatMs: 0,
+      maxQueuedChars: 1000,
+      maxEvents: 1000,
+    })
+    const stream = fanOut.subscribe({ after: 0, follow: false })
     let most = 0
     for (let i = 0; i < 1000; i++) {
-      fanOut.publish(frame)
+      publish('x'.repeat(60))
       most = Math.max(most, fanOut.queuedChars)
     }
-    expect(most).toBe(900)
-    expect(fanOut.queuedChars).toBe(0)
-    fanOut.endAnswer()
-    expect(await readAll(stream)).toBe(frame.repeat(1000))
+    expect(most).toBeLessThan(1000)
+    expect(most).toBeGreaterThan(900)
+    fanOut.endAnswer(log.lastId)
+    expect(await readAll(stream)).toBe(frames.join(''))
   })
 })
