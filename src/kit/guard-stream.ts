@@ -44,13 +44,22 @@ export type StreamContext = {
 }
 
 /**
+ * Batches of deltas that a producer hands over whole, such as `readEventStream`'s with a decoder
+ * that makes deltas: the guard reads it itself until it ends, then resumes the producer. An entry
+ * of a batch may be a list (an event that made several deltas).
+ */
+export type DeltaSource = AsyncIterator<readonly (Delta | readonly Delta[])[], unknown>
+
+/**
  * An adapter's producer: it yields deltas (one at a time, or a batch per network read: an empty
- * batch only proves the upstream is alive) and returns the {@link Finish} record once the provider
- * says the turn is complete. Returning nothing means the stream ended early.
+ * batch only proves the upstream is alive), or a {@link DeltaSource} of batches, and returns the
+ * {@link Finish} record once the provider says the turn is complete. Returning nothing means the
+ * stream ended early. Yielding a source costs no generator step per read, which a `for await`
+ * loop that yields each batch pays (about as much as parsing a small event).
  */
 export type Producer = (
   context: StreamContext,
-) => AsyncIterable<Delta | readonly Delta[], Finish | undefined | void>
+) => AsyncIterable<Delta | readonly Delta[] | DeltaSource, Finish | undefined | void>
 
 /** Who the guard runs for. */
 export type GuardSetup = {
@@ -100,10 +109,14 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
   const abortable = outer !== undefined || idleMs > 0
   const onOuterAbort = () => controller.abort(outer?.reason)
 
-  let iterator: AsyncIterator<Delta | readonly Delta[], Finish | undefined | void> | undefined
+  let iterator:
+    | AsyncIterator<Delta | readonly Delta[] | DeltaSource, Finish | undefined | void>
+    | undefined
+  /** The source the producer handed over, read until it ends. */
+  let source: DeltaSource | undefined
   let state = initialTurnState
   /** The batch being handed out, and the index of its next delta. */
-  let batch: readonly Delta[] = []
+  let batch: readonly (Delta | readonly Delta[])[] = []
   let index = 0
   /** Ended: `done` given, failed, or left by the consumer. */
   let closed = false
@@ -138,7 +151,9 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
     if (timer !== undefined) clearTimeout(timer)
     outer?.removeEventListener('abort', onOuterAbort)
     if (finished !== true) controller.abort(new Error('stream closed'))
-    // Let the producer run its own cleanup (its finally blocks) without waiting on a stuck upstream.
+    // Release the source (its body), and let the producer run its own cleanup (its finally
+    // blocks), without waiting on a stuck upstream.
+    void source?.return?.()?.catch(() => {})
     void iterator?.return?.()?.catch(() => {})
   }
 
@@ -155,6 +170,12 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
   const take = (): Delta | undefined => {
     while (index < batch.length) {
       const delta = batch[index++]!
+      if (isList(delta)) {
+        // An event that made several deltas (rare): its deltas take its place.
+        batch = [...delta, ...batch.slice(index)]
+        index = 0
+        continue
+      }
       // An empty text or thinking delta says nothing: it is dropped.
       if ('text' in delta && delta.text === '') continue
       if ((delta.type as Event['type']) === 'done') {
@@ -186,18 +207,24 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
     else wait.resolve(result)
   }
 
-  /** Asks the producer for its next batch; `onStep` hands out its first delta or asks again. */
+  /**
+   * Asks the source, or else the producer, for its next batch; `onBatch` or `onStep` hands out its
+   * first delta or asks again.
+   */
   const step = (): void => {
     if (idleMs > 0) {
       waitingSince = Date.now()
       timer ??= setTimeout(check, idleMs)
     }
-    iterator!.next().then(onStep, onFailure)
+    if (source !== undefined) source.next().then(onBatch, onFailure)
+    else iterator!.next().then(onStep, onFailure)
   }
 
   const onFailure = (error: unknown): void => settle(undefined, error)
 
-  const onStep = (result: IteratorResult<Delta | readonly Delta[], Finish | undefined | void>) => {
+  const onStep = (
+    result: IteratorResult<Delta | readonly Delta[] | DeltaSource, Finish | undefined | void>,
+  ) => {
     // Settled already: aborted while the producer was busy; what it sent late is dropped.
     if (waiting === undefined) return
     try {
@@ -214,15 +241,36 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
         close(true)
         return settle({ done: false, value: { type: 'done', turn } })
       }
+      const value = result.value
+      if ('next' in value) source = value
       // A batch, or one delta (wrapped here, after the wait, not per delta of a batch).
-      batch = Array.isArray(result.value) ? result.value : [result.value]
-      index = 0
-      const delta = take()
-      if (delta !== undefined) return settle({ done: false, value: delta })
+      else return handOut(isList(value) ? value : [value])
       step()
     } catch (error) {
       settle(undefined, error)
     }
+  }
+
+  /** A batch of the source, or its end: then the producer goes on. */
+  const onBatch = (result: IteratorResult<readonly (Delta | readonly Delta[])[], unknown>) => {
+    if (waiting === undefined) return
+    try {
+      waitingSince = -1
+      if (result.done !== true) return handOut(result.value)
+      source = undefined
+      step()
+    } catch (error) {
+      settle(undefined, error)
+    }
+  }
+
+  /** Hands out the first delta of a new batch, or asks for the next batch when it has none. */
+  const handOut = (next: readonly (Delta | readonly Delta[])[]): void => {
+    batch = next
+    index = 0
+    const delta = take()
+    if (delta !== undefined) settle({ done: false, value: delta })
+    else step()
   }
 
   /** Starts the producer on the first pull: a stream that is never read makes no request. */
@@ -277,6 +325,11 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+// `Array.isArray` does not narrow a readonly array out of a union.
+function isList(value: Delta | readonly Delta[]): value is readonly Delta[] {
+  return Array.isArray(value)
+}
 
 /** The `done` turn: the deltas folded, then the finish record, with its items tagged. */
 function buildTurn(state: TurnState, finish: Finish, tag: ReplayTag): AssistantTurn {

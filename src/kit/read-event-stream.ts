@@ -44,7 +44,7 @@ const CR = 13
 export function readEventStream<T>(
   body: ReadableStream<Uint8Array> | null,
   options: ReadEventStreamOptions<T>,
-): AsyncIterableIterator<T[]> {
+): AsyncIterableIterator<T[], undefined> & { return(): Promise<IteratorResult<T[], undefined>> } {
   const { provider, decode, inspect, onComment, signal } = options
   const maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS
   const cutOff = (cause?: unknown) =>
@@ -136,7 +136,7 @@ export function readEventStream<T>(
     return { done: false, value: items }
   }
 
-  const iterator: AsyncIterableIterator<T[]> = {
+  const iterator = {
     next: read,
     return() {
       close()

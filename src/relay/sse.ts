@@ -19,10 +19,15 @@ const LINE_ENDING = /\r\n|\r|\n/
  */
 export function createSseEncoder(): SseEncoder {
   let id = 0
+  // The name last checked: a stream repeats a few names, so each run of one is checked once.
+  let checked = ''
   return {
     event(name, data) {
-      // A line ending in the name would end the field early and let data forge other fields.
-      if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
+      if (name !== checked) {
+        // A line ending in the name would end the field early and let data forge other fields.
+        if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
+        checked = name
+      }
       id++
       // JSON from JSON.stringify never holds a raw line ending, so the split is almost never needed.
       const body =

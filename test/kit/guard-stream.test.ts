@@ -3,7 +3,12 @@ import type { OpaqueItems } from '../../src/core/conversation.ts'
 import { ThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
 import { sleep } from '../../src/core/sleep.ts'
-import { guardStream, type Finish } from '../../src/kit/guard-stream.ts'
+import {
+  guardStream,
+  type Delta,
+  type DeltaSource,
+  type Finish,
+} from '../../src/kit/guard-stream.ts'
 import { run } from '../helpers/stream.ts'
 
 const finish: Finish = { usage: { inputTokens: 1, outputTokens: 2 }, stopReason: 'stop' }
@@ -83,6 +88,96 @@ describe('guardStream', () => {
       ),
     )
     expect(seen).toEqual({ provider: 'p', model: 'm', thinkingMode: 'budget-2048' })
+  })
+
+  it('reads a source the producer yields to its end, nested lists included, then resumes the producer', async () => {
+    const batches: (Delta | Delta[])[][] = [
+      [{ type: 'thinking', text: 'H' }],
+      [],
+      [
+        [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: '' },
+          { type: 'text', text: 'b' },
+        ],
+      ],
+      [{ type: 'text', text: 'c' }, [], [{ type: 'text', text: 'd' }]],
+    ]
+    const source = (async function* () {
+      yield* batches
+    })()
+    const order: string[] = []
+    const { events } = await run(
+      guardStream(setup, async function* () {
+        order.push('before')
+        yield source
+        order.push('after')
+        yield { type: 'text', text: 'e' }
+        return finish
+      }),
+    )
+    expect(order).toEqual(['before', 'after'])
+    expect(events).toEqual([
+      { type: 'thinking', text: 'H' },
+      { type: 'text', text: 'a' },
+      { type: 'text', text: 'b' },
+      { type: 'text', text: 'c' },
+      { type: 'text', text: 'd' },
+      { type: 'text', text: 'e' },
+      { type: 'done', turn: { role: 'assistant', text: 'abcde', thinking: 'H', ...finish } },
+    ])
+  })
+
+  it('fails with what a source throws, after the deltas before it, and closes the producer', async () => {
+    let cleanedUp = false
+    const source = (async function* () {
+      yield [{ type: 'text', text: 'a' } satisfies Delta]
+      throw new TypeError('fetch failed')
+    })()
+    const { events, error } = await run(
+      guardStream(setup, async function* () {
+        try {
+          yield source
+          return finish
+        } finally {
+          cleanedUp = true
+        }
+      }),
+    )
+    expect(events).toEqual([{ type: 'text', text: 'a' }])
+    expect(error).toMatchObject({ kind: 'network', provider: 'p' })
+    await sleep(0)
+    expect(cleanedUp).toBe(true)
+  })
+
+  it('releases the source and the producer when the caller leaves in the middle of it', async () => {
+    let sourceReturned = false
+    let producerClosed = false
+    let reads = 0
+    const source: DeltaSource = {
+      next: async () => ({ done: false, value: [{ type: 'text', text: String(reads++) }] }),
+      return: async () => {
+        sourceReturned = true
+        return { done: true, value: undefined }
+      },
+    }
+    const stream = guardStream(setup, async function* () {
+      try {
+        yield source
+        return finish
+      } finally {
+        producerClosed = true
+      }
+    })
+    const events: Event[] = []
+    for await (const event of stream) {
+      events.push(event)
+      if (events.length === 3) break
+    }
+    await sleep(0)
+    expect(events).toEqual(['0', '1', '2'].map((text) => ({ type: 'text', text })))
+    expect(sourceReturned).toBe(true)
+    expect(producerClosed).toBe(true)
   })
 
   it('fails a producer that ends without a finish record, so a cut stream never passes for complete', async () => {

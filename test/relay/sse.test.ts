@@ -26,6 +26,16 @@ describe('createSseEncoder', () => {
     expect(sse.event('text', '{}')).toMatch(/^id: 1\n/)
   })
 
+  it('refuses a bad event name between good ones, however often the good one came before', () => {
+    const sse = createSseEncoder()
+    expect(sse.event('text', '{}')).toMatch(/^id: 1\n/)
+    expect(sse.event('text', '{}')).toMatch(/^id: 2\n/)
+    expect(() => sse.event('text\nevent: done', '{}')).toThrow(/must not contain CR or LF/)
+    expect(sse.event('text', '{}')).toMatch(/^id: 3\n/)
+    expect(() => sse.event('text\r', '{}')).toThrow(TypeError)
+    expect(() => sse.event('text\r', '{}')).toThrow(TypeError)
+  })
+
   it('writes comments line by line', () => {
     expect(createSseEncoder().comment('ping')).toBe(': ping\n\n')
     expect(createSseEncoder().comment('a\nb')).toBe(': a\n: b\n\n')

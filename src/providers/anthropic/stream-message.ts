@@ -41,7 +41,8 @@ export function streamMessage(
 
     const mapper = createStreamMapper()
     const { headers } = response
-    yield* readEventStream<Delta>(response.body, {
+    // Handed to the guard whole: it reads the batches itself, with no generator step per read.
+    yield readEventStream<Delta>(response.body, {
       provider: 'anthropic',
       signal,
       // As the SDK reads its stream: `ping` and nameless events are skipped, an `error` event

@@ -1,7 +1,7 @@
 import type { GoogleGenAI } from '@google/genai'
 import type { CallOptions } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
-import type { Delta, Finish, StreamContext } from '../../kit/guard-stream.ts'
+import type { Delta, DeltaSource, Finish, StreamContext } from '../../kit/guard-stream.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
 import { buildConfig } from './build-config.ts'
 import { encodeContents } from './encode-conversation.ts'
@@ -23,7 +23,7 @@ export type TurnSetup = {
 
 /**
  * The producer of one Gemini turn, for `guardStream`: sends the request, reads the SSE body once
- * with `readEventStream`, yields each network read's deltas, and ends at the chunk that carries
+ * with `readEventStream` (handed to the guard, which reads its batches of deltas), and ends at the chunk that carries
  * the candidate's `finishReason` (or the prompt's `blockReason`), so a body that stays open after
  * it still ends the turn. A function call whose arguments were still streaming when the answer
  * stopped for any reason but `STOP` (the output limit, a filter) is dropped with a warning: never
@@ -36,7 +36,7 @@ export async function* streamTurn(
   options: CallOptions,
   context: StreamContext,
   exchange: Exchange,
-): AsyncGenerator<Delta | readonly Delta[], Finish, undefined> {
+): AsyncGenerator<Delta | readonly Delta[] | DeltaSource, Finish, undefined> {
   const { provider, client, model, row } = setup
   const { signal, tag } = context
   const warnings: string[] = []
@@ -59,13 +59,13 @@ export async function* streamTurn(
     terminal.deltas = deltas
     return END
   }
-  const batches = readEventStream(response.body, {
+  // Handed to the guard whole: it reads the batches itself, with no generator step per read.
+  yield readEventStream(response.body, {
     provider,
     decode,
     inspect: createBareErrorCheck(),
     signal,
   })
-  for await (const batch of batches) yield flatten(batch)
   if (terminal.deltas !== undefined) yield terminal.deltas
 
   const reason = mapper.summary().finishReason
@@ -80,14 +80,4 @@ export async function* streamTurn(
     if (closed !== undefined) yield closed
   }
   return finishOf(mapper.summary(), provider, warnings)
-}
-
-/**
- * One read's deltas as one list. Nearly every chunk gives one delta (or none), so the batch is
- * that list already; `flat()`, which costs more than the rest of the mapping, runs only when a
- * chunk gave several.
- */
-function flatten(batch: readonly (Delta | Delta[])[]): readonly Delta[] {
-  for (const item of batch) if (Array.isArray(item)) return batch.flat()
-  return batch as readonly Delta[]
 }

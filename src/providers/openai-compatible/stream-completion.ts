@@ -23,7 +23,7 @@ export type CompletionSetup = {
 /**
  * The producer of one Chat Completions call, for `guardStream`: the SDK builds, authenticates and
  * sends the request (and turns an HTTP error into its `APIError`); the SSE body is then read once
- * and each chunk mapped synchronously, up to `[DONE]`, or up to the chunk after which nothing of
+ * by the guard and each chunk mapped synchronously as it is decoded, up to `[DONE]`, or up to the chunk after which nothing of
  * the turn is left (finish reason and usage both came), since some servers never send `[DONE]` or
  * keep the body open after it.
  */
@@ -42,22 +42,27 @@ export function streamCompletion(
       makeCallId: (position) => `call_${turnPosition}_${position}`,
       warnings,
     })
-    const chunks = readEventStream(response.body, {
+    // Each chunk is mapped as it is decoded, and the guard reads the batches itself. After the
+    // chunk that leaves nothing of the turn to read, reading stops and the body is cancelled: a
+    // server that keeps it open cannot hang the turn.
+    let complete = false
+    const decode = chunkDecoder(response.headers)
+    const batches = readEventStream<Delta | Delta[]>(response.body, {
       provider,
       signal,
       maxEventChars: setup.maxEventChars,
-      decode: chunkDecoder(response.headers),
-    })
-    for await (const batch of chunks) {
-      const deltas: Delta[] = []
-      let complete = false
-      for (const chunk of batch) {
+      decode(message) {
+        if (complete) return undefined
+        const chunk = decode(message)
+        if (chunk === END || chunk === undefined) return chunk
+        const deltas: Delta[] = []
         complete = mapper.feed(chunk, deltas)
-        if (complete) break
-      }
-      yield deltas
-      // Leaving the loop cancels the body: a server that keeps it open cannot hang the turn.
-      if (complete) break
+        return deltas.length === 1 ? deltas[0] : deltas.length === 0 ? undefined : deltas
+      },
+    })
+    yield {
+      next: () => (complete ? batches.return() : batches.next()),
+      return: () => batches.return(),
     }
     const rest: Delta[] = []
     const summary = mapper.finish(rest)

@@ -41,7 +41,8 @@ export function streamResponse(
     const { headers } = response
     const mapper = createStreamMapper()
     const map = mapper.map
-    yield* readEventStream<Delta>(response.body, {
+    // Handed to the guard whole: it reads the batches itself, with no generator step per read.
+    yield readEventStream<Delta>(response.body, {
       provider: 'openai',
       signal,
       maxEventChars,
