@@ -1,26 +1,22 @@
-import { Fragment, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { relay } from '../../src/client/index.ts'
-import type { AssistantTurn, Conversation } from '../../src/index.ts'
-import { useChat, type ChatMessage } from '../../src/react/index.ts'
+import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import type { ChatMessage } from '../../src/react/index.ts'
 import { Composer } from './composer.tsx'
+import type { DemoChat, DemoChatOptions } from './demo-chat.ts'
 import { MessageView } from './message-view.tsx'
 import { PreviousChats } from './previous-chats.tsx'
 import {
-  archive,
-  load,
-  loadHistory,
+  loadSettings,
   loadToken,
-  save,
-  saveHistory,
+  saveSettings,
   saveToken,
   THINKING_LEVELS,
-  type AnswerStats,
-  type SavedChat,
   type ThinkingLevel,
 } from './storage.ts'
-import { seconds, statsOf, timed, type Timing } from './timings.ts'
+import { seconds, type LiveTiming } from './timings.ts'
 import { TokenForm } from './token-form.tsx'
+import { useDurableChat } from './use-durable-chat.ts'
 import { thinkingLevels, useModels } from './use-models.ts'
+import { useStatelessChat } from './use-stateless-chat.ts'
 
 const SUGGESTIONS = [
   'Show me a markdown demo.',
@@ -28,47 +24,34 @@ const SUGGESTIONS = [
   'Explain how a relay keeps API keys out of the browser.',
 ]
 
-/** Puts the saved timings of a conversation's answers back in `byTurn`. */
-function remember(
-  byTurn: WeakMap<AssistantTurn, AnswerStats>,
-  conversation: Conversation,
-  stats: SavedChat['stats'],
-): WeakMap<AssistantTurn, AnswerStats> {
-  conversation.turns.forEach((turn, i) => {
-    const stat = stats[i]
-    if (turn.role === 'assistant' && stat) byTurn.set(turn, stat)
-  })
-  return byTurn
-}
+/**
+ * The transport, chosen once per page load: a durable conversation on the relay (the default), or
+ * `/?transport=stateless` for `POST /v1/chat` with the conversation held in this page.
+ */
+const STATELESS = new URLSearchParams(location.search).get('transport') === 'stateless'
+const useDemoChat: (options: DemoChatOptions) => DemoChat = STATELESS
+  ? useStatelessChat
+  : useDurableChat
 
 export function App() {
-  const [saved] = useState(load)
+  const [settings] = useState(loadSettings)
   const [token, setToken] = useState(loadToken)
-  // The relay adapter reads the token when it sends, so a new token applies to a retry at once.
+  // The relay clients read the token when they send, so a new token applies to a retry at once.
   const tokenRef = useRef(token)
+  const [headers] = useState(
+    () => (): HeadersInit =>
+      tokenRef.current === '' ? {} : { authorization: `Bearer ${tokenRef.current}` },
+  )
+  const [live] = useState<LiveTiming>(() => ({ current: undefined }))
   const { models, error: modelsError, needsToken } = useModels(token)
-  const [model, setModel] = useState(saved.model ?? 'mock/echo')
-  const [thinking, setThinking] = useState<ThinkingLevel>(saved.thinking)
+  const [model, setModel] = useState(settings.model ?? 'mock/echo')
+  const [thinking, setThinking] = useState<ThinkingLevel>(settings.thinking)
   const [draft, setDraft] = useState('')
-  const [history, setHistory] = useState(loadHistory)
   const [announcement, setAnnouncement] = useState('')
   /** The answer a regenerate replaces, shown until the new one is complete. */
   const [replacing, setReplacing] = useState<ChatMessage>()
   const prompt = useRef<HTMLTextAreaElement>(null)
   const focusPrompt = () => prompt.current?.focus()
-
-  // Timings per assistant turn, restored with the conversation they belong to.
-  const [byTurn] = useState(() => remember(new WeakMap(), saved.conversation, saved.stats))
-  const statsFor = (conversation: Conversation) =>
-    conversation.turns.map((turn) =>
-      turn.role === 'assistant' ? (byTurn.get(turn) ?? null) : null,
-    )
-  const live = useRef<Timing>(undefined)
-  const adapter = useMemo(() => {
-    const headers = (): HeadersInit =>
-      tokenRef.current === '' ? {} : { authorization: `Bearer ${tokenRef.current}` }
-    return timed(relay({ url: '', model, headers }), live, byTurn)
-  }, [model, byTurn])
 
   // Only the thinking levels this model takes; none for a model that cannot think.
   const levels = thinkingLevels(models?.find((m) => m.id === model))
@@ -78,16 +61,8 @@ export function App() {
       ? 'medium'
       : (levels.find((l) => l !== 'off') ?? levels[0])
 
-  const chat = useChat({
-    adapter,
-    thinking: level,
-    initialConversation: saved.conversation,
-    onFinish: (turn) => {
-      // A stopped answer never reached `done`: time it from what had arrived.
-      if (!byTurn.has(turn) && live.current !== undefined) byTurn.set(turn, statsOf(live.current))
-    },
-  })
-  const { messages, status, error, conversation, stop } = chat
+  const chat = useDemoChat({ model, thinking: level, headers, live, token })
+  const { messages, status, error, stop } = chat
   const busy = status === 'submitted' || status === 'streaming'
 
   // Fall back to a served model when the saved one is gone.
@@ -96,9 +71,7 @@ export function App() {
     if (first !== undefined && !models?.some((m) => m.id === model)) setModel(first.id)
   }, [models, model])
 
-  useEffect(() => {
-    save({ model, thinking, conversation, stats: statsFor(conversation) })
-  }, [model, thinking, conversation, byTurn, status])
+  useEffect(() => saveSettings({ model, thinking }), [model, thinking])
 
   // A screen reader hears that an answer ended, not every token of it.
   const wasBusy = useRef(false)
@@ -146,11 +119,11 @@ export function App() {
 
   const send = (text: string) => {
     pinned.current = true
-    void chat.send(text)
+    chat.send(text)
   }
   const regenerate = () => {
     setReplacing(messages.findLast((m) => m.role === 'assistant' && m.turn !== undefined))
-    void chat.regenerate()
+    chat.regenerate()
     focusPrompt()
   }
   const onStop = () => {
@@ -158,38 +131,21 @@ export function App() {
     focusPrompt()
   }
   const newChat = () => {
-    if (conversation.turns.length > 0) {
-      setHistory(archive(history, { conversation, stats: statsFor(conversation) }))
-    }
-    chat.setConversation({ turns: [] })
+    chat.newChat()
     focusPrompt()
   }
-  const openChat = (item: SavedChat) => {
-    const rest = history.filter((h) => h.id !== item.id)
-    setHistory(
-      conversation.turns.length > 0
-        ? archive(rest, { conversation, stats: statsFor(conversation) })
-        : saveHistory(rest),
-    )
-    remember(byTurn, item.conversation, item.stats)
-    chat.setConversation(item.conversation)
+  const openChat = (id: string) => {
+    chat.open(id)
     focusPrompt()
   }
   const dismiss = () => {
-    // The question that failed was never added to the conversation: give it back to the prompt.
-    const failed = messages.at(-1)
-    if (failed?.role === 'user' && draft.trim() === '') setDraft(failed.text)
-    chat.setConversation(conversation)
+    // A question that never reached the conversation goes back to the prompt.
+    const failed = chat.dismiss()
+    if (failed !== undefined && draft.trim() === '') setDraft(failed)
     focusPrompt()
   }
   const retry = () => {
-    // A question whose send failed is sent anew: Chat's regenerate() treats a retry as a
-    // replacement, and a second failure would drop the question from the screen.
-    const failed = messages.at(-1)
-    if (failed?.role === 'user' && failed.parts === undefined) {
-      chat.setConversation(conversation)
-      send(failed.text)
-    } else void chat.regenerate()
+    chat.retry()
     focusPrompt()
   }
   const useToken = (value: string) => {
@@ -267,8 +223,10 @@ export function App() {
           <section className="empty">
             <h2>Ask something and watch it think.</h2>
             <p>
-              Thinking streams live in its own lane, then folds away when the answer starts. The
-              conversation, with each model's opaque reasoning state, survives a reload.
+              Thinking streams live in its own lane, then folds away when the answer starts.{' '}
+              {STATELESS
+                ? "This page holds the conversation, with each model's opaque reasoning state, and keeps it across a reload."
+                : 'The conversation lives on the relay: reload mid-answer, lose the network or open this address in a second tab, and the answer keeps streaming.'}
             </p>
             {models !== undefined && model.startsWith('mock/') && (
               <p className="note">
@@ -283,27 +241,14 @@ export function App() {
                 </button>
               ))}
             </div>
-            <PreviousChats chats={history} onOpen={openChat} />
+            <PreviousChats chats={chat.previous} onOpen={openChat} />
           </section>
         )}
         {messages.map((message, i) => (
           <Fragment key={message.id}>
-            <MessageView
-              message={message}
-              stats={
-                message.turn !== undefined
-                  ? byTurn.get(message.turn)
-                  : live.current === undefined
-                    ? undefined
-                    : statsOf(live.current)
-              }
-            />
+            <MessageView message={message} stats={chat.statsFor(message)} />
             {showPrevious && i === lastUser && (
-              <MessageView
-                message={replacing}
-                stats={replacing.turn && byTurn.get(replacing.turn)}
-                previous
-              />
+              <MessageView message={replacing} stats={chat.statsFor(replacing)} previous />
             )}
           </Fragment>
         ))}

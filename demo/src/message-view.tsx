@@ -2,7 +2,7 @@ import type { ChatMessage } from '../../src/react/index.ts'
 import { Markdown } from './markdown.tsx'
 import type { AnswerStats } from './storage.ts'
 import { ThinkingLane } from './thinking-lane.tsx'
-import { seconds } from './timings.ts'
+import { duration, seconds } from './timings.ts'
 
 type Props = {
   message: ChatMessage
@@ -82,7 +82,15 @@ export function MessageView({ message, stats, previous }: Props) {
           {/* Figures for the eye; a screen reader reading the answer does not read them out. */}
           <span className="stats" data-testid="usage" aria-hidden="true">
             {stats?.ttftMs !== undefined && (
-              <span title="Time to first token">first token {seconds(stats.ttftMs)}</span>
+              <span
+                data-testid="first-token"
+                title="Time to first token: the relay's own work, then the model's (the rest is the network)"
+              >
+                first token {seconds(stats.ttftMs)}
+                {stats.relayMs !== undefined &&
+                  stats.modelMs !== undefined &&
+                  ` (relay ${duration(stats.relayMs)} · model ${duration(stats.modelMs)})`}
+              </span>
             )}
             {usage !== undefined && (usage.inputTokens > 0 || usage.outputTokens > 0) && (
               <span title="Tokens in / out">

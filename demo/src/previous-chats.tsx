@@ -1,13 +1,13 @@
-import type { SavedChat } from './storage.ts'
+import type { PreviousChat } from './demo-chat.ts'
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
 type Props = {
-  chats: readonly SavedChat[]
-  onOpen(chat: SavedChat): void
+  chats: readonly PreviousChat[]
+  onOpen(id: string): void
 }
 
-/** The chats "New chat" put aside (kept in localStorage), each one click from coming back. */
+/** Earlier chats (the relay's list, or localStorage's in stateless mode), each one click away. */
 export function PreviousChats({ chats, onOpen }: Props) {
   if (chats.length === 0) return null
   return (
@@ -20,10 +20,12 @@ export function PreviousChats({ chats, onOpen }: Props) {
               type="button"
               className="secondary"
               data-testid="previous-chat"
-              onClick={() => onOpen(chat)}
+              onClick={() => onOpen(chat.id)}
             >
               <span className="title">{chat.title}</span>
-              <span className="when">{when.format(chat.savedAt)}</span>
+              {chat.updatedAt !== undefined && (
+                <span className="when">{when.format(chat.updatedAt)}</span>
+              )}
             </button>
           </li>
         ))}

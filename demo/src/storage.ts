@@ -16,6 +16,10 @@ export const THINKING_LEVELS: readonly ThinkingLevel[] = ['off', 'low', 'medium'
 export type AnswerStats = {
   /** From send to the first thinking or text. */
   ttftMs?: number | undefined
+  /** Of `ttftMs`: the relay's own work before the model call (its `server-timing`). */
+  relayMs?: number | undefined
+  /** Of `ttftMs`: the model's time to its first event. */
+  modelMs?: number | undefined
   /** From the first thinking to the first text (or the end). */
   thoughtMs?: number | undefined
 }
@@ -23,6 +27,7 @@ export type AnswerStats = {
 const KEY = 'thinkwire-demo:v1'
 const HISTORY_KEY = 'thinkwire-demo:history:v1'
 const TOKEN_KEY = 'thinkwire-demo:token'
+const SETTINGS_KEY = 'thinkwire-demo:settings:v1'
 /** Previous chats kept after "New chat", newest first. */
 const HISTORY_SIZE = 20
 
@@ -82,6 +87,32 @@ export function save(saved: Saved): void {
   write(KEY, JSON.stringify(saved))
 }
 
+/** The model and thinking level picked, in either mode (durable or stateless). */
+export type Settings = Pick<Saved, 'model' | 'thinking'>
+
+/** The picked model and thinking level (read from the stateless chat's record when none was saved). */
+export function loadSettings(): Settings {
+  let data: unknown
+  try {
+    data = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? 'null')
+  } catch {
+    data = null
+  }
+  if (!isRecord(data)) {
+    const { model, thinking } = load()
+    return { model, thinking }
+  }
+  const { model, thinking } = data
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    thinking: THINKING_LEVELS.find((level) => level === thinking) ?? empty.thinking,
+  }
+}
+
+export function saveSettings(settings: Settings): void {
+  write(SETTINGS_KEY, JSON.stringify(settings))
+}
+
 /** Writes, or forgets quietly when storage is full or disabled (private mode): the demo still works. */
 function write(key: string, value: string | undefined): void {
   try {
@@ -130,6 +161,37 @@ export function saveHistory(history: SavedChat[]): SavedChat[] {
   const kept = history.slice(0, HISTORY_SIZE)
   write(HISTORY_KEY, JSON.stringify(kept))
   return kept
+}
+
+/** Timings of the answers of durable conversations, by conversation id (the relay keeps the rest). */
+const TIMINGS_KEY = 'thinkwire-demo:timings:v1'
+/** Conversations whose timings are kept, the most recently timed last. */
+const TIMINGS_SIZE = 50
+
+function readTimings(): Record<string, (AnswerStats | null)[]> {
+  let data: unknown
+  try {
+    data = JSON.parse(localStorage.getItem(TIMINGS_KEY) ?? '{}')
+  } catch {
+    return {}
+  }
+  if (!isRecord(data)) return {}
+  const all: Record<string, (AnswerStats | null)[]> = {}
+  for (const [id, stats] of Object.entries(data)) {
+    if (Array.isArray(stats)) all[id] = stats.map((s) => (isRecord(s) ? s : null))
+  }
+  return all
+}
+
+/** The timings this browser measured for a durable conversation's answers, per turn index. */
+export function loadTimings(id: string): (AnswerStats | null)[] {
+  return readTimings()[id] ?? []
+}
+
+export function saveTimings(id: string, stats: (AnswerStats | null)[]): void {
+  const { [id]: _, ...rest } = readTimings()
+  const kept = Object.entries(rest).slice(-(TIMINGS_SIZE - 1))
+  write(TIMINGS_KEY, JSON.stringify(Object.fromEntries([...kept, [id, stats]])))
 }
 
 /** The relay token the user entered, if any. */

@@ -16,7 +16,7 @@ import { responseError, type RelayHeaders } from './relay.ts'
 export type RelayConversationOptions = {
   /** Where the relay is served: `'https://chat.example.com'`, or `''` for the page's own origin. */
   url: string
-  /** The model of each send, as the relay names it (`'provider/model'`). */
+  /** The model of each send, as the relay names it (`'provider/model'`); read at each send, see `update()`. */
   model: string
   /** The conversation to open; without it, one is created on the first send. */
   id?: string | undefined
@@ -51,6 +51,11 @@ export type ChatStore = {
   regenerate(options?: WireCallOptions): Promise<void>
 }
 
+/** What {@link RelayConversation.update} may change: each is read when a send or regenerate starts. */
+export type RelayConversationUpdate = Partial<
+  Pick<RelayConversationOptions, 'model' | 'headers' | 'options' | 'onToolCall' | 'maxSteps'>
+>
+
 /** Waits between reconnections, doubling from the first up to the last. */
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000] as const
 
@@ -80,6 +85,8 @@ export class RelayConversation implements ChatStore {
   #turns: Turn[] = []
   /** The user or tool turn sent and not yet acknowledged by the relay's `turn` event. */
   #sent: UserTurn | ToolTurn | undefined
+  /** A turn the relay refused (it never reached the conversation): shown, and sent again by `regenerate()`. */
+  #refused: UserTurn | ToolTurn | undefined
   #pending: TurnState | undefined
   /** A regenerate runs: its answer replaces the last one only once it is complete. */
   #replacing = false
@@ -113,6 +120,14 @@ export class RelayConversation implements ChatStore {
   }
 
   subscribe = (listener: () => void): (() => void) => this.#notifier.subscribe(listener)
+
+  /**
+   * Changes what the next send or regenerate uses (the model picked in a page, a new token): the
+   * options given are replaced, the others kept. An answer in flight is not affected.
+   */
+  update(options: RelayConversationUpdate): void {
+    this.#options = { ...this.#options, ...options }
+  }
 
   getSnapshot = (): ChatSnapshot => this.#notifier.getSnapshot()
 
@@ -148,13 +163,35 @@ export class RelayConversation implements ChatStore {
     if (this.#busy()) return
     const turn: UserTurn =
       typeof input === 'string' || Array.isArray(input) ? { role: 'user', content: input } : input
+    this.#refused = undefined
     await this.#ask('messages', turn, options, 0)
   }
 
+  /**
+   * Asks again: a new answer to the last user or tool turn, which replaces the last answer once
+   * complete. After a send the relay refused (401, 429, a dropped connection), sends that turn again.
+   */
   async regenerate(options?: WireCallOptions): Promise<void> {
-    if (this.#busy() || this.#id === undefined) return
+    if (this.#busy()) return
+    const refused = this.#refused
+    this.#refused = undefined
+    if (refused !== undefined) return this.#ask('messages', refused, options, 0)
+    if (this.#id === undefined) return
     this.#replacing = true
     await this.#ask('regenerate', undefined, options, 0)
+  }
+
+  /**
+   * Clears the last error. A turn the relay refused leaves `messages` and is returned, so that a
+   * page can give the question back to its prompt.
+   */
+  dismiss(): UserTurn | ToolTurn | undefined {
+    const refused = this.#refused
+    if (this.#status !== 'error') return undefined
+    this.#refused = undefined
+    this.#error = undefined
+    this.#setStatus('ready')
+    return refused
   }
 
   /** Stops the answer on the relay, for every tab; its `done` (the stopped turn) ends the stream. */
@@ -194,6 +231,8 @@ export class RelayConversation implements ChatStore {
         const created = await this.#fetch('/v1/conversations', { method: 'POST', body: '{}' })
         this.#id = String(((await created.json()) as { id: unknown }).id)
         this.#options.onId?.(this.#id)
+        // From now on, messages and answers from elsewhere (another tab on this id) arrive too.
+        if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
       }
       const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
       const response = await this.#fetch(`/v1/conversations/${this.#id}/${route}`, {
@@ -202,6 +241,8 @@ export class RelayConversation implements ChatStore {
       })
       await this.#read(response)
     } catch (error) {
+      // Not accepted (no `turn` event came back): the turn stays on screen, to be sent again.
+      if (this.#sent !== undefined) this.#refused = this.#sent
       this.#fail(error)
       return
     }
@@ -253,6 +294,8 @@ export class RelayConversation implements ChatStore {
       const known = this.#sent === undefined && JSON.stringify(asked) === JSON.stringify(turn)
       if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn as unknown as Turn]
       this.#sent = undefined
+      // Sent from another tab: this one shows the answer coming, and can stop it.
+      if (!this.#busy()) this.#setStatus('submitted')
       return undefined
     }
     try {
@@ -344,7 +387,8 @@ export class RelayConversation implements ChatStore {
   }
 
   #makeSnapshot(): ChatSnapshot {
-    const shown = this.#sent === undefined ? this.#turns : [...this.#turns, this.#sent]
+    const asked = this.#sent ?? this.#refused
+    const shown = asked === undefined ? this.#turns : [...this.#turns, asked]
     const messages = toMessages(shown)
     if (this.#pending !== undefined) {
       // A regenerate's answer streams in the place of the answer it will replace.

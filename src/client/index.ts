@@ -4,5 +4,6 @@ export {
   RelayConversation,
   type ChatStore,
   type RelayConversationOptions,
+  type RelayConversationUpdate,
 } from './conversation.ts'
 export { traceparent, type TraceparentOptions } from './trace.ts'

@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from 'react'
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react'
 import type { Adapter, CallOptions, Thinking, ToolSpec } from '../core/adapter.ts'
 import {
   Chat,
@@ -150,10 +150,14 @@ export type UseConversationResult = Omit<UseChatResult, 'setConversation'>
  */
 export function useConversation(store: ChatStore): UseConversationResult {
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot)
-  const [actions] = useState(() => ({
-    send: (input: ChatInput, call?: CallOptions) => store.send(input, call).catch(() => {}),
-    regenerate: (call?: CallOptions) => store.regenerate(call).catch(() => {}),
-    stop: () => store.stop(),
-  }))
+  // Stable for one store; a page that opens another conversation passes another store.
+  const actions = useMemo(
+    () => ({
+      send: (input: ChatInput, call?: CallOptions) => store.send(input, call).catch(() => {}),
+      regenerate: (call?: CallOptions) => store.regenerate(call).catch(() => {}),
+      stop: () => store.stop(),
+    }),
+    [store],
+  )
   return { ...snapshot, ...actions }
 }

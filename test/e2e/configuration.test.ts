@@ -135,9 +135,12 @@ describe('configuration, in wrangler dev and Chromium', () => {
         await page.press('[data-testid="token"]', 'Enter')
         await page.getByText('The relay refused this token').waitFor()
 
+        // The message (sent once the conversation exists) carries the token.
         const sent: (string | undefined)[] = []
         page.on('request', (request) => {
-          if (request.url().endsWith('/v1/chat')) sent.push(request.headers()['authorization'])
+          if (new URL(request.url()).pathname.endsWith('/messages')) {
+            sent.push(request.headers()['authorization'])
+          }
         })
         await page.fill('[data-testid="token"]', TOKEN)
         await page.press('[data-testid="token"]', 'Enter')
@@ -147,7 +150,7 @@ describe('configuration, in wrangler dev and Chromium', () => {
         await expect(
           page.locator('[data-testid="answer"]').first().textContent(),
         ).resolves.toContain('You said: "Hello with a token"')
-        expect(sent.at(-1)).toBe(`Bearer ${TOKEN}`)
+        expect(sent).toEqual([`Bearer ${TOKEN}`])
         await expect(page.locator('[data-testid="model"]').inputValue()).resolves.toBe('mock/echo')
 
         // Kept across a reload: no question asked.

@@ -3,6 +3,21 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  answers,
+  ask,
+  callFailures,
+  close,
+  conversationOf,
+  finished,
+  focused,
+  lanes,
+  LONG_PROMPT,
+  openDemo as openDemoPage,
+  PROMPT,
+  type Transport,
+} from './demo-page.ts'
+import { duration, parseServerTiming } from '../../demo/src/timings.ts'
+import {
   buildSnapshot,
   DESKTOP,
   launchBrowser,
@@ -18,14 +33,11 @@ import {
 } from './harness.ts'
 
 // The demo on the offline mock model, which pauses before each delta: there is time to watch it
-// think and to stop it.
+// think and to stop it. Tests run on the default transport (a durable conversation) unless they
+// are about the stateless one (`/?transport=stateless`, which intercepts `POST /v1/chat`).
 const MOCK_DELAY_MS = 120
 /** Per test: a machine busy with other test files can slow the browser down a lot. */
 const TIMEOUT = 90_000
-const LONG_PROMPT =
-  'Tell me everything about how streamed reasoning reaches the browser: the provider stream, ' +
-  'the adapter, the relay on the edge, the SSE wire format, the client adapter and the React hook.'
-const PROMPT = '[data-testid="prompt"]'
 
 let snapshot: Snapshot | undefined
 let worker: Worker
@@ -46,34 +58,9 @@ afterAll(async () => {
   removeSnapshot(snapshot)
 })
 
-async function openDemo(viewport = DESKTOP): Promise<DemoPage> {
-  const page = await openPage(browser, worker, viewport)
-  await page
-    .locator('[data-testid="model"] option[value="mock/echo"]')
-    .waitFor({ state: 'attached' })
-  await page.selectOption('[data-testid="model"]', 'mock/echo')
-  return page
+function openDemo(viewport = DESKTOP, transport: Transport = 'durable'): Promise<DemoPage> {
+  return openDemoPage(browser, worker, { viewport, transport })
 }
-
-async function close(page: DemoPage): Promise<void> {
-  await page.context().close()
-}
-
-async function ask(page: DemoPage, text: string): Promise<void> {
-  await page.fill(PROMPT, text)
-  await page.press(PROMPT, 'Enter')
-}
-
-/** Waits until the nth answer (from 0) has finished: its usage line is there. */
-async function finished(page: DemoPage, nth = 0): Promise<void> {
-  await page.locator('[data-testid="usage"]').nth(nth).waitFor()
-}
-
-const answers = (page: DemoPage) => page.locator('[data-testid="answer"]')
-const lanes = (page: DemoPage) => page.locator('[data-testid="thinking"]')
-const focused = (page: DemoPage) =>
-  page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
-const chatFailures = (page: DemoPage) => page.failedRequests.filter((f) => f.includes('/v1/chat'))
 
 /** Waits for the thinking lane of a tour answer to stream, before any answer text. */
 async function thinkingLive(page: DemoPage): Promise<void> {
@@ -87,60 +74,93 @@ async function thinkingLive(page: DemoPage): Promise<void> {
   })
 }
 
+const TRANSPORTS = ['durable', 'stateless'] as const
+
+/** The path of a request that starts a model call, on either transport. */
+const isModelCall = (url: string) =>
+  /^\/v1\/chat$|^\/v1\/conversations\/[^/]+\/(messages|regenerate)$/.test(new URL(url).pathname)
+
 describe('demo in Chromium, served by wrangler dev', () => {
-  it(
-    'streams thinking then the answer, ends the request normally, and keeps the conversation across a reload',
-    async () => {
-      const page = await openDemo()
-      await ask(page, 'Hello thinkwire')
+  for (const transport of TRANSPORTS) {
+    it(
+      `streams thinking then the answer, shows the relay's server-timing, ends the request normally, and keeps the conversation across a reload (${transport})`,
+      async () => {
+        const page = await openDemo(DESKTOP, transport)
+        const call = page.waitForResponse((response) => isModelCall(response.url()))
+        await ask(page, 'Hello thinkwire')
+        const response = await call
+        const sent = response.request().postDataJSON() as Record<string, unknown>
+        expect(sent['model']).toBe('mock/echo')
+        expect(sent['thinking']).toBe(await page.inputValue('[data-testid="thinking-level"]'))
+        if (transport === 'durable') {
+          // The conversation was created by the first send, and its id is in the address.
+          expect(conversationOf(page)).toMatch(/^[\w-]{22}$/)
+          expect(sent['turn']).toEqual({ role: 'user', content: 'Hello thinkwire' })
+        }
+        const timing = parseServerTiming(response.headers()['server-timing'] ?? null)
+        expect(timing['relay']).toBeGreaterThanOrEqual(0)
 
-      // While it thinks, the lane is open and streams; there is no answer yet.
-      await page.waitForFunction(() => {
-        const lane = document.querySelector('[data-testid="thinking"]')
-        return (
-          lane?.getAttribute('data-open') === 'true' &&
-          (lane.textContent ?? '').includes('The user') &&
-          document.querySelector('[data-testid="answer"]') === null
+        // While it thinks, the lane is open and streams; there is no answer yet.
+        await page.waitForFunction(() => {
+          const lane = document.querySelector('[data-testid="thinking"]')
+          return (
+            lane?.getAttribute('data-open') === 'true' &&
+            (lane.textContent ?? '').includes('The user') &&
+            document.querySelector('[data-testid="answer"]') === null
+          )
+        })
+        await expect(page.locator('[data-testid="stop"]').isVisible()).resolves.toBe(true)
+
+        // When the answer starts, the lane folds to "Thought for N s".
+        await answers(page).first().waitFor()
+        await finished(page)
+        const lane = lanes(page).first()
+        await expect(lane.getAttribute('data-open')).resolves.toBe('false')
+        await expect(lane.textContent()).resolves.toMatch(/^Thought for \d+(\.\d)? s$/)
+        const answer = await answers(page).first().textContent()
+        expect(answer).toContain('You said: "Hello thinkwire"')
+        await expect(page.locator('[data-testid="usage"]').first().textContent()).resolves.toMatch(
+          /first token \d+(\.\d)? s.*\d+ in · \d+ out/,
         )
-      })
-      await expect(page.locator('[data-testid="stop"]').isVisible()).resolves.toBe(true)
+        // Time to first token, split as the relay's server-timing says: its own work, then the
+        // model's (which /v1/chat measures itself, having waited for the first event).
+        const split = await page.locator('[data-testid="first-token"]').first().textContent()
+        const model =
+          transport === 'stateless' ? duration(timing['upstream']!) : '\\d+(\\.\\d)? m?s'
+        expect(split).toMatch(
+          new RegExp(
+            `^first token \\d+(\\.\\d)? s \\(relay ${duration(timing['relay']!)} · model ${model}\\)$`,
+          ),
+        )
+        // The finished request ended as it should: no net::ERR_ABORTED.
+        expect(callFailures(page)).toEqual([])
 
-      // When the answer starts, the lane folds to "Thought for N s".
-      await answers(page).first().waitFor()
-      await finished(page)
-      const lane = lanes(page).first()
-      await expect(lane.getAttribute('data-open')).resolves.toBe('false')
-      await expect(lane.textContent()).resolves.toMatch(/^Thought for \d+(\.\d)? s$/)
-      const answer = await answers(page).first().textContent()
-      expect(answer).toContain('You said: "Hello thinkwire"')
-      await expect(page.locator('[data-testid="usage"]').first().textContent()).resolves.toMatch(
-        /first token \d+(\.\d)? s.*\d+ in · \d+ out/,
-      )
-      // The finished request ended as it should: no net::ERR_ABORTED for /v1/chat.
-      expect(chatFailures(page)).toEqual([])
+        // The lane expands again on demand, showing the reasoning.
+        await lane.locator('button').click()
+        await expect(lane.textContent()).resolves.toContain('The user wrote 15 characters')
 
-      // The lane expands again on demand, showing the reasoning.
-      await lane.locator('button').click()
-      await expect(lane.textContent()).resolves.toContain('The user wrote 15 characters')
-
-      // Reload: the conversation (with its opaque items) is back, and the next turn is accepted.
-      await page.reload()
-      await answers(page).first().waitFor()
-      await expect(answers(page).first().textContent()).resolves.toBe(answer)
-      await expect(page.locator('.message.user .bubble').first().textContent()).resolves.toBe(
-        'Hello thinkwire',
-      )
-      await expect(lanes(page).first().textContent()).resolves.toMatch(/^Thought for/)
-      await page.fill(PROMPT, 'And once more')
-      await page.click('[data-testid="send"]')
-      await finished(page, 1)
-      await expect(answers(page).nth(1).textContent()).resolves.toContain('"And once more"')
-      await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
-      expect(chatFailures(page)).toEqual([])
-      await close(page)
-    },
-    TIMEOUT,
-  )
+        // Reload: the conversation (with its opaque items) is back, and the next turn is accepted.
+        const id = conversationOf(page)
+        await page.reload()
+        await answers(page).first().waitFor()
+        await expect(answers(page).first().textContent()).resolves.toBe(answer)
+        await expect(page.locator('.message.user .bubble').first().textContent()).resolves.toBe(
+          'Hello thinkwire',
+        )
+        await expect(lanes(page).first().textContent()).resolves.toMatch(/^Thought for/)
+        await page.fill(PROMPT, 'And once more')
+        await page.click('[data-testid="send"]')
+        await finished(page, 1)
+        await expect(answers(page).nth(1).textContent()).resolves.toContain('"And once more"')
+        await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
+        expect(callFailures(page)).toEqual([])
+        // Still the same conversation.
+        expect(conversationOf(page)).toBe(id)
+        await close(page)
+      },
+      TIMEOUT,
+    )
+  }
 
   it(
     'stops a long answer mid-way with the button or Escape',
@@ -278,7 +298,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
           () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
         )
         expect(overflow).toBeLessThanOrEqual(0)
-        expect(chatFailures(page)).toEqual([])
+        expect(callFailures(page)).toEqual([])
         if (size === 'desktop') {
           // The README's picture of the demo, made here so that it stays current.
           mkdirSync(join(root, 'docs'), { recursive: true })
@@ -291,9 +311,9 @@ describe('demo in Chromium, served by wrangler dev', () => {
     )
 
     it(
-      `renders text that ends inside a code fence as code, with no markup from it (${size})`,
+      `renders text that ends inside a code fence as code, with no markup from it (${size}, stateless)`,
       async () => {
-        const page = await openDemo(viewport)
+        const page = await openDemo(viewport, 'stateless')
         // The answer as it stood mid-stream: a list, then a fence not closed yet.
         const text = 'Steps:\n\n- one\n- two\n\n```ts\nconst a = 1\nconst b = <b>2</b>'
         await page.route('**/v1/chat', (route) => {
@@ -373,7 +393,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
         )
         // Still there after a reload, and Regenerate asks again.
         await page.reload()
-        await expect(page.locator('[data-testid="stopped-note"]').isVisible()).resolves.toBe(true)
+        await page.locator('[data-testid="stopped-note"]').waitFor()
         await page.click('[data-testid="regenerate"]')
         await expect(focused(page)).resolves.toBe('prompt')
         await answers(page).first().waitFor()
@@ -403,7 +423,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
         await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
         await expect(answers(page).first().textContent()).resolves.toBe(old)
         // Both complete answers ended normally (what a stop cancels below may show as aborted).
-        expect(chatFailures(page)).toEqual([])
+        expect(callFailures(page)).toEqual([])
 
         // Stopped part-way, a regenerate changes nothing: the complete answer stays.
         await page.click('[data-testid="regenerate"]')
@@ -425,62 +445,69 @@ describe('demo in Chromium, served by wrangler dev', () => {
       TIMEOUT,
     )
 
+    for (const transport of size === 'desktop' ? TRANSPORTS : (['durable'] as const)) {
+      it(
+        `keeps the question after an error: Retry sends it again, Dismiss puts it back in the prompt (${size}, ${transport})`,
+        async () => {
+          const page = await openDemo(viewport, transport)
+          let calls = 0
+          let failures = 2
+          // The model call's request, refused as an overloaded relay refuses it.
+          const calling =
+            transport === 'stateless' ? '**/v1/chat' : '**/v1/conversations/*/messages'
+          await page.route(calling, async (route) => {
+            calls++
+            if (failures > 0) {
+              failures--
+              await route.fulfill({
+                status: 503,
+                contentType: 'application/json',
+                body: JSON.stringify({
+                  error: { kind: 'overloaded', message: 'the model is busy' },
+                }),
+              })
+            } else await route.continue()
+          })
+          await ask(page, 'Are you there?')
+          const banner = page.locator('[data-testid="error"]')
+          await banner.waitFor()
+          await expect(banner.textContent()).resolves.toContain('the model is busy')
+          await expect(banner.getAttribute('role')).resolves.toBe('alert')
+          await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+
+          // A retry that fails too keeps the question; the next one answers it.
+          await page.click('[data-testid="retry"]')
+          await expect.poll(() => calls).toBe(2)
+          await banner.waitFor()
+          await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(
+            'Are you there?',
+          )
+          await page.click('[data-testid="retry"]')
+          await expect(focused(page)).resolves.toBe('prompt')
+          await finished(page)
+          await expect(banner.count()).resolves.toBe(0)
+          await expect(answers(page).first().textContent()).resolves.toContain('"Are you there?"')
+          await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+          expect(calls).toBe(3)
+
+          failures = 1
+          await ask(page, 'Still there?')
+          await banner.waitFor()
+          await page.getByRole('button', { name: 'Dismiss' }).click()
+          await expect(banner.count()).resolves.toBe(0)
+          await expect(page.inputValue(PROMPT)).resolves.toBe('Still there?')
+          await expect(focused(page)).resolves.toBe('prompt')
+          await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+          await close(page)
+        },
+        TIMEOUT,
+      )
+    }
+
     it(
-      `keeps the question after an error: Retry sends it again, Dismiss puts it back in the prompt (${size})`,
+      `New chat puts the conversation aside in localStorage, and it comes back from the list after a reload (${size}, stateless)`,
       async () => {
-        const page = await openDemo(viewport)
-        let calls = 0
-        let failures = 2
-        await page.route('**/v1/chat', async (route) => {
-          calls++
-          if (failures > 0) {
-            failures--
-            await route.fulfill({
-              status: 503,
-              contentType: 'application/json',
-              body: JSON.stringify({ error: { kind: 'overloaded', message: 'the model is busy' } }),
-            })
-          } else await route.continue()
-        })
-        await ask(page, 'Are you there?')
-        const banner = page.locator('[data-testid="error"]')
-        await banner.waitFor()
-        await expect(banner.textContent()).resolves.toContain('the model is busy')
-        await expect(banner.getAttribute('role')).resolves.toBe('alert')
-        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
-
-        // A retry that fails too keeps the question; the next one answers it.
-        await page.click('[data-testid="retry"]')
-        await expect.poll(() => calls).toBe(2)
-        await banner.waitFor()
-        await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(
-          'Are you there?',
-        )
-        await page.click('[data-testid="retry"]')
-        await expect(focused(page)).resolves.toBe('prompt')
-        await finished(page)
-        await expect(banner.count()).resolves.toBe(0)
-        await expect(answers(page).first().textContent()).resolves.toContain('"Are you there?"')
-        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
-        expect(calls).toBe(3)
-
-        failures = 1
-        await ask(page, 'Still there?')
-        await banner.waitFor()
-        await page.getByRole('button', { name: 'Dismiss' }).click()
-        await expect(banner.count()).resolves.toBe(0)
-        await expect(page.inputValue(PROMPT)).resolves.toBe('Still there?')
-        await expect(focused(page)).resolves.toBe('prompt')
-        await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
-        await close(page)
-      },
-      TIMEOUT,
-    )
-
-    it(
-      `New chat puts the conversation aside, and it comes back from the list after a reload (${size})`,
-      async () => {
-        const page = await openDemo(viewport)
+        const page = await openDemo(viewport, 'stateless')
         await ask(page, 'Keep this one')
         await finished(page)
         const answer = await answers(page).first().textContent()
@@ -609,9 +636,9 @@ describe('demo in Chromium, served by wrangler dev', () => {
 
   for (const [size, viewport] of SIZES) {
     it(
-      `offers only the thinking levels a model takes, and shows warnings muted, once, folded (${size})`,
+      `offers only the thinking levels a model takes, and shows warnings muted, once, folded (${size}, stateless)`,
       async () => {
-        const page = await openPage(browser, worker, viewport)
+        const page = await openPage(browser, worker, viewport, '/?transport=stateless')
         const effort = (levels: string[], canDisable: boolean) => ({
           mode: 'effort',
           levels,

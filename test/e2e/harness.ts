@@ -159,13 +159,14 @@ export type DemoPage = Page & {
 }
 
 /**
- * Opens the demo in a new browser context. On a failing test, the page's screenshot, the browser's
+ * Opens the demo (at `path`: `/?transport=stateless`, `/?c=<id>`) in a new browser context. On a failing test, the page's screenshot, the browser's
  * console and the Worker's output are kept.
  */
 export async function openPage(
   browser: Browser,
   worker: Worker,
   viewport: { width: number; height: number } = DESKTOP,
+  path = '/',
 ): Promise<DemoPage> {
   const context = await browser.newContext({ viewport })
   const page = Object.assign(await context.newPage(), { failedRequests: [] as string[] })
@@ -187,6 +188,6 @@ export async function openPage(
       `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}`,
     )
   })
-  await page.goto(worker.base)
+  await page.goto(new URL(path, worker.base).href)
   return page
 }

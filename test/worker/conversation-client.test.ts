@@ -171,4 +171,106 @@ describe('relayConversation', () => {
     writer.dispose()
     follower.dispose()
   })
+
+  it('follows a conversation it created itself, once the first send made it', async () => {
+    const creator = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      follow: true,
+    })
+    await creator.send('Mine')
+    const other = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      id: creator.id,
+    })
+    await other.load()
+    await other.send('From elsewhere')
+    await vi.waitFor(() => {
+      const texts = creator.getSnapshot().messages.map((m) => m.text)
+      expect(texts).toHaveLength(4)
+      expect(texts[2]).toBe('From elsewhere')
+      expect(texts[3]).toContain('You said: "From elsewhere"')
+    })
+    expect(creator.getSnapshot().status).toBe('ready')
+    creator.dispose()
+    other.dispose()
+  })
+
+  it('sends the model given to update() with the next message', async () => {
+    const models: unknown[] = []
+    const recording: typeof globalThis.fetch = async (input, init) => {
+      if (String(input).endsWith('/messages')) {
+        const body: unknown = JSON.parse(String(init?.body))
+        models.push((body as { model: unknown }).model)
+      }
+      return globalThis.fetch(input, init)
+    }
+    const store = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      fetch: recording,
+    })
+    await store.send('First')
+    store.update({ model: 'test/paced' })
+    await store.send('Second')
+    expect(models).toEqual(['mock/echo', 'test/paced'])
+    expect(store.getSnapshot().messages.at(-1)?.text).toBe(PACED_TEXT)
+    store.dispose()
+  })
+
+  it('keeps a message the relay refused on screen, sends it again on regenerate(), and gives it back on dismiss()', async () => {
+    let refusals = 2
+    const refusing: typeof globalThis.fetch = async (input, init) => {
+      if (String(input).endsWith('/messages') && refusals-- > 0) {
+        const error = { error: { kind: 'overloaded', message: 'the model is busy' } }
+        return Response.json(error, { status: 503 })
+      }
+      return globalThis.fetch(input, init)
+    }
+    const store = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      fetch: refusing,
+    })
+    await store.send('Are you there?')
+    let shown = store.getSnapshot()
+    expect(shown.status).toBe('error')
+    expect(shown.error).toMatchObject({ kind: 'overloaded' })
+    expect(shown.messages.map((m) => [m.role, m.text])).toEqual([['user', 'Are you there?']])
+    expect(shown.conversation.turns).toEqual([])
+
+    await store.regenerate()
+    expect(store.getSnapshot().status).toBe('error')
+    expect(store.getSnapshot().messages).toHaveLength(1)
+    await store.regenerate()
+    shown = store.getSnapshot()
+    expect(shown.status).toBe('ready')
+    expect(shown.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(shown.messages[1]?.text).toContain('You said: "Are you there?"')
+
+    refusals = 1
+    await store.send('Still there?')
+    expect(store.getSnapshot().messages).toHaveLength(3)
+    expect(store.dismiss()).toEqual({ role: 'user', content: 'Still there?' })
+    shown = store.getSnapshot()
+    expect(shown.status).toBe('ready')
+    expect(shown.error).toBeUndefined()
+    expect(shown.messages).toHaveLength(2)
+    // Nothing of it reached the relay.
+    const restored = relayConversation({
+      url: worker.url.href,
+      model: 'mock/echo',
+      headers,
+      id: store.id,
+    })
+    await restored.load()
+    expect(restored.getSnapshot().conversation.turns).toHaveLength(2)
+    store.dispose()
+    restored.dispose()
+  })
 })

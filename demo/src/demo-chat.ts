@@ -1,0 +1,42 @@
+import type { ThinkwireError } from '../../src/index.ts'
+import type { ChatMessage, ChatStatus } from '../../src/react/index.ts'
+import type { AnswerStats, ThinkingLevel } from './storage.ts'
+import type { LiveTiming } from './timings.ts'
+
+/** What the page needs of a chat, in either mode: durable (the default) or stateless. */
+export type DemoChat = {
+  messages: readonly ChatMessage[]
+  status: ChatStatus
+  error: ThinkwireError | undefined
+  send(text: string): void
+  stop(): void
+  /** A new answer to the last question, shown in place of the old one once complete. */
+  regenerate(): void
+  /** Asks again after an error: the question that failed is sent anew. */
+  retry(): void
+  /** Clears the error; returns the question to give back to the prompt when it left the chat. */
+  dismiss(): string | undefined
+  /** Starts an empty chat; the current one stays in `previous`. */
+  newChat(): void
+  /** Earlier chats, newest first (the current one left out). */
+  previous: readonly PreviousChat[]
+  open(id: string): void
+  /** The timings of an answer, when this page timed it. */
+  statsFor(message: ChatMessage): AnswerStats | undefined
+}
+
+/** One line of the list of earlier chats. */
+export type PreviousChat = { id: string; title: string; updatedAt: number | undefined }
+
+/** What both modes are given by the page. */
+export type DemoChatOptions = {
+  model: string
+  /** The thinking level of each send; undefined for a model that cannot think. */
+  thinking: ThinkingLevel | undefined
+  /** Sent with every request (the bearer token, once the user gave one). */
+  headers: () => HeadersInit
+  /** The call in flight, timed by the relay clients' fetch and by the chat. */
+  live: LiveTiming
+  /** The relay token changed: what failed for want of it may be loaded again. */
+  token: string
+}

@@ -1,0 +1,323 @@
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  answers,
+  ask,
+  close,
+  conversationOf,
+  finished,
+  focused,
+  LONG_PROMPT,
+  openDemo as openDemoPage,
+} from './demo-page.ts'
+import {
+  buildSnapshot,
+  launchBrowser,
+  removeSnapshot,
+  startWorker,
+  type DemoPage,
+  type Snapshot,
+  type Worker,
+} from './harness.ts'
+
+// The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
+// what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
+// flight. The mock model pauses before each delta, so the tour answer streams for some 20 seconds.
+const MOCK_DELAY_MS = 400
+const TIMEOUT = 90_000
+/**
+ * A question the mock answers with its markdown tour: thinking, then about 45 deltas (some 20 s),
+ * so a page opened or reloaded mid-answer on a loaded machine still finds it in flight.
+ */
+const TOUR = 'Show me a markdown demo.'
+/** The end of the tour's text: the answer is complete. */
+const TOUR_END = 'Ask anything else and the mock quotes it back.'
+
+let snapshot: Snapshot | undefined
+let worker: Worker
+let browser: Browser
+
+beforeAll(async () => {
+  snapshot = buildSnapshot()
+  worker = await startWorker(snapshot, {
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: String(MOCK_DELAY_MS),
+  })
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await closeOpened()
+  await browser?.close()
+  await worker?.stop()
+  removeSnapshot(snapshot)
+})
+
+/**
+ * Pages of the last test, closed before the next one whatever happened, so that a failed test
+ * leaves no stream open (and its failure screenshot is still taken).
+ */
+const opened: DemoPage[] = []
+
+async function closeOpened(): Promise<void> {
+  await Promise.all(opened.splice(0).map((page) => close(page).catch(() => {})))
+}
+
+beforeEach(closeOpened)
+
+async function openDemo(path = '/'): Promise<DemoPage> {
+  const page = await openDemoPage(browser, worker, { path })
+  opened.push(page)
+  return page
+}
+
+/** Waits until the page shows an answer streaming, with at least `chars` of its text. */
+async function streaming(page: DemoPage, chars = 20): Promise<void> {
+  await page.waitForFunction(
+    (least) => (document.querySelector('.answer.streaming')?.textContent ?? '').length > least,
+    chars,
+  )
+}
+
+/**
+ * The names of every event the relay logged for a conversation, from its first, read from the
+ * server (not the page) once no answer is in flight. Each model call the conversation's object
+ * makes is announced by exactly one `turn` event before the model is called, and ends with one
+ * `done` or `error`: counting them counts model calls.
+ */
+async function eventLog(id: string): Promise<string[]> {
+  const response = await fetch(`${worker.base}/v1/conversations/${id}/stream`, {
+    headers: { 'last-event-id': '0' },
+  })
+  expect(response.status).toBe(200)
+  const text = await response.text()
+  return [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1]!)
+}
+
+/** The conversation as the relay stores it. */
+async function stored(id: string): Promise<{
+  streaming: boolean
+  conversation: { turns: { role: string; text?: string; stopReason?: string }[] }
+}> {
+  const response = await fetch(`${worker.base}/v1/conversations/${id}`)
+  expect(response.status).toBe(200)
+  return (await response.json()) as Awaited<ReturnType<typeof stored>>
+}
+
+/** Resolves with the relay's answer to the page's `GET /v1/conversations/:id` (what it loaded). */
+function loaded(page: DemoPage, id: string): Promise<{ streaming: boolean }> {
+  return page
+    .waitForResponse(
+      (response) =>
+        new URL(response.url()).pathname === `/v1/conversations/${id}` &&
+        response.request().method() === 'GET',
+    )
+    .then((response) => response.json() as Promise<{ streaming: boolean }>)
+}
+
+/** Counts the page's requests that start a model call (a message or a regenerate). */
+function countCalls(page: DemoPage): () => number {
+  let calls = 0
+  page.on('request', (request) => {
+    if (/\/(messages|regenerate)$/.test(new URL(request.url()).pathname)) calls++
+  })
+  return () => calls
+}
+
+describe('the demo on durable conversations, in Chromium', () => {
+  it(
+    'keeps streaming to the full answer across a reload mid-answer, with one model call',
+    async () => {
+      const page = await openDemo()
+      const calls = countCalls(page)
+      await ask(page, TOUR)
+      await streaming(page)
+      const id = conversationOf(page)!
+      expect(id).toBeDefined()
+
+      const load = loaded(page, id)
+      await page.reload()
+      // The relay still had the answer in flight when the reloaded page loaded the conversation.
+      await expect(load).resolves.toMatchObject({ streaming: true })
+      await finished(page)
+      expect(page.url()).toContain(`c=${id}`)
+      await expect(answers(page).first().textContent()).resolves.toContain(TOUR_END)
+      await expect(
+        page.locator('.message.assistant').first().getAttribute('data-status'),
+      ).resolves.toBe('done')
+
+      // On the server: the whole answer stored once, from one model call.
+      const { conversation } = await stored(id)
+      expect(conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+      expect(conversation.turns[1]).toMatchObject({ stopReason: 'stop' })
+      expect(conversation.turns[1]?.text?.endsWith(TOUR_END)).toBe(true)
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'turn')).toHaveLength(1)
+      expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
+      // Neither the page before the reload nor after it asked twice.
+      expect(calls()).toBe(1)
+
+      // What the reloaded page shows is what a page opened afterwards shows.
+      const later = await openDemo(`/?c=${id}`)
+      await finished(later)
+      await expect(answers(later).first().textContent()).resolves.toBe(
+        await answers(page).first().textContent(),
+      )
+      await close(later)
+      await close(page)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'shows the same live answer in a second tab, and a message sent in either appears in both',
+    async () => {
+      const first = await openDemo()
+      await ask(first, TOUR)
+      await streaming(first)
+      const id = conversationOf(first)!
+
+      const second = await openDemo(`/?c=${id}`)
+      // The second tab joins the answer while it streams.
+      await streaming(second)
+      await finished(first)
+      await finished(second)
+      const answer = await answers(first).first().textContent()
+      expect(answer).toContain(TOUR_END)
+      await expect(answers(second).first().textContent()).resolves.toBe(answer)
+
+      // The second tab asks; the first, idle, follows it without a reload.
+      await ask(second, 'Hello from the second tab')
+      await finished(first, 1)
+      await expect(first.locator('.message.user .bubble').nth(1).textContent()).resolves.toBe(
+        'Hello from the second tab',
+      )
+      await expect(answers(first).nth(1).textContent()).resolves.toContain(
+        '"Hello from the second tab"',
+      )
+      await finished(second, 1)
+      await expect(answers(second).nth(1).textContent()).resolves.toBe(
+        await answers(first).nth(1).textContent(),
+      )
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'turn')).toHaveLength(2)
+      await close(second)
+      await close(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'stops the answer in every tab when one tab stops it',
+    async () => {
+      const first = await openDemo()
+      await ask(first, TOUR)
+      await streaming(first)
+      const id = conversationOf(first)!
+      const second = await openDemo(`/?c=${id}`)
+      // The second tab attached to the answer in flight: it can stop it.
+      await second.click('[data-testid="stop"]')
+      await expect(focused(second)).resolves.toBe('prompt')
+
+      for (const page of [first, second]) {
+        await page.locator('[data-testid="send"]').waitFor()
+        await expect(
+          page.locator('.message.assistant').first().getAttribute('data-status'),
+        ).resolves.toBe('stopped')
+        await expect(page.locator('[data-testid="announcer"]').textContent()).resolves.toBe(
+          'Answer stopped.',
+        )
+      }
+      const { conversation } = await stored(id)
+      expect(conversation.turns[1]).toMatchObject({ role: 'assistant', stopReason: 'aborted' })
+      expect(conversation.turns[1]?.text ?? '').not.toContain(TOUR_END)
+      // Both show what the relay stored as the stopped answer.
+      const shown = await answers(first).first().textContent()
+      expect(shown?.length).toBeGreaterThan(20)
+      await expect(answers(second).first().textContent()).resolves.toBe(shown)
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'turn')).toHaveLength(1)
+      expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
+      await close(second)
+      await close(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'resumes an answer from the last event it saw when the network comes back',
+    async () => {
+      const page = await openDemo()
+      await ask(page, TOUR)
+      await streaming(page)
+      const id = conversationOf(page)!
+      const resumedFrom: number[] = []
+      page.on('request', (request) => {
+        const lastEventId = request.headers()['last-event-id']
+        if (request.url().includes(`/v1/conversations/${id}/stream`) && lastEventId !== undefined) {
+          resumedFrom.push(Number(lastEventId))
+        }
+      })
+      const dropped = page.failedRequests.length
+      await page.context().setOffline(true)
+      // The page's streams were cut.
+      await expect
+        .poll(() => page.failedRequests.length, { timeout: 45_000 })
+        .toBeGreaterThan(dropped)
+      await page.context().setOffline(false)
+
+      await finished(page)
+      await expect(answers(page).first().textContent()).resolves.toContain(TOUR_END)
+      // It asked for what came after the last event it had, not for the answer again.
+      expect(resumedFrom.length).toBeGreaterThan(0)
+      expect(resumedFrom.every((after) => after > 1)).toBe(true)
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'turn')).toHaveLength(1)
+      await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
+      await close(page)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'starts a new chat without deleting the last one, which the list from the relay opens again',
+    async () => {
+      const page = await openDemo()
+      // Every page of this file is the same client: this chat's title is its own.
+      const title = `Keep this one (${Date.now().toString(36)})`
+      await ask(page, title)
+      await finished(page)
+      const id = conversationOf(page)!
+      const answer = await answers(page).first().textContent()
+
+      await page.click('[data-testid="new-chat"]')
+      await expect(focused(page)).resolves.toBe('prompt')
+      await expect(page.locator('.message').count()).resolves.toBe(0)
+      expect(conversationOf(page)).toBeUndefined()
+      const listed = page.locator('[data-testid="previous-chat"]', { hasText: title })
+      await listed.waitFor()
+
+      // After a reload on the new chat's address, the list still has it: nothing was deleted.
+      await page.reload()
+      await listed.waitFor()
+      await listed.click()
+      await expect(focused(page)).resolves.toBe('prompt')
+      expect(conversationOf(page)).toBe(id)
+      await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(title)
+      await expect(answers(page).first().textContent()).resolves.toBe(answer)
+
+      // The next message goes on in that conversation.
+      await ask(page, LONG_PROMPT.slice(0, 40))
+      await finished(page, 1)
+      expect(conversationOf(page)).toBe(id)
+      const { conversation } = await stored(id)
+      expect(conversation.turns).toHaveLength(4)
+
+      // Back goes to the new chat it came from.
+      await page.goBack()
+      await expect.poll(() => page.locator('.message').count()).toBe(0)
+      await close(page)
+    },
+    TIMEOUT,
+  )
+})
