@@ -47,6 +47,8 @@ export function App() {
   const [model, setModel] = useState(settings.model ?? 'mock/echo')
   const [thinking, setThinking] = useState<ThinkingLevel>(settings.thinking)
   const [draft, setDraft] = useState('')
+  // The question whose failed answer was dismissed: it stays unanswered, and says why.
+  const [dismissedFailure, setDismissedFailure] = useState<string>()
   const [announcement, setAnnouncement] = useState('')
   /** The answer a regenerate replaces, shown until the new one is complete. */
   const [replacing, setReplacing] = useState<ChatMessage>()
@@ -142,6 +144,7 @@ export function App() {
     // A question that never reached the conversation goes back to the prompt.
     const failed = chat.dismiss()
     if (failed !== undefined && draft.trim() === '') setDraft(failed)
+    else if (failed === undefined) setDismissedFailure(messages.at(-1)?.id)
     focusPrompt()
   }
   const retry = () => {
@@ -158,8 +161,9 @@ export function App() {
 
   const lastUser = messages.findLastIndex((m) => m.role === 'user')
   const showPrevious = busy && replacing !== undefined
-  // Stopped before anything arrived: the question stays, with no answer.
+  // Stopped before anything arrived, or a failed answer dismissed: the question stays, unanswered.
   const unanswered = status === 'ready' && messages.at(-1)?.role === 'user'
+  const failedNote = unanswered && dismissedFailure === messages.at(-1)?.id
   const refusedToken = error?.kind === 'auth' && error.status === 401
   const askToken = needsToken || refusedToken
   const options = models ?? [{ id: model }]
@@ -253,13 +257,15 @@ export function App() {
           </Fragment>
         ))}
         {unanswered && (
-          <article className="message assistant" data-status="stopped">
-            <h2 className="sr-only">The model said (stopped)</h2>
+          <article className="message assistant" data-status={failedNote ? 'failed' : 'stopped'}>
+            <h2 className="sr-only">The model said ({failedNote ? 'failed' : 'stopped'})</h2>
             <p className="stopped-note" data-testid="stopped-note">
-              Stopped before the answer started. Regenerate to ask again.
+              {failedNote
+                ? 'The answer failed. Regenerate to ask again.'
+                : 'Stopped before the answer started. Regenerate to ask again.'}
             </p>
             <footer className="meta">
-              <span className="badge">stopped</span>
+              <span className="badge">{failedNote ? 'failed' : 'stopped'}</span>
             </footer>
           </article>
         )}

@@ -498,6 +498,33 @@ describe('demo in Chromium, served by wrangler dev', () => {
           await expect(page.inputValue(PROMPT)).resolves.toBe('Still there?')
           await expect(focused(page)).resolves.toBe('prompt')
           await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+
+          if (transport === 'durable') {
+            // An answer that fails after the relay took the question: the question stays, and
+            // dismissing the error says the answer failed (it was not stopped). The event ids come
+            // after every id this page has seen (a seen id is skipped as replayed).
+            await page.unroute(calling)
+            await page.route(calling, (route) =>
+              route.fulfill({
+                status: 200,
+                contentType: 'text/event-stream',
+                body: [
+                  'id: 9000\nevent: turn\ndata: {"turn":{"role":"user","content":"Still there?"}}\n\n',
+                  'id: 9001\nevent: error\ndata: {"kind":"server","message":"the model failed"}\n\n',
+                ].join(''),
+              }),
+            )
+            await ask(page, 'Still there?')
+            await banner.waitFor()
+            await expect(banner.textContent()).resolves.toContain('the model failed')
+            await page.getByRole('button', { name: 'Dismiss' }).click()
+            await expect(banner.count()).resolves.toBe(0)
+            await expect(page.inputValue(PROMPT)).resolves.toBe('')
+            await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(2)
+            await expect(page.locator('[data-testid="stopped-note"]').textContent()).resolves.toBe(
+              'The answer failed. Regenerate to ask again.',
+            )
+          }
           await close(page)
         },
         TIMEOUT,
