@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   answers,
   ask,
@@ -17,20 +16,7 @@ import {
   type Transport,
 } from './demo-page.ts'
 import { duration, parseServerTiming } from '../../demo/src/timings.ts'
-import {
-  buildSnapshot,
-  DESKTOP,
-  launchBrowser,
-  openPage,
-  PHONE,
-  removeSnapshot,
-  root,
-  SIZES,
-  startWorker,
-  type DemoPage,
-  type Snapshot,
-  type Worker,
-} from './harness.ts'
+import { DESKTOP, openPage, PHONE, root, SIZES, type DemoPage, serveDemo } from './harness.ts'
 
 // The demo on the offline mock model, which pauses before each delta: there is time to watch it
 // think and to stop it. Tests run on the default transport (a durable conversation) unless they
@@ -39,27 +25,10 @@ const MOCK_DELAY_MS = 120
 /** Per test: a machine busy with other test files can slow the browser down a lot. */
 const TIMEOUT = 90_000
 
-let snapshot: Snapshot | undefined
-let worker: Worker
-let browser: Browser
-
-beforeAll(async () => {
-  snapshot = buildSnapshot()
-  worker = await startWorker(snapshot, {
-    MOCK_MODELS: 'on',
-    MOCK_DELAY_MS: String(MOCK_DELAY_MS),
-  })
-  browser = await launchBrowser()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await worker?.stop()
-  removeSnapshot(snapshot)
-})
+const demo = serveDemo({ MOCK_MODELS: 'on', MOCK_DELAY_MS: String(MOCK_DELAY_MS) })
 
 function openDemo(viewport = DESKTOP, transport: Transport = 'durable'): Promise<DemoPage> {
-  return openDemoPage(browser, worker, { viewport, transport })
+  return openDemoPage(demo.browser, demo.worker, { viewport, transport })
 }
 
 /** Waits for the thinking lane of a tour answer to stream, before any answer text. */
@@ -665,7 +634,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
     it(
       `offers only the thinking levels a model takes, and shows warnings muted, once, folded (${size}, stateless)`,
       async () => {
-        const page = await openPage(browser, worker, viewport, '/?transport=stateless')
+        const page = await openPage(demo.browser, demo.worker, viewport, '/?transport=stateless')
         const effort = (levels: string[], canDisable: boolean) => ({
           mode: 'effort',
           levels,

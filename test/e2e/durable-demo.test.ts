@@ -1,5 +1,4 @@
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   answers,
   ask,
@@ -10,15 +9,7 @@ import {
   LONG_PROMPT,
   openDemo as openDemoPage,
 } from './demo-page.ts'
-import {
-  buildSnapshot,
-  launchBrowser,
-  removeSnapshot,
-  startWorker,
-  type DemoPage,
-  type Snapshot,
-  type Worker,
-} from './harness.ts'
+import { link, serveDemo, type DemoPage } from './harness.ts'
 
 // The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
 // what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
@@ -33,25 +24,9 @@ const TOUR = 'Show me a markdown demo.'
 /** The end of the tour's text: the answer is complete. */
 const TOUR_END = 'Ask anything else and the mock quotes it back.'
 
-let snapshot: Snapshot | undefined
-let worker: Worker
-let browser: Browser
+const demo = serveDemo({ MOCK_MODELS: 'on', MOCK_DELAY_MS: String(MOCK_DELAY_MS) })
 
-beforeAll(async () => {
-  snapshot = buildSnapshot()
-  worker = await startWorker(snapshot, {
-    MOCK_MODELS: 'on',
-    MOCK_DELAY_MS: String(MOCK_DELAY_MS),
-  })
-  browser = await launchBrowser()
-})
-
-afterAll(async () => {
-  await closeOpened()
-  await browser?.close()
-  await worker?.stop()
-  removeSnapshot(snapshot)
-})
+afterAll(closeOpened)
 
 /**
  * Pages of the last test, closed before the next one whatever happened, so that a failed test
@@ -66,7 +41,7 @@ async function closeOpened(): Promise<void> {
 beforeEach(closeOpened)
 
 async function openDemo(path = '/'): Promise<DemoPage> {
-  const page = await openDemoPage(browser, worker, { path })
+  const page = await openDemoPage(demo.browser, demo.worker, { path })
   opened.push(page)
   return page
 }
@@ -86,7 +61,7 @@ async function streaming(page: DemoPage, chars = 20): Promise<void> {
  * `done` or `error`: counting them counts model calls.
  */
 async function eventLog(id: string): Promise<string[]> {
-  const response = await fetch(`${worker.base}/v1/conversations/${id}/stream`, {
+  const response = await fetch(`${demo.worker.base}/v1/conversations/${id}/stream`, {
     headers: { 'last-event-id': '0' },
   })
   expect(response.status).toBe(200)
@@ -99,7 +74,7 @@ async function stored(id: string): Promise<{
   streaming: boolean
   conversation: { turns: { role: string; text?: string; stopReason?: string }[] }
 }> {
-  const response = await fetch(`${worker.base}/v1/conversations/${id}`)
+  const response = await fetch(`${demo.worker.base}/v1/conversations/${id}`)
   expect(response.status).toBe(200)
   return (await response.json()) as Awaited<ReturnType<typeof stored>>
 }
@@ -247,7 +222,14 @@ describe('the demo on durable conversations, in Chromium', () => {
   it(
     'resumes an answer from the last event it saw when the network comes back',
     async () => {
-      const page = await openDemo()
+      // The page talks to the Worker through a link the test cuts while the page is offline.
+      const cable = await link(demo.worker)
+      const page = await openDemoPage(
+        demo.browser,
+        { ...demo.worker, base: cable.base },
+        { path: '/' },
+      )
+      opened.push(page)
       await ask(page, TOUR)
       await streaming(page)
       const id = conversationOf(page)!
@@ -258,12 +240,18 @@ describe('the demo on durable conversations, in Chromium', () => {
           resumedFrom.push(Number(lastEventId))
         }
       })
-      const dropped = page.failedRequests.length
       await page.context().setOffline(true)
-      // The page's streams were cut.
+      cable.cut()
+      // The answer's stream was cut.
       await expect
-        .poll(() => page.failedRequests.length, { timeout: 45_000 })
-        .toBeGreaterThan(dropped)
+        .poll(
+          () => page.failedRequests.some((failed) => failed.includes(`/conversations/${id}/`)),
+          {
+            timeout: 45_000,
+          },
+        )
+        .toBe(true)
+      cable.mend()
       await page.context().setOffline(false)
 
       await finished(page)
@@ -275,6 +263,7 @@ describe('the demo on durable conversations, in Chromium', () => {
       expect(log.filter((name) => name === 'turn')).toHaveLength(1)
       await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
       await close(page)
+      await cable.close()
     },
     TIMEOUT,
   )

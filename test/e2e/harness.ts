@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { onTestFailed } from 'vitest'
+import { afterAll, beforeAll, onTestFailed } from 'vitest'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
 // snapshots of both), driven in headless Chromium.
@@ -143,6 +143,74 @@ export async function startWorker(
   }
   await stop()
   throw new Error(`wrangler dev did not become ready:\n${output.join('').slice(-3000)}`)
+}
+
+/** A TCP link in front of a Worker whose connections a test can cut, as a dropped network does. */
+export type Link = {
+  /** The Worker's address through the link. */
+  base: string
+  /** Resets every open connection, and refuses new ones until {@link Link.mend}. */
+  cut(): void
+  mend(): void
+  close(): Promise<void>
+}
+
+/**
+ * Opens a {@link Link} to the Worker. Chromium's offline emulation fails new requests but may let a
+ * response already streaming go on; cutting the link ends it for sure.
+ */
+export async function link(worker: Worker): Promise<Link> {
+  const target = new URL(worker.base)
+  const sockets = new Set<Socket>()
+  let cut = false
+  const server = createServer((client) => {
+    if (cut) return void client.destroy()
+    const upstream = connect(Number(target.port), target.hostname)
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+      socket.on('error', () => {})
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+  const cutAll = () => {
+    cut = true
+    for (const socket of sockets) socket.destroy()
+  }
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: cutAll,
+    mend: () => void (cut = false),
+    close: () =>
+      new Promise((closed) => {
+        cutAll()
+        server.close(() => closed())
+      }),
+  }
+}
+
+/** What a test file drives: the demo under `wrangler dev`, and a Chromium. */
+export type DemoServer = { readonly worker: Worker; readonly browser: Browser }
+
+/**
+ * Serves a snapshot of the demo and the Worker with these settings, and launches Chromium, for the
+ * test file that calls it (before its tests; stopped and removed after them).
+ */
+export function serveDemo(vars: Readonly<Record<string, string>>): DemoServer {
+  let snapshot: Snapshot | undefined
+  const server = {} as { worker: Worker; browser: Browser }
+  beforeAll(async () => {
+    snapshot = buildSnapshot()
+    server.worker = await startWorker(snapshot, vars)
+    server.browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await server.browser?.close()
+    await server.worker?.stop()
+    removeSnapshot(snapshot)
+  })
+  return server
 }
 
 export function launchBrowser(): Promise<Browser> {
