@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { isThinkwireError } from '../../../src/core/errors.ts'
 import { run } from '../../helpers/stream.ts'
-import { ask, errorBody, pretendToBeABrowser, setup } from './harness.ts'
+import { ask, errorBody, failWith, pretendToBeABrowser, setup } from './harness.ts'
 
 const KEY = 'sk-ant-test-key-0123456789'
-
-async function failWith(status: number, body: string, headers: Record<string, string> = {}) {
-  const { adapter, replay } = setup([
-    { status, body, headers: { 'content-type': 'application/json', ...headers } },
-  ])
-  const { events, error } = await run(adapter.stream(ask))
-  expect(events).toEqual([])
-  expect(isThinkwireError(error)).toBe(true)
-  expect(replay.requests).toHaveLength(1)
-  return error as Error & Record<string, unknown>
-}
 
 describe('anthropic errors', () => {
   it('maps a 400 to invalid-request, not retryable', async () => {

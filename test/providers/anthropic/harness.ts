@@ -5,26 +5,22 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Message } from '@anthropic-ai/sdk/resources/messages'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Adapter, CallOptions } from '../../../src/core/adapter.ts'
-import type { Conversation } from '../../../src/core/conversation.ts'
-import type { Event } from '../../../src/core/events.ts'
-import { anthropic, type AnthropicOptions } from '../../../src/providers/anthropic/index.ts'
-import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
-import { run } from '../../helpers/stream.ts'
+import { anthropic } from '../../../src/providers/anthropic/index.ts'
+import { replayFetch } from '../../helpers/replay-fetch.ts'
+import { adapterHarness, fixtures } from '../../helpers/adapter-harness.ts'
+
+export { ask, sentBody } from '../../helpers/adapter-harness.ts'
 
 // For tests outside this folder that take the Anthropic fixtures and these two together.
 export { doneTurn, run } from '../../helpers/stream.ts'
 
-// A path, not a URL: a browser-like test environment replaces the global URL.
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/anthropic')
 
 /** A recorded stream from `test/fixtures/anthropic/`. */
-export function fixture(name: string): string {
-  return readFileSync(join(FIXTURES, name), 'utf8')
-}
+export const fixture = fixtures('anthropic')
 
 /** The names of every fixture in `test/fixtures/anthropic/`. */
 export function fixtureNames(): string[] {
@@ -38,42 +34,10 @@ export function errorBody(type: string, message: string): string {
   return JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_fixture' })
 }
 
-export const ask: Conversation = {
-  turns: [{ role: 'user', content: 'What is the weather in Paris?' }],
-}
-
-/** An adapter whose upstream answers with `specs`, and the replaying fetch behind it. */
-export function setup(
-  specs: ReplaySpec[] | ((request: unknown, index: number) => ReplaySpec),
-  options: Partial<AnthropicOptions> = {},
-): { adapter: Adapter; replay: ReplayFetch } {
-  const replay = replayFetch(typeof specs === 'function' ? (r, i) => specs(r.body, i) : specs)
-  const adapter = anthropic({
-    apiKey: 'sk-ant-test-key-0123456789',
-    model: 'claude-sonnet-5',
-    fetch: replay.fetch,
-    ...options,
-  })
-  return { adapter, replay }
-}
-
-/** The body of the n-th request the upstream received. */
-export function sentBody(replay: ReplayFetch, index = -1): Record<string, unknown> {
-  const body = replay.requests.at(index)?.body
-  if (typeof body !== 'object' || body === null) throw new Error('no JSON request was sent')
-  return body as Record<string, unknown>
-}
-
-/** Replays `body` through a fresh adapter and returns what it streamed. */
-export async function replayOnce(
-  body: string,
-  splitAt?: number[] | undefined,
-  callOptions: CallOptions = {},
-  conversation: Conversation = ask,
-): Promise<{ events: Event[]; error: unknown }> {
-  const { adapter } = setup([{ body, splitAt }])
-  return run(adapter.stream(conversation, callOptions))
-}
+export const { setup, replayOnce, failWith } = adapterHarness(anthropic, {
+  apiKey: 'sk-ant-test-key-0123456789',
+  model: 'claude-sonnet-5',
+})
 
 /** The fields of a final message the tests compare, as either SDK reader gives them. */
 export type SdkMessage = Pick<Message, 'content' | 'usage' | 'stop_reason' | 'container'>

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { isThinkwireError } from '../../../src/core/errors.ts'
 import { openai } from '../../../src/providers/openai/index.ts'
 import { run } from '../../helpers/stream.ts'
-import { ask, errorBody, pretendToBeABrowser, setup } from './harness.ts'
+import { ask, errorBody, failWith, pretendToBeABrowser, setup } from './harness.ts'
 
 const KEY = 'sk-test-key-0123456789'
-
-async function failWith(status: number, body: string, headers: Record<string, string> = {}) {
-  const { adapter, replay } = setup([
-    { status, body, headers: { 'content-type': 'application/json', ...headers } },
-  ])
-  const { events, error } = await run(adapter.stream(ask))
-  expect(events).toEqual([])
-  expect(isThinkwireError(error)).toBe(true)
-  expect(replay.requests).toHaveLength(1)
-  return error as Error & Record<string, unknown>
-}
 
 describe('openai errors', () => {
   it('maps a 400 to invalid-request, and a context overflow to context-length', async () => {

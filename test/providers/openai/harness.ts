@@ -2,24 +2,14 @@
  * The one harness of the OpenAI Responses tests: fixtures, an adapter wired to a replaying fetch,
  * and what the upstream received. Streams are drained with the shared `test/helpers/stream.ts`.
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { Adapter, CallOptions } from '../../../src/core/adapter.ts'
-import type { Conversation } from '../../../src/core/conversation.ts'
-import type { Event } from '../../../src/core/events.ts'
-import { openai, type OpenAIOptions } from '../../../src/providers/openai/index.ts'
-import { replayFetch, sse, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
-import { run } from '../../helpers/stream.ts'
+import { openai } from '../../../src/providers/openai/index.ts'
+import { sse } from '../../helpers/replay-fetch.ts'
+import { adapterHarness, fixtures } from '../../helpers/adapter-harness.ts'
+
+export { ask, sentBody } from '../../helpers/adapter-harness.ts'
 
 /** A stream of `test/fixtures/openai/`, in the Responses wire format. */
-export function fixture(name: string): string {
-  // A path, not a URL: a browser-like test environment replaces the global URL.
-  return readFileSync(
-    join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/openai', name),
-    'utf8',
-  )
-}
+export const fixture = fixtures('openai')
 
 /** An OpenAI JSON error body. */
 export function errorBody(
@@ -30,42 +20,10 @@ export function errorBody(
   return JSON.stringify({ error: { message, type, param: null, code } })
 }
 
-export const ask: Conversation = {
-  turns: [{ role: 'user', content: 'What is the weather in Paris?' }],
-}
-
-/** An adapter whose upstream answers with `specs`, and the replaying fetch behind it. */
-export function setup(
-  specs: ReplaySpec[] | ((request: unknown, index: number) => ReplaySpec),
-  options: Partial<OpenAIOptions> = {},
-): { adapter: Adapter; replay: ReplayFetch } {
-  const replay = replayFetch(typeof specs === 'function' ? (r, i) => specs(r.body, i) : specs)
-  const adapter = openai({
-    apiKey: 'sk-test-key-0123456789',
-    model: 'gpt-5.4',
-    fetch: replay.fetch,
-    ...options,
-  })
-  return { adapter, replay }
-}
-
-/** The body of the n-th request the upstream received. */
-export function sentBody(replay: ReplayFetch, index = -1): Record<string, unknown> {
-  const body = replay.requests.at(index)?.body
-  if (typeof body !== 'object' || body === null) throw new Error('no JSON request was sent')
-  return body as Record<string, unknown>
-}
-
-/** Replays `body` through a fresh adapter and returns what it streamed. */
-export async function replayOnce(
-  body: string,
-  splitAt?: number[] | undefined,
-  callOptions: CallOptions = {},
-  conversation: Conversation = ask,
-): Promise<{ events: Event[]; error: unknown }> {
-  const { adapter } = setup([{ body, splitAt }])
-  return run(adapter.stream(conversation, callOptions))
-}
+export const { setup, replayOnce, failWith } = adapterHarness(openai, {
+  apiKey: 'sk-test-key-0123456789',
+  model: 'gpt-5.4',
+})
 
 /** Gives the global scope the `window`, `document` and `navigator` the SDKs look for. */
 export function pretendToBeABrowser(): () => void {
