@@ -1,7 +1,7 @@
 /**
  * What each entry costs to ship, minified and gzipped (level 9), all bundled the same way with
- * esbuild: `thinkwire/client` + `thinkwire/react` beside `@ai-sdk/react`'s `useChat` (React
- * external), each adapter entry with its provider SDK bundled in, and the whole Worker as
+ * esbuild: `thinkwire/client` + `thinkwire/react` on both browser paths beside `@ai-sdk/react`'s
+ * `useChat` (React external), each adapter entry with its provider SDK bundled in, and the whole Worker as
  * `wrangler deploy --dry-run` builds it. Run alone: `npx tsx bench/bundles.ts`.
  */
 import { execFile } from 'node:child_process'
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
-import { measureBundleSize } from './bundle-size.ts'
+import { BUNDLE_BUDGETS, measureBundleSize } from './bundle-size.ts'
 import { isMain, printTable, type Row } from './harness.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -87,14 +87,21 @@ async function workerSize(): Promise<{ minified: number; gzipped: number }> {
 /** Row 4: bundle sizes. */
 export async function benchBundles(): Promise<Row[]> {
   const section = '4. bundle size (esbuild, minified + gzip -9)'
-  const ours = await measureBundleSize()
+  const ours = await measureBundleSize('relay + useChat')
+  const durable = await measureBundleSize('relayConversation + useConversation')
   const theirs = await bundle("export { useChat } from '@ai-sdk/react'")
   const rows: Row[] = [
     {
       section,
       name: 'thinkwire/client + thinkwire/react (relay + useChat)',
       value: kib(ours.gzipped),
-      note: `${kib(ours.minified)} minified; budget 8.5 KiB gzipped`,
+      note: `${kib(ours.minified)} minified; budget ${kib(BUNDLE_BUDGETS['relay + useChat'])}`,
+    },
+    {
+      section,
+      name: 'thinkwire/client + thinkwire/react (relayConversation + useConversation)',
+      value: kib(durable.gzipped),
+      note: `${kib(durable.minified)} minified; budget ${kib(BUNDLE_BUDGETS['relayConversation + useConversation'])}`,
     },
     {
       section,

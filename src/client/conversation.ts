@@ -10,7 +10,7 @@ import type { WireCallOptions } from '../core/wire.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
-import { responseError, type RelayHeaders } from './relay.ts'
+import { relayHeaders, responseError, type RelayHeaders } from './relay.ts'
 
 /** Options of {@link relayConversation}. */
 export type RelayConversationOptions = {
@@ -56,8 +56,9 @@ export type RelayConversationUpdate = Partial<
   Pick<RelayConversationOptions, 'model' | 'headers' | 'options' | 'onToolCall' | 'maxSteps'>
 >
 
-/** Waits between reconnections, doubling from the first up to the last. */
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000] as const
+/** The first wait before a reconnection, doubled at each attempt up to `MAX_BACKOFF_MS`. */
+const BACKOFF_MS = 250
+const MAX_BACKOFF_MS = 8000
 
 /**
  * A conversation that lives on a relay (one Durable Object per conversation, DESIGN §9), as a
@@ -108,10 +109,7 @@ export class RelayConversation implements ChatStore {
       () => this.#makeSnapshot(),
       () => this.#options.scheduler,
     )
-    if (typeof window !== 'undefined') {
-      window.addEventListener('online', this.#resume)
-      document.addEventListener('visibilitychange', this.#onVisible)
-    }
+    this.#listen('addEventListener')
   }
 
   /** The conversation's id on the relay, once it exists. */
@@ -137,7 +135,7 @@ export class RelayConversation implements ChatStore {
    */
   async load(): Promise<void> {
     if (this.#id === undefined) return
-    const response = await this.#fetch(`/v1/conversations/${this.#id}`, { method: 'GET' })
+    const response = await this.#fetch(`/${this.#id}`, 'GET')
     const body = (await response.json()) as {
       conversation: Conversation
       streaming: boolean
@@ -197,7 +195,7 @@ export class RelayConversation implements ChatStore {
   /** Stops the answer on the relay, for every tab; its `done` (the stopped turn) ends the stream. */
   stop(): void {
     if (this.#id === undefined || !this.#busy()) return
-    void this.#fetch(`/v1/conversations/${this.#id}/stop`, { method: 'POST' }).catch(() => {})
+    void this.#fetch(`/${this.#id}/stop`, 'POST').catch(() => {})
   }
 
   /** Stops reading and listening; the answer goes on on the relay. */
@@ -206,10 +204,14 @@ export class RelayConversation implements ChatStore {
     this.#reading?.abort()
     this.#following?.abort()
     clearTimeout(this.#timer)
-    if (typeof window !== 'undefined') {
-      window.removeEventListener('online', this.#resume)
-      document.removeEventListener('visibilitychange', this.#onVisible)
-    }
+    this.#listen('removeEventListener')
+  }
+
+  /** Resumes when the browser comes back online and when the page becomes visible. */
+  #listen(method: 'addEventListener' | 'removeEventListener'): void {
+    if (typeof window === 'undefined') return
+    window[method]('online', this.#resume)
+    document[method]('visibilitychange', this.#onVisible)
   }
 
   #busy(): boolean {
@@ -228,17 +230,14 @@ export class RelayConversation implements ChatStore {
     this.#setStatus('submitted')
     try {
       if (this.#id === undefined) {
-        const created = await this.#fetch('/v1/conversations', { method: 'POST', body: '{}' })
+        const created = await this.#fetch('', 'POST', '{}')
         this.#id = String(((await created.json()) as { id: unknown }).id)
         this.#options.onId?.(this.#id)
         // From now on, messages and answers from elsewhere (another tab on this id) arrive too.
         if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
       }
       const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
-      const response = await this.#fetch(`/v1/conversations/${this.#id}/${route}`, {
-        method: 'POST',
-        body: JSON.stringify(body),
-      })
+      const response = await this.#fetch(`/${this.#id}/${route}`, 'POST', JSON.stringify(body))
       await this.#read(response)
     } catch (error) {
       // Not accepted (no `turn` event came back): the turn stays on screen, to be sent again.
@@ -322,7 +321,7 @@ export class RelayConversation implements ChatStore {
   /** Reconnects after a backoff, from the last event seen. */
   #retry(): void {
     clearTimeout(this.#timer)
-    const wait = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]
+    const wait = Math.min(BACKOFF_MS * 2 ** this.#attempt++, MAX_BACKOFF_MS)
     this.#timer = setTimeout(() => this.#resume(), wait)
   }
 
@@ -344,15 +343,12 @@ export class RelayConversation implements ChatStore {
     if (this.#disposed || this.#id === undefined) return
     ;(follow ? this.#following : this.#reading)?.abort()
     clearTimeout(this.#timer)
-    const headers: Record<string, string> = {}
-    if (lastEventId !== undefined && lastEventId > 0) headers['last-event-id'] = String(lastEventId)
     if (lastEventId === undefined) this.#setStatus('submitted')
+    // The last event seen goes in the query, which the relay reads as it reads Last-Event-ID.
+    let path = `/${this.#id}/stream?follow=${follow}`
+    if (lastEventId !== undefined && lastEventId > 0) path += `&lastEventId=${lastEventId}`
     try {
-      const query = follow ? '?follow=true' : ''
-      const response = await this.#fetch(`/v1/conversations/${this.#id}/stream${query}`, {
-        method: 'GET',
-        headers,
-      })
+      const response = await this.#fetch(path, 'GET')
       // Nothing in flight and nothing missed: the answer ended while we were away.
       if (response.status === 204) return await this.load()
       await this.#read(response, follow)
@@ -362,13 +358,14 @@ export class RelayConversation implements ChatStore {
     }
   }
 
-  async #fetch(path: string, init: RequestInit): Promise<Response> {
-    const given = this.#options.headers
-    const headers = new Headers(typeof given === 'function' ? await given() : given)
-    for (const [name, value] of new Headers(init.headers)) headers.set(name, value)
-    if (init.body !== undefined) headers.set('content-type', 'application/json')
-    const url = `${this.#options.url.replace(/\/+$/, '')}${path}`
-    const response = await (this.#options.fetch ?? globalThis.fetch)(url, { ...init, headers })
+  /** A request to `/v1/conversations` + `path`, with a JSON `body` when given. */
+  async #fetch(path: string, method: string, body?: string): Promise<Response> {
+    const { url, headers, fetch = globalThis.fetch } = this.#options
+    const response = await fetch(`${url.replace(/\/+$/, '')}/v1/conversations${path}`, {
+      method,
+      headers: await relayHeaders(headers, body !== undefined),
+      body: body ?? null,
+    })
     if (response.ok) return response
     throw await responseError(response, 'relay')
   }

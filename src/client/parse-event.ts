@@ -8,9 +8,8 @@ import { isRecord, type JsonRecord } from '../kit/json.ts'
 type Check = (value: unknown) => boolean
 
 const isString: Check = (value) => typeof value === 'string'
+/** A count or an amount: JSON carries no NaN or Infinity, so a number that is not negative. */
 const isCount: Check = (value) => typeof value === 'number' && value >= 0
-const isDollars: Check = (value) =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0
 const optional =
   (check: Check): Check =>
   (value) =>
@@ -37,7 +36,7 @@ const isUsage = shape<Usage>({
   reasoningTokens: optional(isCount),
   cacheReadTokens: optional(isCount),
   cacheWriteTokens: optional(isCount),
-  cost: optional(isDollars),
+  cost: optional(isCount),
 })
 const isStopDetails = shape<StopDetails>({
   category: optional(isString),

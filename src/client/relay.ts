@@ -2,7 +2,12 @@ import type { Adapter, CallOptions } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
 import { ThinkwireError } from '../core/errors.ts'
 import type { WireChatRequest } from '../core/wire.ts'
-import { guardStream, type Delta, type Finish, type StreamContext } from '../kit/guard-stream.ts'
+import {
+  guardBatches,
+  type BatchContext,
+  type Delta,
+  type TaggedFinish,
+} from '../kit/guard-stream.ts'
 import { kindFromStatus, retryAfterMsFromHeaders } from '../kit/http-error.ts'
 import { isRecord } from '../kit/json.ts'
 import { END, readEventStream } from '../kit/read-event-stream.ts'
@@ -51,8 +56,8 @@ export function relay(options: RelayOptions): Adapter {
   async function* produce(
     conversation: Conversation,
     callOptions: CallOptions,
-    context: StreamContext,
-  ): AsyncGenerator<readonly Delta[], Finish | undefined> {
+    context: BatchContext,
+  ): AsyncGenerator<readonly Delta[], TaggedFinish | undefined> {
     // The signal, the idle timeout and provider options stay here: the relay owns its upstream.
     const {
       signal: _signal,
@@ -60,12 +65,9 @@ export function relay(options: RelayOptions): Adapter {
       providerOptions: _provider,
       ...wire
     } = callOptions
-    const given = options.headers
-    const headers = new Headers(typeof given === 'function' ? await given() : given)
-    headers.set('content-type', 'application/json')
     const response = await (options.fetch ?? globalThis.fetch)(endpoint, {
       method: 'POST',
-      headers,
+      headers: await relayHeaders(options.headers, true),
       body: JSON.stringify({ model: id, conversation, ...wire } satisfies WireChatRequest),
       signal: context.signal,
     })
@@ -121,12 +123,23 @@ export function relay(options: RelayOptions): Adapter {
     provider,
     model,
     stream(conversation, callOptions = {}) {
-      // A failed fetch or a body cut mid-way is a TypeError, which guardStream maps to `network`.
-      return guardStream({ provider, model, options: callOptions }, (context) =>
+      // A failed fetch or a body cut mid-way is a TypeError, which the guard maps to `network`.
+      // The relay's `done` turn carries its cost: the client prices nothing.
+      return guardBatches({ provider, model, options: callOptions }, (context) =>
         produce(conversation, callOptions, context),
       )
     },
   }
+}
+
+/** The headers of a request to the relay: the caller's, made now, and the type of a JSON body. */
+export async function relayHeaders(
+  given: RelayHeaders | undefined,
+  json: boolean,
+): Promise<Headers> {
+  const headers = new Headers(typeof given === 'function' ? await given() : given)
+  if (json) headers.set('content-type', 'application/json')
+  return headers
 }
 
 /** How long a body may stay open after its `done` event before it is cancelled after all. */
@@ -154,7 +167,7 @@ export async function responseError(response: Response, provider: string): Promi
  * What the relay's `done` turn says beyond its deltas: everything but the text, thinking and tool
  * calls, which the guard folds from the events. Its items go on whole, tag and seal included.
  */
-function finishOf(turn: AssistantTurn): Finish {
+function finishOf(turn: AssistantTurn): TaggedFinish {
   const { role: _role, text: _text, thinking: _thinking, toolCalls: _calls, ...finish } = turn
   return finish
 }

@@ -47,11 +47,12 @@ const MARKER = Symbol.for('thinkwire.error')
  */
 export class ThinkwireError extends Error {
   override readonly name = 'ThinkwireError'
-  readonly kind: ErrorKind
-  readonly retryable: boolean
-  readonly retryAfterMs: number | undefined
-  readonly status: number | undefined
-  readonly provider: string | undefined
+  // Declared only: the constructor sets them (a declared field costs bytes in every bundle).
+  declare readonly kind: ErrorKind
+  declare readonly retryable: boolean
+  declare readonly retryAfterMs: number | undefined
+  declare readonly status: number | undefined
+  declare readonly provider: string | undefined
   readonly [MARKER] = true
 
   constructor(options: ThinkwireErrorOptions) {
@@ -136,20 +137,20 @@ function isAbortError(error: unknown): boolean {
   )
 }
 
-// `\w` is `[A-Za-z0-9_]`. Keys with a known prefix: OpenAI, Anthropic (`sk-ant-`), OpenRouter
-// (`sk-or-`), DeepSeek and others (`sk-`), xAI (`xai-`), Google (`AIza`), Groq (`gsk_`), Cerebras
-// (`csk_`), Fireworks (`fw_`).
-const KEY_PATTERNS: RegExp[] = [
-  /\b[spr]k-[\w-]{8,}/g,
-  /\bxai-[A-Za-z0-9]{20,}[\w-]*/g,
-  /\bAIza[\w-]{20,}/g,
-  /\b(?:gsk|xai|csk|fw)_[\w-]{8,}/g,
-]
+// `\w` is `[A-Za-z0-9_]`, and `[^\W_]` is `[A-Za-z0-9]`. Keys with a known prefix: OpenAI,
+// Anthropic (`sk-ant-`), OpenRouter (`sk-or-`), DeepSeek and others (`sk-`), Google (`AIza`), Groq
+// (`gsk_`), xAI (`xai_`, `xai-`), Cerebras (`csk_`), Fireworks (`fw_`); each is removed to the end
+// of its run of `[\w-]`.
+const KEY_PATTERN =
+  /\b(?:[spr]k-[\w-]{8}|AIza[\w-]{20}|(?:gsk|xai|csk|fw)_[\w-]{8}|xai-[^\W_]{20})[\w-]*/g
 /** `Bearer <token>` anywhere in text; the callback spares ordinary words ("bearer token"). */
 const BEARER_PATTERN = /\b(bearer\s+)([\w.~+/=-]+)/gi
-/** `name: value` and `name=value` pairs whose value is a credential. */
+/**
+ * `name: value` and `name=value` pairs whose value is a credential. Header names such as
+ * `x-api-key` and `x-goog-api-key` match from their `api-key`.
+ */
 const FIELD_PATTERN =
-  /\b(authorization|x-api-key|x-goog-api-key|api[-_]?key|(?:access|refresh)[-_]?token|token|client[-_]?secret|secret|password)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"',}]+/gi
+  /\b(authorization|api[-_]?key|(?:(?:access|refresh)[-_]?)?token|(?:client[-_]?)?secret|password)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"',}]+/gi
 /** A maximal run of base64url (or base64 without `/`) characters, padding included. */
 const LONG_RUN = /(?<![\w+-])[\w+-]{32,}={0,2}(?![\w+=-])/g
 /**
@@ -158,7 +159,7 @@ const LONG_RUN = /(?<![\w+-])[\w+-]{32,}={0,2}(?![\w+=-])/g
  * a reader of the error needs, so a long run that starts with one of them is kept.
  */
 const ID_PREFIX =
-  /^(?:resp|msg|rs|fc|ws|ci|ctc|mcp|ig|call|toolu|srvtoolu|req|chatcmpl|cmpl|gen|file|batch|conv|item|run|thread|asst|step)[-_]/
+  /^(?:resp|msg|rs|fc|ws|ci|ctc|mcp|ig|call|(?:srv)?toolu|req|(?:chat)?cmpl|gen|file|batch|conv|item|run|thread|asst|step)[-_]/
 
 /**
  * Removes anything that looks like a credential from a message: keys with a provider's prefix,
@@ -167,7 +168,7 @@ const ID_PREFIX =
  */
 export function redact(message: string): string {
   let out = message.replace(/(https?:\/\/[^\s?#"']+)\?[^\s#"']*/g, '$1')
-  for (const pattern of KEY_PATTERNS) out = out.replace(pattern, '[redacted]')
+  out = out.replace(KEY_PATTERN, '[redacted]')
   out = out.replace(BEARER_PATTERN, (whole, prefix: string, token: string) =>
     isWord(token) ? whole : `${prefix}[redacted]`,
   )
@@ -177,7 +178,7 @@ export function redact(message: string): string {
 
 /** A plain word after "bearer" ("bearer token", "Bearer authentication"), not a token. */
 function isWord(token: string): boolean {
-  return /^[A-Za-z]+$/.test(token) && token.length < 16
+  return /^[a-z]{1,15}$/i.test(token)
 }
 
 /**
@@ -186,7 +187,5 @@ function isWord(token: string): boolean {
  * provider's id.
  */
 function looksRandom(run: string): boolean {
-  return (
-    /[A-Za-z]/.test(run) && /\d/.test(run) && /[A-Za-z0-9]{16}/.test(run) && !ID_PREFIX.test(run)
-  )
+  return /[a-z]/i.test(run) && /\d/.test(run) && /[^\W_]{16}/.test(run) && !ID_PREFIX.test(run)
 }

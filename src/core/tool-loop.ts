@@ -75,10 +75,7 @@ export async function* toolLoop(
       // The model still asks for tools, but may not be called again: its calls are answered so
       // the conversation stays valid to continue (a call without a result is refused upstream).
       const output = `Not run: the limit of ${maxSteps} model calls was reached before this call.`
-      const limited: ToolTurn = {
-        role: 'tool',
-        results: calls.map((call) => resultOf(call, output, true)),
-      }
+      const limited = answerAll(calls, output)
       turns = [...turns, limited]
       yield { type: 'tool-results', turn, results: limited, stopped: false }
       return { conversation: { ...conversation, turns }, turn, steps: step }
@@ -116,14 +113,12 @@ export async function executeToolCalls(
   throwIfAborted()
   const results = await Promise.all(
     calls.map(async (call) => {
-      let value: unknown
       try {
-        value = await execute(call, { signal, call })
+        return resultOf(call, jsonOutput(await execute(call, { signal, call })))
       } catch (error) {
+        // The tool threw, or returned what JSON cannot carry: the model is told why.
         return resultOf(call, messageOf(error), true)
       }
-      const json = jsonOutput(value)
-      return json.ok ? resultOf(call, json.output) : resultOf(call, json.problem, true)
     }),
   )
   // Again: a tool may have aborted it while the calls ran.
@@ -140,26 +135,28 @@ function resultOf(call: ToolCall, output: unknown, isError?: true): ToolResult {
 
 /**
  * A tool's return value as the JSON a conversation holds: a copy (a tool that keeps and changes
- * its object later changes nothing committed), `undefined` as `null` (a tool with nothing to
- * say), and a value JSON cannot carry (a function, a symbol, a BigInt, an object that refers to
- * itself) as a problem to send as an error result, saying why.
+ * its object later changes nothing committed), and `undefined` as `null` (a tool with nothing to
+ * say). A value JSON cannot carry (a function, a symbol, a BigInt, an object that refers to
+ * itself) throws a `TypeError` that says why, to send as an error result.
  */
-export function jsonOutput(
-  value: unknown,
-): { ok: true; output: unknown } | { ok: false; problem: string } {
-  if (value == null) return { ok: true, output: null }
-  if (typeof value === 'string') return { ok: true, output: value }
+export function jsonOutput(value: unknown): unknown {
+  if (value == null) return null
+  if (typeof value === 'string') return value
   try {
     const text = JSON.stringify(value)
     if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`)
-    return { ok: true, output: JSON.parse(text) as unknown }
+    return JSON.parse(text) as unknown
   } catch (error) {
-    return { ok: false, problem: `The tool's result cannot be sent: ${messageOf(error)}` }
+    throw new TypeError(`The tool's result cannot be sent: ${messageOf(error)}`, { cause: error })
   }
 }
 
 /** Every call of a turn answered as stopped while its tool ran: the conversation stays valid to send. */
 export function stoppedResults(calls: readonly ToolCall[]): ToolTurn {
-  const output = 'Stopped before the tool finished.'
+  return answerAll(calls, 'Stopped before the tool finished.')
+}
+
+/** A tool turn that answers every call with the same error. */
+function answerAll(calls: readonly ToolCall[], output: string): ToolTurn {
   return { role: 'tool', results: calls.map((call) => resultOf(call, output, true)) }
 }

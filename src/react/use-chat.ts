@@ -93,9 +93,10 @@ function settings(options: UseChatOptions): ChatOptions {
  * stops the chat; the chat never refers to the token. Without `FinalizationRegistry`, nothing is
  * stopped: the answer ends on its own.
  */
+// Marked pure, so that an app that binds `useConversation` only does not ship it.
 const forgotten =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<Chat>((chat) => chat.stop())
+    ? /* @__PURE__ */ new FinalizationRegistry<Chat>((chat) => chat.stop())
     : undefined
 
 function owned(chat: Chat): { chat: Chat; token: object } {

@@ -235,8 +235,11 @@ describe('the demo on durable conversations, in Chromium', () => {
       const id = conversationOf(page)!
       const resumedFrom: number[] = []
       page.on('request', (request) => {
-        const lastEventId = request.headers()['last-event-id']
-        if (request.url().includes(`/v1/conversations/${id}/stream`) && lastEventId !== undefined) {
+        const url = new URL(request.url())
+        // The last event seen, as the header or as the query the relay reads as the header.
+        const lastEventId =
+          request.headers()['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined
+        if (url.pathname === `/v1/conversations/${id}/stream` && lastEventId !== undefined) {
           resumedFrom.push(Number(lastEventId))
         }
       })
