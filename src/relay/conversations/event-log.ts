@@ -33,11 +33,13 @@ export type EventLog = {
 }
 
 /**
- * Most events held before a batch is written (besides the 64 KiB bound on their characters). It
- * bounds what an eviction can lose, so an object that restarts mid-answer moves its ids past this
- * many to never reuse one a client has seen.
+ * Most events held before a batch is written. The 64 KiB bound on their characters comes first
+ * (a frame is at least 38 characters, so 64 KiB holds at most 1,725 of them): a batch is as large
+ * as that bound lets it be, since each row written costs a storage call and a B-tree insert
+ * whatever its size (a 1,000-token answer is one row). It bounds what an eviction can lose, so an
+ * object that restarts mid-answer moves its ids past this many to never reuse one a client has seen.
  */
-export const MAX_BATCH_EVENTS = 250
+export const MAX_BATCH_EVENTS = 2048
 
 const LINE_ENDING = /[\r\n]/
 const FRAME_END = '\n\n'

@@ -35,15 +35,35 @@ describe('the event log of a conversation', () => {
     expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: first + second })
   })
 
-  it('writes a 1,000-event answer in four batches of whole events', () => {
+  it('writes a 1,000-token answer as one batch of whole events, at its end', () => {
     const { log, batches } = logWith()
     for (let i = 0; i < 1000; i++) log.append('text', { text: 'x' })
+    expect(batches).toHaveLength(0)
     log.flush()
-    expect(batches).toHaveLength(1000 / MAX_BATCH_EVENTS)
-    expect(batches.map((batch) => batch.firstId)).toEqual([1, 251, 501, 751])
-    expect(batches.map((batch) => batch.lastId - batch.firstId + 1)).toEqual(Array(4).fill(250))
-    expect([...splitFrames(batches[3]!.text)]).toHaveLength(250)
+    expect(batches.map((batch) => [batch.firstId, batch.lastId])).toEqual([[1, 1000]])
+    expect([...splitFrames(batches[0]!.text)]).toHaveLength(1000)
     expect(log.held()).toBeNull()
+  })
+
+  it('holds at most MAX_BATCH_EVENTS events, however small', () => {
+    const { log, batches } = logWith(0, { maxChars: Infinity })
+    for (let i = 0; i < 5000; i++) log.append('text', { text: 'x' })
+    expect(batches.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([
+      MAX_BATCH_EVENTS,
+      MAX_BATCH_EVENTS,
+    ])
+    expect(log.heldEvents).toBe(5000 - 2 * MAX_BATCH_EVENTS)
+  })
+
+  it('fills a batch to the character bound before the event bound, whatever the frames', () => {
+    const { log, batches } = logWith(9)
+    // The smallest frames there are: one-character texts.
+    for (let i = 0; i < 4000; i++) log.append('text', { text: 'x' })
+    expect(batches.length).toBeGreaterThan(0)
+    for (const batch of batches) {
+      expect(batch.text.length).toBeGreaterThanOrEqual(64 * 1024)
+      expect(batch.lastId - batch.firstId + 1).toBeLessThan(MAX_BATCH_EVENTS)
+    }
   })
 
   it('writes a batch early when its frames reach the character bound', () => {
