@@ -44,10 +44,17 @@ import {
 } from '../src/relay/conversations/turn-rules.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
+import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import type { RateLimiter } from '../src/relay/rate-limit.ts'
-import { readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse, SSE_HEADERS } from '../src/relay/responses.ts'
 import { statusFromKind } from '../src/relay/status.ts'
+import {
+  callStart,
+  traceCall,
+  type CallOutcome,
+  type CallTrace,
+  type TracingOptions,
+} from '../src/relay/tracing.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import { count, list, setting } from './settings.ts'
@@ -86,6 +93,8 @@ type Answer = {
   replaces: boolean
   stopped: boolean
   reservation: AnswerReservation | undefined
+  /** Its span, when tracing is on (and the caller's trace is sampled). */
+  trace: CallTrace | undefined
   /** Arms the keep-alive alarm if the answer is still running then. */
   keepAlive: ReturnType<typeof setTimeout>
   finished: Promise<void>
@@ -110,7 +119,8 @@ const NO_PROVIDERS: { readonly [provider: string]: ProviderEntry } = Object.free
  * memory and written to SQLite in batches (see `createEventLog`); the finished turn is stored once,
  * with its items, which never leave the object. Turns are read from storage when a request needs
  * them (a message, a `GET`) and not kept: the object holds the last turn at most, and a replay
- * reads the stored events a page at a time as its client reads.
+ * reads the stored events a page at a time as its client reads. With tracing set, each answer
+ * sends the span `/v1/chat` sends (see `traceCall`), in the trace of the request that started it.
  *
  * Per answer, what costs: its events in batches, the user turn and the answer, the metadata twice
  * (so an eviction is noticed), all in one commit when the answer is quick, and for an answer of
@@ -290,9 +300,8 @@ export class ConversationObject extends DurableObject<Env> {
 
   async #create(request: Request, id: string, clientId: string): Promise<Response> {
     if (this.#meta !== undefined) return errorResponse(409, 'invalid-request', 'id already taken')
-    const { limits } = this.#settings
-    const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
-    if (!body.ok) return errorResponse(body.status, 'invalid-request', body.message)
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
     const checked = validateCreateRequest(body.value)
     if (!checked.ok) {
       const { field, message } = checked.error
@@ -345,6 +354,7 @@ export class ConversationObject extends DurableObject<Env> {
     if (answer !== undefined) {
       clearTimeout(answer.keepAlive)
       answer.controller.abort(new Error('the conversation was deleted'))
+      answer.trace?.end({ error: { kind: 'aborted' } })
       if (answer.reservation !== undefined) {
         void settleAnswer(answer.reservation, { streamedChars: answer.chars })
       }
@@ -373,12 +383,14 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   async #message(request: Request, meta: Meta, kind: 'message' | 'regenerate') {
+    // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
+    const start = this.#settings.tracing === undefined ? undefined : callStart()
     const busy = () =>
       errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
     if (this.#answer !== undefined) return busy()
     const { limits } = this.#settings
-    const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
-    if (!body.ok) return errorResponse(body.status, 'invalid-request', body.message)
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
     // Another message may have been accepted while the body was read.
     if (this.#answer !== undefined) return busy()
     const last = kind === 'message' ? this.#lastTurn() : undefined
@@ -452,7 +464,28 @@ export class ConversationObject extends DurableObject<Env> {
     const conversation: Conversation = { turns: [...base] }
     if (meta.system !== undefined) conversation.system = meta.system
     const before = this.#log.lastId
-    this.#startAnswer(meta, base.at(-1)!, replaces, reserved, { adapter, conversation, options })
+    const trace =
+      start === undefined
+        ? undefined
+        : traceCall(
+            this.#settings.tracing,
+            request.headers.get('traceparent'),
+            {
+              provider: adapter.provider,
+              model: adapter.model,
+              options,
+              conversation,
+              streamed: true,
+              conversationId: meta.id,
+            },
+            start,
+            (promise) => this.ctx.waitUntil(promise),
+          )
+    this.#startAnswer(meta, base.at(-1)!, replaces, reserved, trace, {
+      adapter,
+      conversation,
+      options,
+    })
     // This answer's events, from its `turn`.
     return this.#subscribe(before, undefined, false)
   }
@@ -481,6 +514,7 @@ export class ConversationObject extends DurableObject<Env> {
     answered: Turn,
     replaces: boolean,
     reservation: AnswerReservation | undefined,
+    trace: CallTrace | undefined,
     call: { adapter: Adapter; conversation: Conversation; options: CallOptions },
   ): void {
     let resolve!: () => void
@@ -491,6 +525,7 @@ export class ConversationObject extends DurableObject<Env> {
       replaces,
       stopped: false,
       reservation,
+      trace,
       keepAlive: setTimeout(() => void this.#arm(), KEEPALIVE_AFTER_MS),
       finished: new Promise<void>((done) => (resolve = done)),
     }
@@ -519,6 +554,7 @@ export class ConversationObject extends DurableObject<Env> {
       })
       for await (const event of events) {
         if (this.#answer !== answer) return
+        answer.trace?.firstChunk()
         if (event.type === 'done') {
           // As /v1/chat sends it: whole non-negative usage, an input on every tool call.
           turn = wireTurn(event.turn)
@@ -556,11 +592,14 @@ export class ConversationObject extends DurableObject<Env> {
     clearTimeout(answer.keepAlive)
     const meta = this.#meta!
     const next: Meta = { ...meta, streaming: false, updatedAt: new Date().toISOString() }
+    let outcome: CallOutcome
     if (complete !== undefined && !answer.stopped) {
       if (answer.replaces) this.#dropLastTurn()
       this.#storeTurn(complete)
       this.#publish('done', { turn: displayTurn(complete) })
+      outcome = { turn: complete }
     } else if (answer.stopped) {
+      outcome = { finishReason: 'aborted' }
       const last = answer.replaces ? this.#lastTurn() : undefined
       if (last?.role === 'assistant') {
         // A stopped regenerate changes nothing: its `done` is the answer that stays.
@@ -582,11 +621,13 @@ export class ConversationObject extends DurableObject<Env> {
       if (error.retryAfterMs !== undefined) data.retryAfterMs = error.retryAfterMs
       this.#publish('error', data)
       next.lastError = { kind: error.kind, message: error.message }
+      outcome = { error }
     }
     this.#log.flush()
     this.#answer = undefined
     this.#saveMeta(next)
     this.#fanOut.endAnswer(this.#log.lastId)
+    answer.trace?.end(outcome)
     if (answer.reservation !== undefined) {
       void settleAnswer(
         answer.reservation,
@@ -778,6 +819,21 @@ export class ConversationObject extends DurableObject<Env> {
   }
 }
 
+/**
+ * The JSON body the Worker sent on. The Worker read the client's body under the size and time
+ * limits and sends its value as JSON text, and only the Worker reaches an object: so it is parsed
+ * once more here, without a second reader, timer or size count.
+ */
+async function sentBody(
+  request: Request,
+): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  try {
+    return { ok: true, value: JSON.parse(await request.text()) }
+  } catch {
+    return { ok: false, message: 'body must be JSON' }
+  }
+}
+
 /** What a conversation's object reads of the Worker's settings. */
 type Settings = {
   limits: ResolvedLimits
@@ -787,6 +843,7 @@ type Settings = {
   heartbeatMs: number
   idleTimeoutMs: number
   ttlMs: number
+  tracing: TracingOptions | undefined
 }
 
 function settingsOf(env: Env): Settings {
@@ -807,5 +864,19 @@ function settingsOf(env: Env): Settings {
     heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
     ttlMs: count(env, 'CONVERSATION_TTL_DAYS', 0) * DAY_MS,
+    tracing: tracingOf(env),
+  }
+}
+
+/**
+ * The answers' spans, from the settings the Worker traces `/v1/chat` with. A wrong endpoint stops
+ * the Worker before any request reaches an object (it answers 500 naming the setting), so here it
+ * only turns tracing off.
+ */
+function tracingOf(env: Env): TracingOptions | undefined {
+  try {
+    return otlpTracing((name) => setting(env, name))
+  } catch {
+    return undefined
   }
 }

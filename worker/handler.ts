@@ -8,10 +8,8 @@ import {
   type RateLimiter,
   type Relay,
   type RelayLogEntry,
-  type TracingOptions,
-  otlpExporter,
-  otlpHeaders,
 } from '../src/relay/index.ts'
+import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import { CLIENT_HEADER } from './conversation-object.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
@@ -80,30 +78,10 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
     conversations: conversationRoutes(env, rateLimiter, bodyBytes),
     log: logLine,
-    tracing: tracingFromEnv(env),
+    // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`, sent after each answer with `waitUntil`; none when
+    // it is unset. A conversation's object traces its own answers from the same settings.
+    tracing: otlpTracing((name) => setting(env, name)),
   })
-}
-
-/**
- * Traces to `OTEL_EXPORTER_OTLP_ENDPOINT` (OTLP/HTTP JSON, sent after each answer with
- * `waitUntil`), with `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME`; none when it is unset.
- */
-function tracingFromEnv(env: Env): TracingOptions | undefined {
-  const endpoint = setting(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')?.trim() ?? ''
-  if (endpoint === '') return undefined
-  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
-    throw new TypeError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL')
-  }
-  const serviceName = setting(env, 'OTEL_SERVICE_NAME')?.trim() ?? ''
-  return {
-    exporter: otlpExporter({
-      endpoint,
-      headers: otlpHeaders(setting(env, 'OTEL_EXPORTER_OTLP_HEADERS')),
-      serviceName: serviceName === '' ? undefined : serviceName,
-    }),
-    captureContent:
-      setting(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.trim() === 'true',
-  }
 }
 
 /** How long a conversation request may take to send its body, as for `/v1/chat`. */
@@ -112,7 +90,8 @@ const BODY_TIMEOUT_MS = 10_000
 /**
  * The routes of durable conversations (DESIGN §9), after the relay's CORS and auth: each goes to
  * its conversation's Durable Object (`GET /v1/conversations` to the client's index object) with
- * the client's id in a header the object trusts, since only this Worker can reach it. The body is
+ * the client's id in a header the object trusts, since only this Worker can reach it, and the
+ * caller's `traceparent`, which the answer's span continues. The body is
  * read here, under the same size and time limits as `/v1/chat`, so a body that is not JSON never
  * wakes an object. A message or regenerate is checked against the client's limits by its object,
  * which knows the conversation, the model and its price (see `ConversationObject`).
@@ -144,6 +123,9 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     const headers = new Headers({ [CLIENT_HEADER]: clientId })
     const lastEventId = request.headers.get('last-event-id')
     if (lastEventId !== null) headers.set('last-event-id', lastEventId)
+    // The answer's span, made in the object, continues the caller's trace.
+    const traceparent = request.headers.get('traceparent')
+    if (traceparent !== null) headers.set('traceparent', traceparent)
     let body: string | undefined
     const reads = route.op === 'create' || route.op === 'messages' || route.op === 'regenerate'
     const empty = request.body === null || request.headers.get('content-length') === '0'

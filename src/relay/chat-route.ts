@@ -14,7 +14,7 @@ import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { limitRefusal } from './limit-refusal.ts'
 import { costOf } from '../core/pricing.ts'
-import { callSpan, parseTraceparent, type TracingOptions } from './tracing.ts'
+import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
 import type { Dialect } from './dialects.ts'
 import { SSE_HEADERS } from './responses.ts'
@@ -178,40 +178,22 @@ export async function chatRoute(
 
   // One span per model call (GenAI semantic conventions), continuing the caller's `traceparent`
   // and following its sampled flag; exported once the answer has ended.
-  const tracing = setup.tracing
-  const parent =
-    tracing === undefined ? undefined : parseTraceparent(request.headers.get('traceparent'))
-  const traced = tracing !== undefined && (parent === undefined || parent.sampled)
-  let firstAt: number | undefined
-  if (traced) {
-    first.then(
-      () => {
-        firstAt = performance.now()
-      },
-      () => {},
-    )
-  }
-  const span = (streamed: boolean, turn?: AssistantTurn, failure?: ThinkwireError): void => {
-    if (!traced) return
-    const made = callSpan(
-      {
-        provider: adapter.provider,
-        model: adapter.model,
-        options,
-        conversation,
-        parent,
-        startMs: arrivedAt,
-        firstChunkMs: firstAt === undefined ? undefined : firstAt - arrived,
-        durationMs: performance.now() - arrived,
-        streamed,
-        turn,
-        error: failure === undefined ? undefined : { kind: failure.kind },
-      },
-      tracing.captureContent === true,
-    )
-    const exported = (async () => tracing.exporter.export([made]))().catch(() => {})
-    context.waitUntil?.(exported)
-  }
+  const traced = traceCall(
+    setup.tracing,
+    request.headers.get('traceparent'),
+    {
+      provider: adapter.provider,
+      model: adapter.model,
+      options,
+      conversation,
+      streamed: call.stream,
+    },
+    { epochMs: arrivedAt, perfMs: arrived },
+    (promise) => context.waitUntil?.(promise),
+  )
+  if (traced !== undefined) first.then(traced.firstChunk, () => {})
+  const span = (turn?: AssistantTurn, failure?: ThinkwireError): void =>
+    traced?.end(failure === undefined ? { turn } : { error: { kind: failure.kind } })
 
   const finish = async (turn: AssistantTurn): Promise<AssistantTurn> => {
     let out = wireTurn(turn)
@@ -236,12 +218,12 @@ export async function chatRoute(
       trace.entry.outcome = 'done'
       trace.entry.usage = logUsage(turn.usage)
       settle(turn.usage.inputTokens + turn.usage.outputTokens, costOfTurn(turn.usage))
-      span(false, turn)
+      span(turn)
       return withTiming(call.respond(turn), timedOnce)
     }
     const failure = answered.error
     failed(failure, answered.streamedChars)
-    span(false, undefined, failure)
+    span(undefined, failure)
     trace.entry.outcome = request.signal.aborted ? 'cancel' : 'error'
     const refusedOnce = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
@@ -260,7 +242,7 @@ export async function chatRoute(
     // Refused upstream before anything was made: nothing to charge beyond the request itself.
     settle(0, 0)
     trace.entry.error = logError(failure)
-    span(true, undefined, failure)
+    span(undefined, failure)
     const refused = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
@@ -284,12 +266,12 @@ export async function chatRoute(
         const usage = end.turn.usage
         trace.entry.usage = logUsage(usage)
         settle(usage.inputTokens + usage.outputTokens, costOfTurn(usage))
-        span(true, end.turn)
+        span(end.turn)
       } else if (end.type === 'error') {
         failed(end.error, end.streamedChars)
-        span(true, undefined, end.error)
+        span(undefined, end.error)
       } else {
-        span(true, undefined, abortedError(adapter.provider))
+        span(undefined, abortedError(adapter.provider))
         const streamedTokens = Math.ceil(end.streamedChars / 4)
         settle(inputTokens + streamedTokens, priced(inputTokens, streamedTokens))
       }

@@ -1,4 +1,4 @@
-import type { RelaySpan, SpanExporter, SpanValue } from './tracing.ts'
+import type { RelaySpan, SpanExporter, SpanValue, TracingOptions } from './tracing.ts'
 
 /** Options of {@link otlpExporter}. */
 export type OtlpExporterOptions = {
@@ -51,6 +51,32 @@ export function otlpExporter(options: OtlpExporterOptions): SpanExporter {
         // The collector is down or unreachable: the spans are dropped.
       }
     },
+  }
+}
+
+/**
+ * Tracing as OpenTelemetry's settings ask for it, `read(name)` giving a setting's value: spans to
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (OTLP/HTTP JSON) with `OTEL_EXPORTER_OTLP_HEADERS` and
+ * `OTEL_SERVICE_NAME`, content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`;
+ * undefined when the endpoint is unset. Throws a `TypeError` naming the setting when the endpoint
+ * is not an http(s) URL.
+ */
+export function otlpTracing(
+  read: (name: string) => string | undefined,
+): TracingOptions | undefined {
+  const endpoint = read('OTEL_EXPORTER_OTLP_ENDPOINT')?.trim() ?? ''
+  if (endpoint === '') return undefined
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw new TypeError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL')
+  }
+  const serviceName = read('OTEL_SERVICE_NAME')?.trim() ?? ''
+  return {
+    exporter: otlpExporter({
+      endpoint,
+      headers: otlpHeaders(read('OTEL_EXPORTER_OTLP_HEADERS')),
+      serviceName: serviceName === '' ? undefined : serviceName,
+    }),
+    captureContent: read('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.trim() === 'true',
   }
 }
 

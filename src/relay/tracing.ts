@@ -1,5 +1,5 @@
 import type { CallOptions } from '../core/adapter.ts'
-import type { AssistantTurn, Conversation } from '../core/conversation.ts'
+import type { AssistantTurn, Conversation, StopReason } from '../core/conversation.ts'
 import type { ErrorKind } from '../core/errors.ts'
 
 /** A span attribute's value, as OpenTelemetry takes it. */
@@ -97,14 +97,19 @@ export type CallRecord = {
   /** Whether the answer was streamed to the client. */
   streamed: boolean
   turn?: AssistantTurn | undefined
+  /** Why the call ended when it has no turn to say it: `aborted` for an answer stopped on request. */
+  finishReason?: StopReason | undefined
   error?: { kind: ErrorKind } | undefined
+  /** The durable conversation the call answers in (`gen_ai.conversation.id`). */
+  conversationId?: string | undefined
 }
 
 /**
  * The span of one model call, with the GenAI semantic conventions' attributes: the operation,
  * provider, request and response model, the request's limits, token usage, the finish reason,
  * the call's duration and time to first chunk (in seconds, as the conventions' metrics of the same
- * names), the error type, and the cost. Prompt and answer text only when `captureContent`.
+ * names), the error type, the cost, and the conversation's id. Prompt and answer text only when
+ * `captureContent`.
  */
 export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
   const { turn, options } = call
@@ -120,6 +125,9 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
     attributes['gen_ai.request.temperature'] = options.temperature
   }
   if (options.stop !== undefined) attributes['gen_ai.request.stop_sequences'] = options.stop
+  if (call.conversationId !== undefined) {
+    attributes['gen_ai.conversation.id'] = call.conversationId
+  }
   if (call.firstChunkMs !== undefined) {
     attributes['gen_ai.client.operation.time_to_first_chunk'] = call.firstChunkMs / 1000
   }
@@ -139,6 +147,8 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
       attributes['gen_ai.usage.reasoning.output_tokens'] = usage.reasoningTokens
     }
     if (usage.cost !== undefined) attributes['thinkwire.usage.cost_usd'] = usage.cost
+  } else if (call.finishReason !== undefined) {
+    attributes['gen_ai.response.finish_reasons'] = [call.finishReason]
   }
   if (call.error !== undefined) attributes['error.type'] = call.error.kind
   if (captureContent) {
@@ -161,6 +171,70 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
     attributes,
     // Only the kind: an upstream message may quote the prompt.
     status: call.error === undefined ? { code: 'ok' } : { code: 'error', message: call.error.kind },
+  }
+}
+
+/** When a call's request arrived: the epoch time a span starts at, and a monotonic clock. */
+export type CallStart = { epochMs: number; perfMs: number }
+
+/** Now, as a {@link CallStart}. */
+export function callStart(): CallStart {
+  return { epochMs: Date.now(), perfMs: performance.now() }
+}
+
+/** How a traced call ended: its turn, or its failure, or (stopped on request) a finish reason. */
+export type CallOutcome = Pick<CallRecord, 'turn' | 'finishReason' | 'error'>
+
+/** The span of one call in progress, from {@link traceCall}. */
+export type CallTrace = {
+  /** An event arrived: the first one sets the time to first chunk. */
+  firstChunk(): void
+  /** Ends the span and hands it to the exporter (once; later calls do nothing). */
+  end(outcome: CallOutcome): void
+}
+
+/**
+ * Starts the span of one model call, continuing the caller's `traceparent` and following its
+ * sampled flag: undefined when tracing is off or the caller's trace is not sampled, so an untraced
+ * call does no tracing work. The span is exported when it ends, and the export is handed to
+ * `waitUntil`; an exporter that throws or rejects never reaches the answer.
+ */
+export function traceCall(
+  tracing: TracingOptions | undefined,
+  traceparent: string | null,
+  call: Pick<
+    CallRecord,
+    'provider' | 'model' | 'options' | 'conversation' | 'streamed' | 'conversationId'
+  >,
+  start: CallStart,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+): CallTrace | undefined {
+  if (tracing === undefined) return undefined
+  const parent = parseTraceparent(traceparent)
+  if (parent !== undefined && !parent.sampled) return undefined
+  let firstChunkMs: number | undefined
+  let ended = false
+  return {
+    firstChunk() {
+      firstChunkMs ??= performance.now() - start.perfMs
+    },
+    end(outcome) {
+      if (ended) return
+      ended = true
+      const span = callSpan(
+        {
+          ...call,
+          ...outcome,
+          parent,
+          startMs: start.epochMs,
+          firstChunkMs,
+          durationMs: performance.now() - start.perfMs,
+        },
+        tracing.captureContent === true,
+      )
+      const exported = (async () => tracing.exporter.export([span]))().catch(() => {})
+      waitUntil?.(exported)
+    },
   }
 }
 

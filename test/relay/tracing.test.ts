@@ -16,6 +16,8 @@ import {
   type RelaySpan,
   type SpanExporter,
 } from '../../src/relay/index.ts'
+import { otlpTracing } from '../../src/relay/otlp-exporter.ts'
+import { callStart, traceCall } from '../../src/relay/tracing.ts'
 import { chat, doneOf, streamed } from './helpers.ts'
 
 const PROMPT = 'What is the secret word?'
@@ -180,6 +182,81 @@ describe('relay traces', () => {
     )
     await streamed(response)
     expect(waited).toEqual([])
+  })
+})
+
+describe('traceCall', () => {
+  const call = {
+    provider: 'acme',
+    model: 'm-1',
+    options: {},
+    conversation: { turns: [{ role: 'user' as const, content: PROMPT }] },
+    streamed: true,
+    conversationId: 'conv-1',
+  }
+  const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+
+  it('traces nothing when tracing is off or the caller’s trace is not sampled', () => {
+    const exporter = memoryExporter()
+    expect(traceCall(undefined, parent, call, callStart(), undefined)).toBeUndefined()
+    const unsampled = parent.replace(/01$/, '00')
+    expect(traceCall({ exporter }, unsampled, call, callStart(), undefined)).toBeUndefined()
+  })
+
+  it('ends a stopped call’s span once, with its finish reason, the conversation and no usage', async () => {
+    const exporter = memoryExporter()
+    const waited: Promise<unknown>[] = []
+    const trace = traceCall({ exporter }, parent, call, callStart(), (p) => void waited.push(p))!
+    trace.firstChunk()
+    trace.end({ finishReason: 'aborted' })
+    trace.end({ error: { kind: 'server' } })
+    await Promise.all(waited)
+    expect(waited).toHaveLength(1)
+    expect(exporter.spans).toHaveLength(1)
+    const span = exporter.spans[0]!
+    expect(span).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentSpanId: '00f067aa0ba902b7',
+      status: { code: 'ok' },
+    })
+    expect(span.attributes).toMatchObject({
+      'gen_ai.conversation.id': 'conv-1',
+      'gen_ai.response.finish_reasons': ['aborted'],
+    })
+    expect(span.attributes).toHaveProperty('gen_ai.client.operation.time_to_first_chunk')
+    expect(span.attributes).not.toHaveProperty('gen_ai.usage.output_tokens')
+    expect(span.attributes).not.toHaveProperty('error.type')
+  })
+
+  it('keeps an exporter that throws away from the call', async () => {
+    const waited: Promise<unknown>[] = []
+    const exporter: SpanExporter = {
+      export() {
+        throw new Error('collector down')
+      },
+    }
+    const trace = traceCall({ exporter }, null, call, callStart(), (p) => void waited.push(p))!
+    expect(() => trace.end({ error: { kind: 'server' } })).not.toThrow()
+    await expect(Promise.all(waited)).resolves.toBeDefined()
+  })
+})
+
+describe('otlpTracing', () => {
+  const settings = (values: Record<string, string>) => (name: string) => values[name]
+
+  it('traces nothing without OTEL_EXPORTER_OTLP_ENDPOINT, and refuses an endpoint that is not http(s)', () => {
+    expect(otlpTracing(settings({}))).toBeUndefined()
+    expect(otlpTracing(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }))).toBeUndefined()
+    expect(() => otlpTracing(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://x' }))).toThrow(
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL',
+    )
+  })
+
+  it('captures content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }
+    expect(otlpTracing(settings(endpoint))?.captureContent).toBe(false)
+    const on = { ...endpoint, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }
+    expect(otlpTracing(settings(on))?.captureContent).toBe(true)
   })
 })
 

@@ -3,60 +3,30 @@
  * shared through the rate limiter's Durable Object, and spans reach a fake OTLP collector (a
  * loopback HTTP server) through `waitUntil`.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { relay, traceparent } from '../../src/client/index.ts'
 import { complete } from '../../src/core/complete.ts'
 import type { AssistantTurn } from '../../src/core/conversation.ts'
 import { payloads, readSse } from '../relay/sse-reader.ts'
+import { startCollector, type FakeCollector, type OtlpExport } from './otlp-collector.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const ENTRY = 'test/worker/fixtures/telemetry-worker.ts'
 const PROMPT = 'Tell me the launch code.'
 
-/** What the fake collector received: each request's path, headers and JSON body. */
-type Export = { path: string; headers: Record<string, unknown>; body: OtlpBody }
-type OtlpAttribute = { key: string; value: Record<string, unknown> }
-type OtlpBody = {
-  resourceSpans: {
-    resource: { attributes: OtlpAttribute[] }
-    scopeSpans: {
-      spans: {
-        traceId: string
-        spanId: string
-        parentSpanId?: string
-        name: string
-        kind: number
-        attributes: OtlpAttribute[]
-        status: { code: number }
-      }[]
-    }[]
-  }[]
-}
-
-let collector: Server
-const exports: Export[] = []
+let collector: FakeCollector
+let exports: OtlpExport[]
 let traced: TestWorker
 let budgeted: TestWorker
 
 beforeAll(async () => {
-  collector = createServer((request, response) => {
-    let text = ''
-    request.setEncoding('utf8')
-    request.on('data', (chunk: string) => (text += chunk))
-    request.on('end', () => {
-      exports.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(text) })
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    })
-  })
-  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
-  const { port } = collector.address() as AddressInfo
+  collector = await startCollector()
+  exports = collector.exports
   ;[traced, budgeted] = await Promise.all([
     startTestWorker(
       {
         MOCK_MODELS: 'off',
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}/collector`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/collector`,
         OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=collector-key',
         OTEL_SERVICE_NAME: 'relay-under-test',
       },
@@ -76,7 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([traced?.dispose(), budgeted?.dispose()])
-  await new Promise((resolve) => collector?.close(resolve))
+  await collector?.close()
 })
 
 const body = JSON.stringify({
@@ -100,17 +70,13 @@ async function doneTurn(response: Response): Promise<AssistantTurn> {
   return (last!.data as { turn: AssistantTurn }).turn
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
 describe('worker in workerd: traces', () => {
   it('sends each call’s span to <endpoint>/v1/traces, continuing the browser’s trace, without content', async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c'
     const parent = 'b7ad6b7169203331'
     const turn = await doneTurn(await post(traced, { traceparent: `00-${traceId}-${parent}-01` }))
     expect(turn.usage.cost).toBe(0.15)
-    await until(() => exports.length > 0)
+    await collector.until(() => exports.length > 0)
     expect(exports).toHaveLength(1)
     const sent = exports[0]!
     expect(sent.path).toBe('/collector/v1/traces')
@@ -160,7 +126,7 @@ describe('worker in workerd: a trace from the relay client', () => {
     expect(sent).toHaveLength(1)
     const [, traceId, spanId, flags] = sent[0]!.split('-')
     expect(flags).toBe('01')
-    await until(() => exports.length > before)
+    await collector.until(() => exports.length > before)
     const spans = exports
       .slice(before)
       .flatMap((posted) => posted.body.resourceSpans[0]!.scopeSpans[0]!.spans)
