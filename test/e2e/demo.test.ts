@@ -70,14 +70,7 @@ describe('demo in Chromium, served by wrangler dev', () => {
         expect(timing['relay']).toBeGreaterThanOrEqual(0)
 
         // While it thinks, the lane is open and streams; there is no answer yet.
-        await page.waitForFunction(() => {
-          const lane = document.querySelector('[data-testid="thinking"]')
-          return (
-            lane?.getAttribute('data-open') === 'true' &&
-            (lane.textContent ?? '').includes('The user') &&
-            document.querySelector('[data-testid="answer"]') === null
-          )
-        })
+        await thinkingLive(page)
         await expect(page.locator('[data-testid="stop"]').isVisible()).resolves.toBe(true)
 
         // When the answer starts, the lane folds to "Thought for N s".

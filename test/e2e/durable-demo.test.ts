@@ -54,6 +54,15 @@ async function streaming(page: DemoPage, chars = 20): Promise<void> {
   )
 }
 
+/** Asks the tour on `page` and waits until it streams; returns the conversation's id. */
+async function tourInFlight(page: DemoPage): Promise<string> {
+  await ask(page, TOUR)
+  await streaming(page)
+  const id = conversationOf(page)
+  expect(id).toBeDefined()
+  return id!
+}
+
 /**
  * The names of every event the relay logged for a conversation, from its first, read from the
  * server (not the page) once no answer is in flight. Each model call the conversation's object
@@ -105,10 +114,7 @@ describe('the demo on durable conversations, in Chromium', () => {
     async () => {
       const page = await openDemo()
       const calls = countCalls(page)
-      await ask(page, TOUR)
-      await streaming(page)
-      const id = conversationOf(page)!
-      expect(id).toBeDefined()
+      const id = await tourInFlight(page)
 
       const load = loaded(page, id)
       await page.reload()
@@ -148,9 +154,7 @@ describe('the demo on durable conversations, in Chromium', () => {
     'shows the same live answer in a second tab, and a message sent in either appears in both',
     async () => {
       const first = await openDemo()
-      await ask(first, TOUR)
-      await streaming(first)
-      const id = conversationOf(first)!
+      const id = await tourInFlight(first)
 
       const second = await openDemo(`/?c=${id}`)
       // The second tab joins the answer while it streams.
@@ -186,9 +190,7 @@ describe('the demo on durable conversations, in Chromium', () => {
     'stops the answer in every tab when one tab stops it',
     async () => {
       const first = await openDemo()
-      await ask(first, TOUR)
-      await streaming(first)
-      const id = conversationOf(first)!
+      const id = await tourInFlight(first)
       const second = await openDemo(`/?c=${id}`)
       // The second tab attached to the answer in flight: it can stop it.
       await second.click('[data-testid="stop"]')
@@ -230,9 +232,7 @@ describe('the demo on durable conversations, in Chromium', () => {
         { path: '/' },
       )
       opened.push(page)
-      await ask(page, TOUR)
-      await streaming(page)
-      const id = conversationOf(page)!
+      const id = await tourInFlight(page)
       const resumedFrom: number[] = []
       page.on('request', (request) => {
         const url = new URL(request.url())

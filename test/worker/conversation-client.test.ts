@@ -4,7 +4,7 @@
  * event it saw, stopped from another store, and continued by a browser-side tool loop.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { relayConversation } from '../../src/client/conversation.ts'
+import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
 import type { ToolTurn } from '../../src/core/conversation.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
@@ -28,6 +28,25 @@ afterAll(async () => {
 })
 
 const headers = { authorization: `Bearer ${TOKEN}` }
+
+/** A conversation store on the test Worker, with the bench token, on `mock/echo` unless told. */
+function onWorker(options: Partial<RelayConversationOptions> = {}) {
+  return relayConversation({ url: worker.url.href, model: 'mock/echo', headers, ...options })
+}
+
+/**
+ * Waits until a following store shows, after the first exchange, `question` sent elsewhere and the
+ * mock's answer to it, and is ready.
+ */
+async function followed(store: ReturnType<typeof onWorker>, question: string): Promise<void> {
+  await vi.waitFor(() => {
+    const texts = store.getSnapshot().messages.map((m) => m.text)
+    expect(texts).toHaveLength(4)
+    expect(texts[2]).toBe(question)
+    expect(texts[3]).toContain(`You said: "${question}"`)
+  })
+  expect(store.getSnapshot().status).toBe('ready')
+}
 
 /** A fetch whose first conversation stream is cut after `bytes`, as a dropped network cuts it. */
 function droppingFetch(bytes: number) {
@@ -60,12 +79,7 @@ function droppingFetch(bytes: number) {
 describe('relayConversation', () => {
   it('creates a conversation on the first send and restores it in another store', async () => {
     const ids: string[] = []
-    const first = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      onId: (id) => ids.push(id),
-    })
+    const first = onWorker({ onId: (id) => ids.push(id) })
     await first.send('Bonjour 👋')
     const shown = first.getSnapshot()
     expect(shown.status).toBe('ready')
@@ -74,12 +88,7 @@ describe('relayConversation', () => {
     expect(shown.messages[1]?.text).toContain('You said: "Bonjour 👋"')
     expect(ids).toEqual([first.id])
 
-    const second = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      id: first.id,
-    })
+    const second = onWorker({ id: first.id })
     await second.load()
     expect(second.getSnapshot().messages.map((m) => m.text)).toEqual(
       shown.messages.map((m) => m.text),
@@ -92,12 +101,7 @@ describe('relayConversation', () => {
 
   it('resumes a dropped stream from the last event it saw: the whole answer, once', async () => {
     const dropping = droppingFetch(400)
-    const store = relayConversation({
-      url: worker.url.href,
-      model: 'test/paced',
-      headers,
-      fetch: dropping.fetch,
-    })
+    const store = onWorker({ model: 'test/paced', fetch: dropping.fetch })
     await store.send('Go slowly')
     await vi.waitFor(() => expect(store.getSnapshot().status).toBe('ready'), { timeout: 10_000 })
     expect(dropping.dropped()).toBe(1)
@@ -109,15 +113,10 @@ describe('relayConversation', () => {
   })
 
   it('is stopped from another store: every tab sees the stopped answer', async () => {
-    const sender = relayConversation({ url: worker.url.href, model: 'test/paced', headers })
+    const sender = onWorker({ model: 'test/paced' })
     const sending = sender.send('Go slowly')
     await vi.waitFor(() => expect(sender.getSnapshot().status).toBe('streaming'))
-    const other = relayConversation({
-      url: worker.url.href,
-      model: 'test/paced',
-      headers,
-      id: sender.id,
-    })
+    const other = onWorker({ model: 'test/paced', id: sender.id })
     await other.load()
     // The second store attached to the answer in flight, and stops it for both.
     await vi.waitFor(() => expect(other.getSnapshot().status).toBe('streaming'))
@@ -134,10 +133,8 @@ describe('relayConversation', () => {
   })
 
   it('answers tool calls in the browser and sends the results as a tool turn', async () => {
-    const store = relayConversation({
-      url: worker.url.href,
+    const store = onWorker({
       model: 'test/tools',
-      headers,
       maxSteps: 2,
       onToolCall: (call) => `sunny in ${(call.input as { city: string }).city}`,
     })
@@ -149,52 +146,24 @@ describe('relayConversation', () => {
   })
 
   it('follows the conversation while idle: another tab’s message and answer arrive as they happen', async () => {
-    const writer = relayConversation({ url: worker.url.href, model: 'mock/echo', headers })
+    const writer = onWorker()
     await writer.send('Erste Frage')
-    const follower = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      id: writer.id,
-      follow: true,
-    })
+    const follower = onWorker({ id: writer.id, follow: true })
     await follower.load()
     expect(follower.getSnapshot().messages).toHaveLength(2)
     await writer.send('Zweite Frage')
-    await vi.waitFor(() => {
-      const texts = follower.getSnapshot().messages.map((m) => m.text)
-      expect(texts).toHaveLength(4)
-      expect(texts[2]).toBe('Zweite Frage')
-      expect(texts[3]).toContain('You said: "Zweite Frage"')
-    })
-    expect(follower.getSnapshot().status).toBe('ready')
+    await followed(follower, 'Zweite Frage')
     writer.dispose()
     follower.dispose()
   })
 
   it('follows a conversation it created itself, once the first send made it', async () => {
-    const creator = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      follow: true,
-    })
+    const creator = onWorker({ follow: true })
     await creator.send('Mine')
-    const other = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      id: creator.id,
-    })
+    const other = onWorker({ id: creator.id })
     await other.load()
     await other.send('From elsewhere')
-    await vi.waitFor(() => {
-      const texts = creator.getSnapshot().messages.map((m) => m.text)
-      expect(texts).toHaveLength(4)
-      expect(texts[2]).toBe('From elsewhere')
-      expect(texts[3]).toContain('You said: "From elsewhere"')
-    })
-    expect(creator.getSnapshot().status).toBe('ready')
+    await followed(creator, 'From elsewhere')
     creator.dispose()
     other.dispose()
   })
@@ -208,12 +177,7 @@ describe('relayConversation', () => {
       }
       return globalThis.fetch(input, init)
     }
-    const store = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      fetch: recording,
-    })
+    const store = onWorker({ fetch: recording })
     await store.send('First')
     store.update({ model: 'test/paced' })
     await store.send('Second')
@@ -231,12 +195,7 @@ describe('relayConversation', () => {
       }
       return globalThis.fetch(input, init)
     }
-    const store = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      fetch: refusing,
-    })
+    const store = onWorker({ fetch: refusing })
     await store.send('Are you there?')
     let shown = store.getSnapshot()
     expect(shown.status).toBe('error')
@@ -262,12 +221,7 @@ describe('relayConversation', () => {
     expect(shown.error).toBeUndefined()
     expect(shown.messages).toHaveLength(2)
     // Nothing of it reached the relay.
-    const restored = relayConversation({
-      url: worker.url.href,
-      model: 'mock/echo',
-      headers,
-      id: store.id,
-    })
+    const restored = onWorker({ id: store.id })
     await restored.load()
     expect(restored.getSnapshot().conversation.turns).toHaveLength(2)
     store.dispose()
