@@ -4,7 +4,8 @@
  * 1. The relay over HTTP, fuzzed (method, path, origin, authorization, content-type,
  *    content-length, body), 10,000+ cases, each answered with its predicted status.
  * 2. SSE under random chunk boundaries: random events through the relay's encoder and `relay()`,
- *    and every provider fixture cut at many points at once.
+ *    thinkwire's parser against eventsource-parser on random streams, and every provider fixture
+ *    cut at many points at once.
  * 3. Memory: the stream guard keeps no event alive, and the relay in Node keeps nothing of its
  *    streams (requests, responses, heap) once they end.
  * 4. Misuse at scale: matching tool results to calls in a 1 MiB body costs what a benign body of the
@@ -23,6 +24,7 @@ import {
   providerFixtures,
   relayChunkingProperty,
 } from '../test/fuzz/sse-chunking.ts'
+import { sameAsReference } from '../test/fuzz/sse-parser.ts'
 import { guardRetention } from '../test/load/guard-retention.ts'
 import { runInProcess } from '../test/load/in-process.ts'
 import { parallelAdmission, refusalsCounted, validationRatio } from '../test/load/misuse.ts'
@@ -73,6 +75,12 @@ await step(`SSE: relay encoder → relay() under random chunkings, seed ${seed}`
   const runs = 2_000
   await fc.assert(relayChunkingProperty(5), { numRuns: runs, seed })
   process.stdout.write(`   ${runs} random event lists × 5 chunkings each, all identical\n`)
+})
+
+await step(`SSE: thinkwire's parser against eventsource-parser, seed ${seed}`, async () => {
+  const runs = 100_000
+  fc.assert(sameAsReference, { numRuns: runs, seed })
+  process.stdout.write(`   ${runs} random streams, each cut at random points, all identical\n`)
 })
 
 await step(`SSE: provider fixtures under random multi-point chunkings, seed ${seed}`, async () => {

@@ -1,4 +1,4 @@
-import type { EventSourceMessage } from 'eventsource-parser'
+import type { EventSourceMessage } from '../kit/sse-parser.ts'
 import type { AssistantTurn, Source, StopDetails, Usage } from '../core/conversation.ts'
 import { isRetryableKind, ThinkwireError, type ErrorKind } from '../core/errors.ts'
 import type { Event, ToolCall } from '../core/events.ts'

@@ -1,5 +1,5 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { providerError } from '../core/errors.ts'
+import { createSseParser, type EventSourceMessage } from './sse-parser.ts'
 
 export type { EventSourceMessage }
 
@@ -31,10 +31,9 @@ export type ReadEventStreamOptions<T> = {
 }
 
 const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
-const CR = 13
 
 /**
- * Reads an SSE body once, with eventsource-parser, and yields the decoded items of each network
+ * Reads an SSE body once, with {@link createSseParser}, and yields the decoded items of each network
  * read as one batch (possibly empty: a read that completed no event still proves the upstream is
  * alive). Ends at the decoder's `END` or at the end of the body. SSE ends every event with a blank
  * line: an event the body ends inside was cut off (a `network` error), unless the decoder calls it
@@ -56,7 +55,6 @@ export function readEventStream<T>(
   /** Set inside `feed` by the callbacks: a failure to throw after the items read before it. */
   let failure: { error: unknown } | undefined
   let atEnd = false
-  let lastChar = 0
   /** Done reading: at the terminal event, at the end of the body, or on a failure. */
   let closed = false
   /** Stops reading, once; the body is released (cancelled) unless it was read to its end. */
@@ -71,7 +69,7 @@ export function readEventStream<T>(
     failure = { error }
   }
   signal?.addEventListener('abort', cancel, { once: true })
-  const parser = createParser({
+  const parser = createSseParser({
     maxBufferSize: maxEventChars,
     onEvent(message) {
       if (closed) return
@@ -87,8 +85,8 @@ export function readEventStream<T>(
       else if (item !== undefined) batch.push(item)
     },
     onComment,
-    onError(error) {
-      if (error.type !== 'max-buffer-size-exceeded' || closed) return
+    onOverflow() {
+      if (closed) return
       const message = `an event of the stream is longer than ${maxEventChars} characters`
       failWith(providerError('server', provider, message))
     },
@@ -112,13 +110,11 @@ export function readEventStream<T>(
       throw error
     }
     const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
-    if (text !== '') lastChar = text.charCodeAt(text.length - 1)
     try {
       if (chunk.done) {
-        // A CR that ended the body may be the first half of a CRLF, so the parser still waits on
-        // it: an LF completes that line ending without adding a line. Then a blank line brings
-        // out any event the body ended inside.
-        parser.feed(lastChar === CR ? `${text}\n` : text)
+        parser.feed(text)
+        // A line break and a blank line bring out any event the body ended inside (after a CR,
+        // the parser takes the first LF as the end of that CRLF).
         atEnd = true
         parser.feed('\n\n')
         close(true)
