@@ -5,7 +5,7 @@ import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../src/
 import type { Event } from '../src/core/events.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
-import type { WireError, WireEvents } from '../src/core/wire.ts'
+import type { WireEvents } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import {
   reserveAnswer,
@@ -42,6 +42,7 @@ import {
   validateMessageRequest,
   type ConversationSizeLimits,
 } from '../src/relay/conversations/turn-rules.ts'
+import { relayData } from '../src/relay/dialects.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
 import { otlpTracing } from '../src/relay/otlp-exporter.ts'
@@ -64,8 +65,11 @@ export const CLIENT_HEADER = 'x-thinkwire-client'
 
 export type { ConversationListing }
 
+/** The `turn` event of a conversation's stream: the turn an answer answers, before its events. */
+type TurnEvent = { turn: Turn }
+
 /** The events of a conversation's stream: the relay's, after the `turn` each answer answers. */
-type ConversationEvents = WireEvents & { turn: { turn: Turn } }
+type ConversationEvents = WireEvents & { turn: TurnEvent }
 
 type Meta = {
   id: string
@@ -532,7 +536,7 @@ export class ConversationObject extends DurableObject<Env> {
     this.#answer = answer
     const { lastError: _cleared, ...rest } = this.#meta ?? meta
     this.#saveMeta({ ...rest, streaming: true, updatedAt: new Date().toISOString() })
-    this.#publish('turn', { turn: displayTurn(answered) })
+    this.#publish('turn', JSON.stringify({ turn: displayTurn(answered) } satisfies TurnEvent))
     this.#announce()
     void this.#run(answer, call).finally(resolve)
   }
@@ -566,10 +570,10 @@ export class ConversationObject extends DurableObject<Env> {
               ? { type: 'tool-call', call: { ...event.call, input: {} } }
               : event
           answer.chars += event.call.name.length + JSON.stringify(shown.call.input).length
-          this.#publish('tool-call', { call: shown.call })
+          this.#publish('tool-call', relayData.delta(shown))
         } else {
           answer.chars += event.text.length
-          this.#publish(event.type, { text: event.text })
+          this.#publish(event.type, relayData.delta(event))
         }
       }
       if (turn === undefined && !signal.aborted) {
@@ -596,30 +600,24 @@ export class ConversationObject extends DurableObject<Env> {
     if (complete !== undefined && !answer.stopped) {
       if (answer.replaces) this.#dropLastTurn()
       this.#storeTurn(complete)
-      this.#publish('done', { turn: displayTurn(complete) })
+      this.#publish('done', relayData.done(displayTurn(complete)))
       outcome = { turn: complete }
     } else if (answer.stopped) {
       outcome = { finishReason: 'aborted' }
       const last = answer.replaces ? this.#lastTurn() : undefined
       if (last?.role === 'assistant') {
         // A stopped regenerate changes nothing: its `done` is the answer that stays.
-        this.#publish('done', { turn: displayTurn(last) })
+        this.#publish('done', relayData.done(displayTurn(last)))
       } else {
         // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
         // (calls without results could not be sent again), rebuilt from the answer's events.
         const stopped = partialTurn(foldFrames(this.#framesFrom(answer.firstId)))
         this.#storeTurn(stopped)
-        this.#publish('done', { turn: stopped })
+        this.#publish('done', relayData.done(stopped))
       }
     } else {
       const error = failure ?? toThinkwireError(new Error('the answer failed'), undefined)
-      const data: WireError = {
-        kind: error.kind,
-        message: error.message,
-        retryable: error.retryable,
-      }
-      if (error.retryAfterMs !== undefined) data.retryAfterMs = error.retryAfterMs
-      this.#publish('error', data)
+      this.#publish('error', relayData.error(error))
       next.lastError = { kind: error.kind, message: error.message }
       outcome = { error }
     }
@@ -641,7 +639,7 @@ export class ConversationObject extends DurableObject<Env> {
   /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
   #recover(meta: Meta): void {
     const message = 'the answer was interrupted when the relay restarted: regenerate it'
-    this.#log.append('error', { kind: 'server', message, retryable: true } satisfies WireError)
+    this.#log.append('error', relayData.error({ kind: 'server', message, retryable: true }))
     this.#log.flush()
     this.#saveMeta({
       ...meta,
@@ -701,7 +699,8 @@ export class ConversationObject extends DurableObject<Env> {
     return { text, lastId }
   }
 
-  #publish<N extends keyof ConversationEvents>(name: N, data: ConversationEvents[N]): void {
+  /** Logs one event (its data as JSON) and sends it to every subscriber. */
+  #publish(name: keyof ConversationEvents, data: string): void {
     this.#fanOut.publish(this.#log.append(name, data))
     const held = this.#heldChars()
     if (held > this.#peakHeldChars) this.#peakHeldChars = held

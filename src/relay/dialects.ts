@@ -2,6 +2,7 @@ import type { CallOptions } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
 import type { ErrorKind, ThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
+import type { WireError, WireEvents } from '../core/wire.ts'
 import {
   completionErrorResponse,
   completionResponse,
@@ -100,29 +101,38 @@ export const chatDialect: Dialect = {
 export function relayEncoder(): StreamEncoder {
   const sse = createSseEncoder()
   return {
-    delta(event) {
-      switch (event.type) {
-        // `{"text":…}` written around the one string: the same JSON as stringifying the object,
-        // without building it (the relay's most frequent event).
-        case 'text':
-          return sse.event('text', `{"text":${JSON.stringify(event.text)}}`)
-        case 'thinking':
-          return sse.event('thinking', `{"text":${JSON.stringify(event.text)}}`)
-        case 'tool-call':
-          return sse.event('tool-call', JSON.stringify({ call: event.call }))
-      }
-    },
-    done: (turn) => sse.event('done', JSON.stringify({ turn })),
-    error(failure) {
-      const data: Record<string, unknown> = {
-        kind: failure.kind,
-        message: failure.message,
-        retryable: failure.retryable,
-      }
-      if (failure.retryAfterMs !== undefined) data['retryAfterMs'] = failure.retryAfterMs
-      return sse.event('error', JSON.stringify(data))
-    },
+    delta: (event) => sse.event(event.type, relayData.delta(event)),
+    done: (turn) => sse.event('done', relayData.done(turn)),
+    error: (failure) => sse.event('error', relayData.error(failure)),
   }
+}
+
+/**
+ * The `data` of each event of `/v1/chat` (DESIGN §5) as JSON text: what the relay's streams and a
+ * conversation's event log both write.
+ */
+export const relayData = {
+  delta(event: StreamDelta): string {
+    switch (event.type) {
+      // `{"text":…}` written around the one string: the same JSON as stringifying the object,
+      // without building it (the relay's most frequent event).
+      case 'text':
+      case 'thinking':
+        return `{"text":${JSON.stringify(event.text)}}`
+      case 'tool-call':
+        return JSON.stringify({ call: event.call } satisfies WireEvents['tool-call'])
+    }
+  },
+  done: (turn: AssistantTurn): string => JSON.stringify({ turn } satisfies WireEvents['done']),
+  error(failure: WireError): string {
+    const data: WireError = {
+      kind: failure.kind,
+      message: failure.message,
+      retryable: failure.retryable,
+    }
+    if (failure.retryAfterMs !== undefined) data.retryAfterMs = failure.retryAfterMs
+    return JSON.stringify(data)
+  },
 }
 
 /** `POST /v1/chat/completions`: OpenAI's Chat Completions, for any OpenAI client (DESIGN §10). */

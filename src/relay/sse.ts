@@ -1,4 +1,4 @@
-/** Writes Server-Sent Events as text, numbering them with `id:` from 1. */
+/** Writes Server-Sent Events as text, numbering them with `id:`. */
 export type SseEncoder = {
   /** One event. `data` may span lines: every line ending (CRLF, LF or CR) starts a `data:` line. */
   event(name: string, data: string): string
@@ -9,7 +9,8 @@ export type SseEncoder = {
 const LINE_ENDING = /\r\n|\r|\n/
 
 /**
- * Creates an SSE encoder. A pure state machine: it holds only the next id and does no I/O.
+ * Creates an SSE encoder whose first event gets id `lastId + 1` (1 by default). A pure state
+ * machine: it holds only the last id and does no I/O.
  *
  * @example
  * ```ts
@@ -17,8 +18,8 @@ const LINE_ENDING = /\r\n|\r|\n/
  * sse.event('text', '{"text":"Hi"}') // 'id: 1\nevent: text\ndata: {"text":"Hi"}\n\n'
  * ```
  */
-export function createSseEncoder(): SseEncoder {
-  let id = 0
+export function createSseEncoder(lastId = 0): SseEncoder {
+  let id = lastId
   // The name last checked: a stream repeats a few names, so each run of one is checked once.
   let checked = ''
   return {

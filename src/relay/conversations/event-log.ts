@@ -1,3 +1,5 @@
+import { createSseEncoder } from '../sse.ts'
+
 /**
  * Events written to storage together, as one row: ids `firstId` to `lastId`, their SSE frames as
  * sent, one after the other (so a replay sends the stored text as it is, without decoding it).
@@ -18,8 +20,11 @@ export type EventLogOptions = {
 
 /** The conversation's event log. */
 export type EventLog = {
-  /** Numbers and encodes one event, holds it, and writes the batch when it is full. Returns its frame. */
-  append(name: string, data: unknown): string
+  /**
+   * Numbers one event and encodes it as SSE (`data` is its JSON, see `relayData`), holds it, and
+   * writes the batch when it is full. Returns its frame.
+   */
+  append(name: string, data: string): string
   /** Writes what is held (at the end of an answer). */
   flush(): void
   /** The events held in memory (not yet written), as a batch; null when none is. */
@@ -41,7 +46,10 @@ export type EventLog = {
  */
 export const MAX_BATCH_EVENTS = 2048
 
-const LINE_ENDING = /[\r\n]/
+/**
+ * Where a frame ends: the SSE encoder writes no blank line inside one (each line break in its data
+ * starts another `data:` line), so a text of frames is cut at each.
+ */
 const FRAME_END = '\n\n'
 
 /**
@@ -53,6 +61,7 @@ const FRAME_END = '\n\n'
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
+  const sse = createSseEncoder(options.lastId)
   let lastId = options.lastId
   let text = ''
   let count = 0
@@ -68,7 +77,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
   return {
     append(name, data) {
       lastId++
-      const frame = sseFrame(lastId, name, data)
+      const frame = sse.event(name, data)
       text += frame
       count++
       if (count >= maxEvents || text.length >= maxChars) flush()
@@ -86,16 +95,6 @@ export function createEventLog(options: EventLogOptions): EventLog {
       return text.length
     },
   }
-}
-
-/**
- * One SSE event with its id. `data` is one line of JSON: `JSON.stringify` escapes every CR and LF
- * inside strings and adds none between tokens, so a frame holds no blank line but its last, which
- * is what lets a batch of frames be cut by searching for it.
- */
-export function sseFrame(id: number, name: string, data: unknown): string {
-  if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
-  return `id: ${id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 /**
@@ -119,7 +118,7 @@ function frameOffset(text: string, n: number, offset = 0, from = 0): number {
   return at
 }
 
-/** Each frame of a text of frames (as {@link sseFrame} makes them), in order. */
+/** Each frame of a text of frames (as the log makes them), in order. */
 export function* splitFrames(text: string): Generator<string> {
   for (let at = 0; at < text.length;) {
     const end = text.indexOf(FRAME_END, at)
@@ -130,8 +129,8 @@ export function* splitFrames(text: string): Generator<string> {
 }
 
 /**
- * The event name and data of a frame made by {@link sseFrame} (the other side of it), or null for
- * text that is not one.
+ * The event name and data of a frame the log made (the other side of `append`), or null for text
+ * that is not one.
  */
 export function decodeFrame(frame: string): { name: string; data: unknown } | null {
   let name: string | undefined

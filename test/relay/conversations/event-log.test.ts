@@ -5,7 +5,6 @@ import {
   MAX_BATCH_EVENTS,
   parseLastEventId,
   splitFrames,
-  sseFrame,
   type EventBatch,
 } from '../../../src/relay/conversations/event-log.ts'
 import { parseSse } from '../sse-reader.ts'
@@ -27,8 +26,8 @@ function replay(batches: EventBatch[], log: ReturnType<typeof logWith>['log'], l
 describe('the event log of a conversation', () => {
   it('numbers events on from the last id, one frame per event', () => {
     const { log } = logWith(41)
-    const first = log.append('text', { text: 'Hi' })
-    const second = log.append('done', { turn: { text: 'Hi' } })
+    const first = log.append('text', JSON.stringify({ text: 'Hi' }))
+    const second = log.append('done', JSON.stringify({ turn: { text: 'Hi' } }))
     expect(log.lastId).toBe(43)
     expect(first).toBe('id: 42\nevent: text\ndata: {"text":"Hi"}\n\n')
     expect(parseSse(first + second).events.map((e) => e.id)).toEqual(['42', '43'])
@@ -37,7 +36,7 @@ describe('the event log of a conversation', () => {
 
   it('writes a 1,000-token answer as one batch of whole events, at its end', () => {
     const { log, batches } = logWith()
-    for (let i = 0; i < 1000; i++) log.append('text', { text: 'x' })
+    for (let i = 0; i < 1000; i++) log.append('text', JSON.stringify({ text: 'x' }))
     expect(batches).toHaveLength(0)
     log.flush()
     expect(batches.map((batch) => [batch.firstId, batch.lastId])).toEqual([[1, 1000]])
@@ -47,7 +46,7 @@ describe('the event log of a conversation', () => {
 
   it('holds at most MAX_BATCH_EVENTS events, however small', () => {
     const { log, batches } = logWith(0, { maxChars: Infinity })
-    for (let i = 0; i < 5000; i++) log.append('text', { text: 'x' })
+    for (let i = 0; i < 5000; i++) log.append('text', JSON.stringify({ text: 'x' }))
     expect(batches.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([
       MAX_BATCH_EVENTS,
       MAX_BATCH_EVENTS,
@@ -58,7 +57,7 @@ describe('the event log of a conversation', () => {
   it('fills a batch to the character bound before the event bound, whatever the frames', () => {
     const { log, batches } = logWith(9)
     // The smallest frames there are: one-character texts.
-    for (let i = 0; i < 4000; i++) log.append('text', { text: 'x' })
+    for (let i = 0; i < 4000; i++) log.append('text', JSON.stringify({ text: 'x' }))
     expect(batches.length).toBeGreaterThan(0)
     for (const batch of batches) {
       expect(batch.text.length).toBeGreaterThanOrEqual(64 * 1024)
@@ -68,7 +67,7 @@ describe('the event log of a conversation', () => {
 
   it('writes a batch early when its frames reach the character bound', () => {
     const { log, batches } = logWith(0, { maxChars: 1000 })
-    for (let i = 0; i < 10; i++) log.append('text', { text: 'y'.repeat(300) })
+    for (let i = 0; i < 10; i++) log.append('text', JSON.stringify({ text: 'y'.repeat(300) }))
     expect(batches.map((batch) => [...splitFrames(batch.text)].length)).toEqual([3, 3, 3])
     expect(log.heldEvents).toBe(1)
   })
@@ -76,7 +75,7 @@ describe('the event log of a conversation', () => {
   it('replays exactly the events after any id, from storage and memory, with no gap or repeat', () => {
     const { log, batches } = logWith(0, { maxEvents: 7 })
     const all: string[] = []
-    for (let i = 0; i < 40; i++) all.push(log.append('text', { text: `${i}\n\r` }))
+    for (let i = 0; i < 40; i++) all.push(log.append('text', JSON.stringify({ text: `${i}\n\r` })))
     for (let after = 0; after <= 40; after++) {
       expect(replay(batches, log, after)).toBe(all.slice(after).join(''))
     }
@@ -85,7 +84,7 @@ describe('the event log of a conversation', () => {
   it('cuts a batch to the frames between two ids', () => {
     const { log, batches } = logWith(9, { maxEvents: 5 })
     const all: string[] = []
-    for (let i = 0; i < 5; i++) all.push(log.append('text', { text: `line\n${i}` }))
+    for (let i = 0; i < 5; i++) all.push(log.append('text', JSON.stringify({ text: `line\n${i}` })))
     const [batch] = batches
     expect(batch).toMatchObject({ firstId: 10, lastId: 14 })
     for (let after = 8; after <= 15; after++) {
@@ -97,11 +96,16 @@ describe('the event log of a conversation', () => {
     expect([...splitFrames(batch!.text)]).toEqual(all)
   })
 
-  it('keeps data on one line (JSON escapes line endings) and refuses one in an event name', () => {
-    expect(sseFrame(1, 'text', 'a\nb\r\u2028')).toBe(
+  it('keeps every frame free of blank lines, whatever its data, and refuses a line break in a name', () => {
+    const { log } = logWith()
+    expect(log.append('text', JSON.stringify('a\nb\r\u2028'))).toBe(
       'id: 1\nevent: text\ndata: "a\\nb\\r\u2028"\n\n',
     )
-    expect(() => sseFrame(1, 'te\nxt', {})).toThrow(/CR or LF/)
+    // Data that is not JSON text is still one frame: each line break starts a `data:` line.
+    const raw = log.append('text', 'a\n\nb\r\n')
+    expect(raw).toBe('id: 2\nevent: text\ndata: a\ndata: \ndata: b\ndata: \n\n')
+    expect([...splitFrames(log.held()!.text)]).toHaveLength(2)
+    expect(() => log.append('te\nxt', '{}')).toThrow(/CR or LF/)
   })
 
   it('reads Last-Event-ID from the header, else the query, and refuses what is not a count', () => {

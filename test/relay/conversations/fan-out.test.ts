@@ -57,7 +57,7 @@ function conversation(
   })
   const frames: string[] = []
   const publish = (text: string) => {
-    const frame = log.append('text', { text })
+    const frame = log.append('text', JSON.stringify({ text }))
     frames.push(frame)
     fanOut.publish(frame)
   }

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { decodeFrame, sseFrame } from '../../../src/relay/conversations/event-log.ts'
+import { decodeFrame } from '../../../src/relay/conversations/event-log.ts'
 import { foldFrames } from '../../../src/relay/conversations/fold-frames.ts'
 import { partialTurn } from '../../../src/core/reducer.ts'
+import { createSseEncoder } from '../../../src/relay/sse.ts'
+
+/** Event `id` as the event log writes it. */
+const sseFrame = (id: number, name: string, data: unknown) =>
+  createSseEncoder(id - 1).event(name, JSON.stringify(data))
 
 describe('folding an answer from its logged frames', () => {
-  it('decodes what sseFrame encodes, line breaks and all', () => {
+  it('decodes what the log encodes, line breaks and all', () => {
     const data = { text: 'two\nlines\r\nand \u2028 a separator', n: 1 }
     expect(decodeFrame(sseFrame(7, 'text', data))).toEqual({ name: 'text', data })
     expect(decodeFrame(': ping\n\n')).toBeNull()
