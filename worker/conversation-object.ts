@@ -819,9 +819,9 @@ export class ConversationObject extends DurableObject<Env> {
 }
 
 /**
- * The JSON body the Worker sent on. The Worker read the client's body under the size and time
- * limits and sends its value as JSON text, and only the Worker reaches an object: so it is parsed
- * once more here, without a second reader, timer or size count.
+ * The JSON body the Worker passed on. The Worker read the client's body under the size and time
+ * limits, checked that it is JSON, and sends its text as it came; only the Worker reaches an
+ * object, so the body is read here without a second timer or size count.
  */
 async function sentBody(
   request: Request,

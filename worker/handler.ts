@@ -137,7 +137,8 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
           route.op === 'create' ? undefined : await countRefusal(rateLimiter, clientId)
         return counted ?? errorResponse(read.status, 'invalid-request', read.message)
       }
-      body = JSON.stringify(read.value)
+      // Passed on as it came: the object parses it (the Worker checked that it is JSON).
+      body = read.text
     } else if (route.op === 'create') {
       body = '{}'
     }

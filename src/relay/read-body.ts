@@ -1,6 +1,9 @@
-/** A parsed JSON body, or why it was refused (408 too slow, 413 too large, 415 not JSON, 400 unreadable). */
+/**
+ * A parsed JSON body (with its text, to pass on as it came), or why it was refused (408 too slow,
+ * 413 too large, 415 not JSON, 400 unreadable).
+ */
 export type BodyResult =
-  | { ok: true; value: unknown; bytes: number }
+  | { ok: true; value: unknown; text: string; bytes: number }
   | { ok: false; status: 400 | 408 | 413 | 415; message: string }
 
 /**
@@ -67,7 +70,7 @@ export async function readJsonBody(
     return { ok: false, status: 400, message: 'body is not valid UTF-8' }
   }
   try {
-    return { ok: true, value: JSON.parse(text), bytes }
+    return { ok: true, value: JSON.parse(text), text, bytes }
   } catch (error) {
     // The parser's message quotes the body: it goes to the client, never to the log.
     const reason = error instanceof Error ? `: ${error.message.slice(0, 120)}` : ''
