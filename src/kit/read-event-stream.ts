@@ -33,12 +33,12 @@ export type ReadEventStreamOptions<T> = {
 const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
 
 /**
- * Reads an SSE body once, with {@link createSseParser}, and yields the decoded items of each network
- * read as one batch (possibly empty: a read that completed no event still proves the upstream is
- * alive). Ends at the decoder's `END` or at the end of the body. SSE ends every event with a blank
- * line: an event the body ends inside was cut off (a `network` error), unless the decoder calls it
- * the terminal event, which some servers send without its blank line. Leaving early, failing, or
- * reaching `END` cancels the body, which releases the connection.
+ * Reads an SSE body once, with {@link createSseParser}, and yields the decoded items of each
+ * network read as one batch (possibly empty: a read that completed no event still proves the
+ * upstream is alive). Ends at the decoder's `END` or at the end of the body. SSE ends every event
+ * with a blank line: an event the body ends inside was cut off (a `network` error), unless the
+ * decoder calls it the terminal event, which some servers send without its blank line. Leaving
+ * early, failing, or reaching `END` cancels the body, which releases the connection.
  */
 export function readEventStream<T>(
   body: ReadableStream<Uint8Array> | null,

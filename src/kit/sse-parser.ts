@@ -1,4 +1,4 @@
-/** One Server-Sent Event: its data lines joined by `\n`, and its `event` and `id` fields if it had them. */
+/** One Server-Sent Event: its data lines joined by `\n`, and its `event` and `id` if given. */
 export type EventSourceMessage = {
   event?: string | undefined
   id?: string | undefined
