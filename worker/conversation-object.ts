@@ -2,7 +2,6 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Adapter, CallOptions } from '../src/core/adapter.ts'
 import type { AssistantTurn, Conversation, Turn } from '../src/core/conversation.ts'
 import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
-import type { Event } from '../src/core/events.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
 import type { WireEvents } from '../src/core/wire.ts'
@@ -43,6 +42,7 @@ import {
   type ConversationSizeLimits,
 } from '../src/relay/conversations/turn-rules.ts'
 import { relayData } from '../src/relay/dialects.ts'
+import { sentDelta, streamedCharsOf } from '../src/relay/event-stream.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
 import { otlpTracing } from '../src/relay/otlp-exporter.ts'
@@ -564,17 +564,9 @@ export class ConversationObject extends DurableObject<Env> {
           turn = wireTurn(event.turn)
           break
         }
-        if (event.type === 'tool-call') {
-          const shown: Event =
-            event.call.input === undefined
-              ? { type: 'tool-call', call: { ...event.call, input: {} } }
-              : event
-          answer.chars += event.call.name.length + JSON.stringify(shown.call.input).length
-          this.#publish('tool-call', relayData.delta(shown))
-        } else {
-          answer.chars += event.text.length
-          this.#publish(event.type, relayData.delta(event))
-        }
+        const sent = sentDelta(event)
+        answer.chars += streamedCharsOf(sent)
+        this.#publish(sent.type, relayData.delta(sent))
       }
       if (turn === undefined && !signal.aborted) {
         throw new Error(`${adapter.provider}: the stream ended without a done event`)

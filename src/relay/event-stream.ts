@@ -2,7 +2,7 @@ import { assertNever } from '../core/assert-never.ts'
 import type { AssistantTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
-import type { StreamEncoder } from './dialects.ts'
+import type { StreamDelta, StreamEncoder } from './dialects.ts'
 
 /**
  * How an event stream ended: with `done`, with an `error` event, or by the client leaving. The
@@ -12,6 +12,25 @@ export type StreamEnd =
   | { type: 'done'; turn: AssistantTurn }
   | { type: 'error'; error: ThinkwireError; streamedChars: number }
   | { type: 'cancel'; streamedChars: number }
+
+/**
+ * A delta as the relay sends it, on every route: a tool call always has an input (its clients and
+ * validator require one), `{}` when the model gave none; any other delta is sent as it is.
+ */
+export function sentDelta(event: StreamDelta): StreamDelta {
+  if (event.type !== 'tool-call' || event.call.input !== undefined) return event
+  return { type: 'tool-call', call: { ...event.call, input: {} } }
+}
+
+/**
+ * The characters a sent delta streams: its text, or a tool call's name and JSON input. What a
+ * budget charges for an answer that ends without its usage.
+ */
+export function streamedCharsOf(event: StreamDelta): number {
+  return event.type === 'tool-call'
+    ? event.call.name.length + JSON.stringify(event.call.input).length
+    : event.text.length
+}
 
 /** Inputs of {@link toEventStream}. */
 export type EventStreamOptions = {
@@ -168,15 +187,10 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
             switch (event.type) {
               case 'text':
               case 'thinking':
-                streamedChars += event.text.length
-                held += encoder.delta(event)
-                break
               case 'tool-call': {
-                // Every call the relay sends has an input, as its clients and validator require.
-                const call =
-                  event.call.input === undefined ? { ...event.call, input: {} } : event.call
-                streamedChars += call.name.length + JSON.stringify(call.input).length
-                held += encoder.delta(call === event.call ? event : { type: 'tool-call', call })
+                const sent = sentDelta(event)
+                streamedChars += streamedCharsOf(sent)
+                held += encoder.delta(sent)
                 break
               }
               case 'done':
