@@ -72,3 +72,19 @@ export async function startCollector(): Promise<FakeCollector> {
 export function attributesOf(span: OtlpSpan): Record<string, Record<string, unknown>> {
   return Object.fromEntries(span.attributes.map((attribute) => [attribute.key, attribute.value]))
 }
+
+/**
+ * The attributes of the span of one answer of the test Workers' `test/priced` model (100 input and
+ * 50 output tokens at $0.001 a token), as OTLP values: the same from `/v1/chat` and from a
+ * conversation's object.
+ */
+export const PRICED_ANSWER_ATTRIBUTES = {
+  'gen_ai.operation.name': { stringValue: 'chat' },
+  'gen_ai.provider.name': { stringValue: 'test' },
+  'gen_ai.request.model': { stringValue: 'priced' },
+  'gen_ai.response.model': { stringValue: 'priced' },
+  'gen_ai.usage.input_tokens': { intValue: '100' },
+  'gen_ai.usage.output_tokens': { intValue: '50' },
+  'gen_ai.response.finish_reasons': { arrayValue: { values: [{ stringValue: 'stop' }] } },
+  'thinkwire.usage.cost_usd': { doubleValue: 0.15 },
+}

@@ -8,7 +8,12 @@ import { relay, traceparent } from '../../src/client/index.ts'
 import { complete } from '../../src/core/complete.ts'
 import type { AssistantTurn } from '../../src/core/conversation.ts'
 import { payloads, readSse } from '../relay/sse-reader.ts'
-import { startCollector, type FakeCollector, type OtlpExport } from './otlp-collector.ts'
+import {
+  PRICED_ANSWER_ATTRIBUTES,
+  startCollector,
+  type FakeCollector,
+  type OtlpExport,
+} from './otlp-collector.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const ENTRY = 'test/worker/fixtures/telemetry-worker.ts'
@@ -91,16 +96,7 @@ describe('worker in workerd: traces', () => {
     expect(span).toMatchObject({ traceId, parentSpanId: parent, name: 'chat priced', kind: 3 })
     expect(span.status.code).toBe(1)
     const attributes = new Map(span.attributes.map((a) => [a.key, a.value]))
-    expect(Object.fromEntries(attributes)).toMatchObject({
-      'gen_ai.operation.name': { stringValue: 'chat' },
-      'gen_ai.provider.name': { stringValue: 'test' },
-      'gen_ai.request.model': { stringValue: 'priced' },
-      'gen_ai.response.model': { stringValue: 'priced' },
-      'gen_ai.usage.input_tokens': { intValue: '100' },
-      'gen_ai.usage.output_tokens': { intValue: '50' },
-      'gen_ai.response.finish_reasons': { arrayValue: { values: [{ stringValue: 'stop' }] } },
-      'thinkwire.usage.cost_usd': { doubleValue: 0.15 },
-    })
+    expect(Object.fromEntries(attributes)).toMatchObject(PRICED_ANSWER_ATTRIBUTES)
     expect(attributes.has('gen_ai.client.operation.duration')).toBe(true)
     expect(attributes.has('gen_ai.client.operation.time_to_first_chunk')).toBe(true)
     expect(JSON.stringify(sent.body)).not.toContain(PROMPT)
