@@ -30,21 +30,21 @@ let browser: Browser
 beforeAll(async () => {
   snapshot = buildSnapshot()
   const built = snapshot
-  const started = await Promise.all([
-    ...PROVIDERS.map(
-      async ([name, key, value]) => [name, await startWorker(built, { [key]: value })] as const,
-    ),
-    (async () =>
-      [
-        'tokens',
-        await startWorker(
-          built,
-          { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' },
-          (response) => response.status === 401,
-        ),
-      ] as const)(),
+  // Each is kept as it starts, so that one failing to start leaves none of the others running.
+  const starts = await Promise.allSettled([
+    ...PROVIDERS.map(async ([name, key, value]) => {
+      workers.set(name, await startWorker(built, { [key]: value }))
+    }),
+    (async () => {
+      const tokens = await startWorker(
+        built,
+        { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' },
+        (response) => response.status === 401,
+      )
+      workers.set('tokens', tokens)
+    })(),
   ])
-  for (const [name, running] of started) workers.set(name, running)
+  for (const start of starts) if (start.status === 'rejected') throw start.reason
   browser = await launchBrowser()
 })
 

@@ -93,6 +93,26 @@ export async function startWorker(
   vars: Readonly<Record<string, string>>,
   ready: (response: Response) => boolean = (response) => response.ok,
 ): Promise<Worker> {
+  // A port found free may be taken by another process (a test file running beside this one)
+  // before wrangler binds it: then it starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWorkerOnce(snapshot, vars, ready)
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('Address already in use')
+      if (!taken || attempt === PORT_ATTEMPTS) throw error
+    }
+  }
+}
+
+/** How many times {@link startWorker} tries with new ports. */
+const PORT_ATTEMPTS = 3
+
+async function startWorkerOnce(
+  snapshot: Snapshot,
+  vars: Readonly<Record<string, string>>,
+  ready: (response: Response) => boolean,
+): Promise<Worker> {
   const [port, inspector] = [await freePort(), await freePort()]
   const persist = mkdtempSync(join(snapshot.dir, 'persist-'))
   const settings = { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars }
