@@ -151,10 +151,14 @@ export function App() {
     chat.retry()
     focusPrompt()
   }
+  // A token given while a send is still on its way (sent with the token before) retries that send
+  // once the relay refuses it.
+  const retryWhenRefused = useRef(false)
   const useToken = (value: string) => {
     tokenRef.current = value
     saveToken(value)
     setToken(value)
+    retryWhenRefused.current = busy
     if (status === 'error') retry()
     else focusPrompt()
   }
@@ -166,6 +170,11 @@ export function App() {
   const failedNote = unanswered && dismissedFailure === messages.at(-1)?.id
   const refusedToken = error?.kind === 'auth' && error.status === 401
   const askToken = needsToken || refusedToken
+  useEffect(() => {
+    if (busy) return
+    if (retryWhenRefused.current && refusedToken) retry()
+    retryWhenRefused.current = false
+  }, [busy])
   const options = models ?? [{ id: model }]
 
   return (

@@ -131,8 +131,27 @@ describe('configuration, in wrangler dev and Chromium', () => {
         await page.locator('[data-testid="user-message"]').waitFor()
         await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
 
-        await page.fill('[data-testid="token"]', 'not-the-right-token-000')
+        // The send with a wrong token is held on its way while the right token is given: the
+        // retry then waits for that send's refusal instead of being lost.
+        const wrong = 'not-the-right-token-000'
+        let release = () => {}
+        const released = new Promise<void>((resolve) => (release = resolve))
+        let held = () => {}
+        const holding = new Promise<void>((resolve) => (held = resolve))
+        await page.route('**/v1/conversations*', async (route) => {
+          const request = route.request()
+          if (
+            request.method() === 'POST' &&
+            request.headers()['authorization'] === `Bearer ${wrong}`
+          ) {
+            held()
+            await released
+          }
+          await route.continue()
+        })
+        await page.fill('[data-testid="token"]', wrong)
         await page.press('[data-testid="token"]', 'Enter')
+        await holding
         await page.getByText('The relay refused this token').waitFor()
 
         // The message (sent once the conversation exists) carries the token.
@@ -144,6 +163,7 @@ describe('configuration, in wrangler dev and Chromium', () => {
         })
         await page.fill('[data-testid="token"]', TOKEN)
         await page.press('[data-testid="token"]', 'Enter')
+        release()
         // The failed question is sent again with the token, and answered.
         await page.locator('[data-testid="usage"]').first().waitFor()
         await expect(form.count()).resolves.toBe(0)
