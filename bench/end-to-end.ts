@@ -6,10 +6,9 @@
  * Everything listens on 127.0.0.1, starts on free ports and is stopped here, within set times.
  * Run alone: `npx tsx bench/end-to-end.ts`.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,6 +19,7 @@ import OpenAI from 'openai'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { fmt, isMain, median, printTable, type Row } from './harness.ts'
 import { anthropicRecording } from './recordings.ts'
+import { startWranglerDev } from '../test/wrangler-dev.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const KEY = 'bench-key'
@@ -31,15 +31,6 @@ const FIRST_EVENT_ROUNDS = 25
 const RATE_ROUNDS = 3
 const STARTUP_MS = 90_000
 const ask: Conversation = { turns: [{ role: 'user', content: 'Think, then answer.' }] }
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createNetServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** The stand-in provider: answers `POST /v1/messages` with a recording, chosen by the model. */
 async function startUpstream(): Promise<{ url: string; server: Server }> {
@@ -89,96 +80,45 @@ export async function startWorker(
   // An empty env file: a developer's .dev.vars (real keys) never reaches the bench.
   const envFile = join(dir, 'empty.env')
   await writeFile(envFile, '')
-  const port = await freePort()
-  const inspector = await freePort()
-  const vars: Record<string, string> = {
-    ANTHROPIC_API_KEY: KEY,
-    ANTHROPIC_BASE_URL: upstream,
-    ANTHROPIC_MODELS: `${SHORT_MODEL},${LONG_MODEL}`,
-    // The offline mock, without its demo pause: a chat request that makes no subrequest.
-    MOCK_MODELS: 'on',
-    MOCK_DELAY_MS: '0',
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
-    RATE_LIMIT_TOKENS_PER_MINUTE: '0',
-    ...extra,
-  }
-  const args = [
-    join(root, 'node_modules/wrangler/bin/wrangler.js'),
-    'dev',
-    '--config',
-    join(root, 'wrangler.toml'),
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--inspector-port',
-    String(inspector),
-    '--assets',
-    assets,
-    '--persist-to',
-    join(dir, 'state'),
-    '--env-file',
-    envFile,
-    '--show-interactive-dev-session=false',
-    '--log-level',
-    'error',
-    ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
-  ]
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      CI: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so stopping it also stops the workerd it starts.
-    detached: true,
-  })
-  const output: string[] = []
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  const stop = async () => {
-    await stopGroup(child)
+  try {
+    const worker = await startWranglerDev({
+      args: [
+        '--config',
+        join(root, 'wrangler.toml'),
+        '--assets',
+        assets,
+        '--persist-to',
+        join(dir, 'state'),
+        '--env-file',
+        envFile,
+        '--log-level',
+        'error',
+      ],
+      vars: {
+        ANTHROPIC_API_KEY: KEY,
+        ANTHROPIC_BASE_URL: upstream,
+        ANTHROPIC_MODELS: `${SHORT_MODEL},${LONG_MODEL}`,
+        // The offline mock, without its demo pause: a chat request that makes no subrequest.
+        MOCK_MODELS: 'on',
+        MOCK_DELAY_MS: '0',
+        RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+        RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+        ...extra,
+      },
+      headers,
+      startupMs: STARTUP_MS,
+    })
+    return {
+      url: worker.base,
+      stop: async () => {
+        await worker.stop()
+        await rm(dir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
     await rm(dir, { recursive: true, force: true })
+    throw error
   }
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + STARTUP_MS
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break
-    try {
-      const response = await fetch(`${url}/v1/models`, {
-        headers,
-        signal: AbortSignal.timeout(2_000),
-      })
-      if (response.ok) return { url, stop }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  await stop()
-  throw new Error(
-    `wrangler dev did not start within ${STARTUP_MS} ms:\n${output.join('').slice(-2000)}`,
-  )
-}
-
-/** SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s. */
-async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, name)
-    } catch {
-      // already gone
-    }
-  }
-  signal('SIGTERM')
-  const timer = setTimeout(() => signal('SIGKILL'), 5_000)
-  await exited
-  clearTimeout(timer)
 }
 
 const signedMs = (ms: number) => `${ms < 0 ? '-' : '+'}${fmt(Math.abs(ms))} ms`

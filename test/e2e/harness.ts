@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, onTestFailed } from 'vitest'
+import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
 // snapshots of both), driven in headless Chromium.
@@ -60,109 +61,34 @@ export function removeSnapshot(snapshot: Snapshot | undefined): void {
   if (snapshot !== undefined) rmSync(snapshot.dir, { recursive: true, force: true })
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      )
-    })
-  })
-}
-
 /** One `wrangler dev` serving the snapshot with its own settings. */
-export type Worker = {
-  base: string
-  /** What wrangler and the Worker printed. */
-  output: string[]
-  stop(): Promise<void>
-}
+export type Worker = WranglerDev
 
 /**
  * Starts `wrangler dev` on the snapshot with these settings (`--var NAME:value`), each in its own
  * state folder, and waits until it answers. Rate limits are off unless given: the tests send more
  * than a person would.
  */
-export async function startWorker(
+export function startWorker(
   snapshot: Snapshot,
   vars: Readonly<Record<string, string>>,
-  ready: (response: Response) => boolean = (response) => response.ok,
+  ready?: (response: Response) => boolean,
 ): Promise<Worker> {
-  // A port found free may be taken by another process (a test file running beside this one)
-  // before wrangler binds it: then it starts again on other ports.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startWorkerOnce(snapshot, vars, ready)
-    } catch (error) {
-      const taken = error instanceof Error && error.message.includes('Address already in use')
-      if (!taken || attempt === PORT_ATTEMPTS) throw error
-    }
-  }
-}
-
-/** How many times {@link startWorker} tries with new ports. */
-const PORT_ATTEMPTS = 3
-
-async function startWorkerOnce(
-  snapshot: Snapshot,
-  vars: Readonly<Record<string, string>>,
-  ready: (response: Response) => boolean,
-): Promise<Worker> {
-  const [port, inspector] = [await freePort(), await freePort()]
   const persist = mkdtempSync(join(snapshot.dir, 'persist-'))
-  const settings = { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars }
-  const child: ChildProcess = spawn(
-    wranglerBin,
-    [
-      'dev',
+  return startWranglerDev({
+    args: [
       '--config',
       'wrangler.toml',
       join(snapshot.bundle, 'index.js'),
       '--no-bundle',
       '--assets',
       snapshot.assets,
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--inspector-port',
-      String(inspector),
       '--persist-to',
       persist,
-      '--show-interactive-dev-session=false',
-      ...Object.entries(settings).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
     ],
-    // Its own process group, so workerd (its child) is stopped with it.
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  )
-  const output: string[] = []
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  const base = `http://127.0.0.1:${port}`
-  const stop = async () => {
-    const pid = child.pid
-    if (pid === undefined || child.exitCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    process.kill(-pid, 'SIGTERM')
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    if (child.exitCode === null) process.kill(-pid, 'SIGKILL')
-  }
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if (ready(await fetch(`${base}/v1/models`))) return { base, output, stop }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  await stop()
-  throw new Error(`wrangler dev did not become ready:\n${output.join('').slice(-3000)}`)
+    vars: { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars },
+    ready,
+  })
 }
 
 /** A TCP link in front of a Worker whose connections a test can cut, as a dropped network does. */

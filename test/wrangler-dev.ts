@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+
+const root = resolve(import.meta.dirname, '..')
+const wranglerJs = join(root, 'node_modules/wrangler/bin/wrangler.js')
+
+/** A Worker under `wrangler dev`. */
+export type WranglerDev = {
+  /** `http://127.0.0.1:<port>` */
+  base: string
+  /** What wrangler and the Worker printed. */
+  output: string[]
+  /** Stops wrangler and its workerd. */
+  stop(): Promise<void>
+}
+
+/** Options of {@link startWranglerDev}. */
+export type WranglerDevOptions = {
+  /** What follows `wrangler dev`: the config, the script, assets, state folder, log level. */
+  args: readonly string[]
+  /** The Worker's settings, each passed as `--var NAME:value`. */
+  vars: Readonly<Record<string, string>>
+  /** Whether the answer to `GET /v1/models` says the Worker is ready. @defaultValue `response.ok` */
+  ready?: ((response: Response) => boolean) | undefined
+  /** Headers of that request (a token, for a Worker that asks for one). */
+  headers?: Record<string, string> | undefined
+  /** @defaultValue 60 s */
+  startupMs?: number | undefined
+}
+
+/** A free TCP port on 127.0.0.1 (free now: another process may take it before it is used). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolvePort(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+/** How many times {@link startWranglerDev} tries with new ports. */
+const PORT_ATTEMPTS = 3
+
+/**
+ * Starts `wrangler dev` on free loopback ports (a port and an inspector port) and waits until it
+ * answers `GET /v1/models`. A port found free may be taken by another process (a test file running
+ * beside this one) before wrangler binds it: then it starts again on other ports. Metrics and the
+ * `Request.cf` download are off; wrangler runs in its own process group, so `stop` also stops the
+ * workerd it starts.
+ */
+export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options)
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('Address already in use')
+      if (!taken || attempt === PORT_ATTEMPTS) throw error
+    }
+  }
+}
+
+async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
+  const { vars, ready = (response) => response.ok, headers = {}, startupMs = 60_000 } = options
+  const [port, inspector] = [await freePort(), await freePort()]
+  const child = spawn(
+    process.execPath,
+    [
+      wranglerJs,
+      'dev',
+      ...options.args,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspector),
+      '--show-interactive-dev-session=false',
+      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: 'false',
+        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+        CI: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  )
+  const output: string[] = []
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  const base = `http://127.0.0.1:${port}`
+  const stop = () => stopGroup(child)
+  const deadline = Date.now() + startupMs
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const response = await fetch(`${base}/v1/models`, {
+        headers,
+        signal: AbortSignal.timeout(2_000),
+      })
+      await response.arrayBuffer()
+      if (ready(response)) return { base, output, stop }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((wait) => setTimeout(wait, 250))
+  }
+  await stop()
+  throw new Error(
+    `wrangler dev did not become ready within ${startupMs} ms:\n${output.join('').slice(-3000)}`,
+  )
+}
+
+/** SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null) return
+  const exited = new Promise<void>((done) => child.once('exit', () => done()))
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name)
+    } catch {
+      // already gone
+    }
+  }
+  signal('SIGTERM')
+  const timer = setTimeout(() => signal('SIGKILL'), 5_000)
+  await exited
+  clearTimeout(timer)
+}
