@@ -4,7 +4,7 @@ import type { AssistantTurn, Conversation, Turn } from '../src/core/conversation
 import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
-import type { WireEvents } from '../src/core/wire.ts'
+import type { WireError } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import {
   reserveAnswer,
@@ -41,7 +41,7 @@ import {
   validateMessageRequest,
   type ConversationSizeLimits,
 } from '../src/relay/conversations/turn-rules.ts'
-import { relayData } from '../src/relay/dialects.ts'
+import { relayData, type StreamDelta } from '../src/relay/dialects.ts'
 import { sentDelta, streamedCharsOf } from '../src/relay/event-stream.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
@@ -68,8 +68,12 @@ export type { ConversationListing }
 /** The `turn` event of a conversation's stream: the turn an answer answers, before its events. */
 type TurnEvent = { turn: Turn }
 
-/** The events of a conversation's stream: the relay's, after the `turn` each answer answers. */
-type ConversationEvents = WireEvents & { turn: TurnEvent }
+/** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
+type ConversationEvent =
+  | StreamDelta
+  | { type: 'done'; turn: AssistantTurn }
+  | { type: 'error'; error: WireError }
+  | { type: 'turn'; turn: Turn }
 
 type Meta = {
   id: string
@@ -536,7 +540,7 @@ export class ConversationObject extends DurableObject<Env> {
     this.#answer = answer
     const { lastError: _cleared, ...rest } = this.#meta ?? meta
     this.#saveMeta({ ...rest, streaming: true, updatedAt: new Date().toISOString() })
-    this.#publish('turn', JSON.stringify({ turn: displayTurn(answered) } satisfies TurnEvent))
+    this.#publish({ type: 'turn', turn: displayTurn(answered) })
     this.#announce()
     void this.#run(answer, call).finally(resolve)
   }
@@ -566,7 +570,7 @@ export class ConversationObject extends DurableObject<Env> {
         }
         const sent = sentDelta(event)
         answer.chars += streamedCharsOf(sent)
-        this.#publish(sent.type, relayData.delta(sent))
+        this.#publish(sent)
       }
       if (turn === undefined && !signal.aborted) {
         throw new Error(`${adapter.provider}: the stream ended without a done event`)
@@ -592,24 +596,24 @@ export class ConversationObject extends DurableObject<Env> {
     if (complete !== undefined && !answer.stopped) {
       if (answer.replaces) this.#dropLastTurn()
       this.#storeTurn(complete)
-      this.#publish('done', relayData.done(displayTurn(complete)))
+      this.#publish({ type: 'done', turn: displayTurn(complete) })
       outcome = { turn: complete }
     } else if (answer.stopped) {
       outcome = { finishReason: 'aborted' }
       const last = answer.replaces ? this.#lastTurn() : undefined
       if (last?.role === 'assistant') {
         // A stopped regenerate changes nothing: its `done` is the answer that stays.
-        this.#publish('done', relayData.done(displayTurn(last)))
+        this.#publish({ type: 'done', turn: displayTurn(last) })
       } else {
         // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
         // (calls without results could not be sent again), rebuilt from the answer's events.
         const stopped = partialTurn(foldFrames(this.#framesFrom(answer.firstId)))
         this.#storeTurn(stopped)
-        this.#publish('done', relayData.done(stopped))
+        this.#publish({ type: 'done', turn: stopped })
       }
     } else {
       const error = failure ?? toThinkwireError(new Error('the answer failed'), undefined)
-      this.#publish('error', relayData.error(error))
+      this.#publish({ type: 'error', error })
       next.lastError = { kind: error.kind, message: error.message }
       outcome = { error }
     }
@@ -631,7 +635,7 @@ export class ConversationObject extends DurableObject<Env> {
   /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
   #recover(meta: Meta): void {
     const message = 'the answer was interrupted when the relay restarted: regenerate it'
-    this.#log.append('error', relayData.error({ kind: 'server', message, retryable: true }))
+    this.#append({ type: 'error', error: { kind: 'server', message, retryable: true } })
     this.#log.flush()
     this.#saveMeta({
       ...meta,
@@ -691,11 +695,25 @@ export class ConversationObject extends DurableObject<Env> {
     return { text, lastId }
   }
 
-  /** Logs one event (its data as JSON) and sends it to every subscriber. */
-  #publish(name: keyof ConversationEvents, data: string): void {
-    this.#fanOut.publish(this.#log.append(name, data))
+  /** Logs one event and sends it to every subscriber. */
+  #publish(event: ConversationEvent): void {
+    this.#fanOut.publish(this.#append(event))
     const held = this.#heldChars()
     if (held > this.#peakHeldChars) this.#peakHeldChars = held
+  }
+
+  /** Logs one event, its `data` as the stream's JSON; returns its SSE frame. */
+  #append(event: ConversationEvent): string {
+    switch (event.type) {
+      case 'turn':
+        return this.#log.append('turn', JSON.stringify({ turn: event.turn } satisfies TurnEvent))
+      case 'done':
+        return this.#log.append('done', relayData.done(event.turn))
+      case 'error':
+        return this.#log.append('error', relayData.error(event.error))
+      default:
+        return this.#log.append(event.type, relayData.delta(event))
+    }
   }
 
   #heldChars(): number {
