@@ -28,6 +28,7 @@ export {
   retryAfterMsFromHeaders,
   type HttpFailure,
 } from './http-error.ts'
+export { sdkTransportError, type SdkTransportErrors } from './sdk-error.ts'
 export { abortedError, isRetryableKind, toThinkwireError } from '../core/errors.ts'
 export {
   DEFAULT_BUDGET_THRESHOLDS,

@@ -4,21 +4,17 @@ import {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk'
-import {
-  abortedError,
-  isThinkwireError,
-  ThinkwireError,
-  toThinkwireError,
-  type ErrorKind,
-} from '../../core/errors.ts'
+import { ThinkwireError, toThinkwireError, type ErrorKind } from '../../core/errors.ts'
 import {
   httpError,
   isContextLengthMessage,
   kindFromStatus,
   retryAfterMsFromHeaders,
 } from '../../kit/http-error.ts'
+import { sdkTransportError } from '../../kit/sdk-error.ts'
 
 const PROVIDER = 'anthropic'
+const TRANSPORT_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError }
 
 /** `error.type` values of the API, by the kind they mean (used for errors inside a 200 stream). */
 const KIND_BY_TYPE: Readonly<Record<string, ErrorKind>> = {
@@ -41,22 +37,8 @@ const KIND_BY_TYPE: Readonly<Record<string, ErrorKind>> = {
  * becomes `retryAfterMs`. The SDK error is kept as `cause`.
  */
 export function mapAnthropicError(error: unknown): ThinkwireError {
-  if (isThinkwireError(error)) return error
-  if (error instanceof APIUserAbortError) return abortedError(PROVIDER, error)
-  if (error instanceof APIConnectionTimeoutError)
-    return new ThinkwireError({
-      kind: 'timeout',
-      message: `${PROVIDER}: the request timed out`,
-      provider: PROVIDER,
-      cause: error,
-    })
-  if (error instanceof APIConnectionError)
-    return new ThinkwireError({
-      kind: 'network',
-      message: `${PROVIDER}: connection failed: ${error.message}`,
-      provider: PROVIDER,
-      cause: error,
-    })
+  const transport = sdkTransportError(error, PROVIDER, TRANSPORT_ERRORS)
+  if (transport !== undefined) return transport
   if (error instanceof APIError) return apiError(error)
   return toThinkwireError(error, PROVIDER)
 }

@@ -1,13 +1,10 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
-import {
-  abortedError,
-  isThinkwireError,
-  ThinkwireError,
-  toThinkwireError,
-  type ErrorKind,
-} from '../../core/errors.ts'
+import { ThinkwireError, toThinkwireError, type ErrorKind } from '../../core/errors.ts'
 import { httpError, isContextLengthMessage } from '../../kit/http-error.ts'
 import { isRecord } from '../../kit/json.ts'
+import { sdkTransportError } from '../../kit/sdk-error.ts'
+
+const TRANSPORT_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError }
 
 /**
  * Maps what the OpenAI SDK throws to a `ThinkwireError`: HTTP errors by status (with `retry-after`
@@ -15,22 +12,8 @@ import { isRecord } from '../../kit/json.ts'
  * proxies), which have no status but may carry a numeric `code` or a named one.
  */
 export function mapCompatibleError(error: unknown, provider: string): ThinkwireError {
-  if (isThinkwireError(error)) return error
-  if (error instanceof APIUserAbortError) return abortedError(provider, error)
-  if (error instanceof APIConnectionTimeoutError)
-    return new ThinkwireError({
-      kind: 'timeout',
-      message: `${provider}: the request timed out`,
-      provider,
-      cause: error,
-    })
-  if (error instanceof APIConnectionError)
-    return new ThinkwireError({
-      kind: 'network',
-      message: `${provider}: ${error.message}`,
-      provider,
-      cause: error,
-    })
+  const transport = sdkTransportError(error, provider, TRANSPORT_ERRORS)
+  if (transport !== undefined) return transport
   if (error instanceof APIError) {
     const code: unknown = error.code ?? (isRecord(error.error) ? error.error['code'] : undefined)
     const status = error.status ?? (typeof code === 'number' ? code : undefined)

@@ -1,13 +1,10 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
-import {
-  abortedError,
-  isThinkwireError,
-  ThinkwireError,
-  toThinkwireError,
-  type ErrorKind,
-} from '../../core/errors.ts'
+import { ThinkwireError, toThinkwireError, type ErrorKind } from '../../core/errors.ts'
 import { httpError } from '../../kit/http-error.ts'
 import { isRecord } from '../../kit/json.ts'
+import { sdkTransportError } from '../../kit/sdk-error.ts'
+
+const TRANSPORT_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError }
 
 const PROVIDER = 'openai'
 
@@ -57,22 +54,8 @@ export function streamError(
  * `aborted`. `retry-after` becomes `retryAfterMs`. The SDK error is kept as `cause`.
  */
 export function mapOpenaiError(error: unknown): ThinkwireError {
-  if (isThinkwireError(error)) return error
-  if (error instanceof APIUserAbortError) return abortedError(PROVIDER, error)
-  if (error instanceof APIConnectionTimeoutError)
-    return new ThinkwireError({
-      kind: 'timeout',
-      message: `${PROVIDER}: the request timed out`,
-      provider: PROVIDER,
-      cause: error,
-    })
-  if (error instanceof APIConnectionError)
-    return new ThinkwireError({
-      kind: 'network',
-      message: `${PROVIDER}: connection failed: ${error.message}`,
-      provider: PROVIDER,
-      cause: error,
-    })
+  const transport = sdkTransportError(error, PROVIDER, TRANSPORT_ERRORS)
+  if (transport !== undefined) return transport
   if (error instanceof APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined
     const code = typeof error.code === 'string' ? error.code : (error.type ?? undefined)
