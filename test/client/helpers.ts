@@ -1,6 +1,7 @@
-import type { Event } from '../../src/core/events.ts'
 import type { RelayOptions as ServerOptions } from '../../src/relay/options.ts'
 import { createRelay } from '../../src/relay/index.ts'
+
+export { collect, failure } from '../helpers/stream.ts'
 
 /** A relay served in-process: `fetch` builds the Request and hands it to the relay's handler. */
 export type InProcessRelay = {
@@ -25,24 +26,4 @@ export function inProcessRelay(options: ServerOptions): InProcessRelay {
     return response
   }
   return { fetch: fetch as typeof globalThis.fetch, requests, responses }
-}
-
-/** Collects every event of a stream. */
-export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
-
-/** Collects the events of a stream that must fail, and the error. */
-export async function failure(
-  stream: AsyncIterable<Event>,
-): Promise<{ events: Event[]; error: unknown }> {
-  const events: Event[] = []
-  try {
-    for await (const event of stream) events.push(event)
-  } catch (error) {
-    return { events, error }
-  }
-  throw new Error(`expected the stream to fail, it yielded ${events.length} events and ended`)
 }

@@ -46,27 +46,6 @@ export function show(value: unknown, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
-/** Waits `ms` on a timer. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/**
- * Polls `condition` every 10 ms, up to `tries` times. Counts polls rather than reading a clock:
- * workerd only moves `Date.now()` on I/O.
- */
-export async function eventually(
-  condition: () => boolean,
-  message: string,
-  tries = 300,
-): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (condition()) return
-    await pause(10)
-  }
-  throw new Error(`${message} (still false after ${tries * 10} ms)`)
-}
-
 /** `promise`, or a failure naming `what` when it takes longer than `ms`. */
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -9,7 +9,8 @@ import { Chat } from '../../src/core/chat.ts'
 import { isThinkwireError } from '../../src/core/errors.ts'
 import type { ToolCall } from '../../src/core/events.ts'
 import { collect, doneTurn, failure } from '../helpers/stream.ts'
-import { assert, assertEqual, describeError, eventually, show } from './assert.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { assert, assertEqual, describeError, show } from './assert.ts'
 
 /** One adapter wired to a fake upstream. */
 export type Upstream = {

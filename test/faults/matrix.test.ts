@@ -15,7 +15,8 @@ import {
   type Expect,
   type RelayAnswer,
 } from './table.ts'
-import { drive, eventually, rig, RELAY_URL, TARGETS, type Outcome, type Target } from './rig.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { drive, rig, RELAY_URL, TARGETS, type Outcome, type Target } from './rig.ts'
 
 // Every adapter (each provider directly, and `relay()` against an in-process relay serving it)
 // against every fault of ./faults.ts, with the outcome ./table.ts expects. Each cell checks:
@@ -95,7 +96,7 @@ async function plainCell(
   const status = jsonStatus(answer, expected)
   if (target.via === 'relay' && status !== undefined) expect(error.status).toBe(status)
   // No upstream call outlives the failure; a stalled one, or one the client left, is aborted.
-  await eventually(() => upstream.open() === 0)
+  await eventually(() => upstream.open() === 0, 'every upstream connection to close')
   if (fault.stalls === true || fault.abort !== undefined) expect(upstream.aborted()).toBe(true)
   expect(upstream.requests).toHaveLength(1)
 }
@@ -186,7 +187,7 @@ async function relayCell(target: Target, fault: Fault, expected: Expect, answer:
     if (fault.name === 'http-429-retry-after') expect(response.headers.get('retry-after')).toBe('1')
   }
   for (const key of Object.values(KEYS)) expect(text).not.toContain(key)
-  await eventually(() => upstream.open() === 0)
+  await eventually(() => upstream.open() === 0, 'every upstream connection to close')
   if (fault.stalls === true) expect(upstream.aborted()).toBe(true)
 }
 

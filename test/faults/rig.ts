@@ -115,15 +115,3 @@ export async function drive(
     clearTimeout(hang)
   }
 }
-
-/** Waits until `check` holds, polling, for at most `ms`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  ms = 2_000,
-): Promise<void> {
-  const until = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-}

@@ -8,7 +8,8 @@ import { parseSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from '../worker/start-worker.ts'
 import { fault as faultNamed, type FaultName } from './faults.ts'
 import { KEYS, KITS, type FaultKit } from './kits.ts'
-import { drive, eventually } from './rig.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { drive } from './rig.ts'
 import { expected, jsonStatus } from './table.ts'
 
 // A subset of the fault matrix over real HTTP: the Worker as deployed, in workerd, serving each
@@ -93,10 +94,14 @@ describe.concurrent('fault matrix over HTTP, against the Worker in workerd', () 
         if (name === 'http-429-retry-after') expect(error.retryAfterMs).toBe(1000)
         for (const key of Object.values(KEYS)) expect(error.message).not.toContain(key)
 
-        await eventually(async () => {
-          const [call] = await callsOf(id)
-          return call !== undefined && call.open === 0
-        }, 3_000)
+        await eventually(
+          async () => {
+            const [call] = await callsOf(id)
+            return call !== undefined && call.open === 0
+          },
+          'the upstream connection to close',
+          { ms: 3_000 },
+        )
         const [call] = await callsOf(id)
         expect(call?.requests).toBe(1)
         if (fault.stalls === true || fault.abort !== undefined) expect(call?.aborted).toBe(true)

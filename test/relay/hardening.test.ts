@@ -14,7 +14,8 @@ import {
   type RateLimiter,
   type RelayLogEntry,
 } from '../../src/relay/index.ts'
-import { ask, chat, doneOf, errorBody, eventually, offline, streamed } from './helpers.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
 import { payloads, readSse } from './sse-reader.ts'
 
 const body = { model: 'mock/echo', conversation: { turns: ask() } }
@@ -235,10 +236,10 @@ describe('relay hardening: honest budgets', () => {
     const reader = response.body!.getReader()
     await reader.read()
     await reader.cancel()
-    await eventually(() => reports.length === 1)
+    await eventually(() => reports.length === 1, 'the report')
     const input = Math.ceil(new TextEncoder().encode(payload).length / 4)
     expect(reports[0]!.tokens).toBe(input + 200)
-    await eventually(() => upstream.aborted())
+    await eventually(() => upstream.aborted(), 'the upstream abort')
   })
 
   it('charges a stream that fails part-way for its input and what was streamed', async () => {

@@ -43,12 +43,3 @@ export async function streamed(response: Response): Promise<ReadSse> {
   expect(response.status).toBe(200)
   return readSse(response)
 }
-
-/** Waits until `check` holds, polling. */
-export async function eventually(check: () => boolean, ms = 2000): Promise<void> {
-  const until = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}

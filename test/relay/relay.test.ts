@@ -4,7 +4,8 @@ import type { ErrorKind } from '../../src/core/errors.ts'
 import { createRegistry } from '../../src/core/registry.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay } from '../../src/relay/index.ts'
-import { ask, chat, doneOf, errorBody, eventually, offline, streamed } from './helpers.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
 import { payloads, readUntil } from './sse-reader.ts'
 
 describe('createRelay: routes', () => {
@@ -267,7 +268,7 @@ describe('createRelay: streaming', () => {
     await readUntil(response, (seen) => seen.events.length === 1)
     expect(adapter.calls[0]!.signal.aborted).toBe(false)
     controller.abort()
-    await eventually(() => adapter.calls[0]!.signal.aborted)
+    await eventually(() => adapter.calls[0]!.signal.aborted, 'the upstream abort')
   })
 
   it('aborts the upstream call when the response stream is cancelled', async () => {
@@ -280,7 +281,7 @@ describe('createRelay: streaming', () => {
     const reader = response.body!.getReader()
     await reader.read()
     await reader.cancel()
-    await eventually(() => adapter.calls[0]!.signal.aborted)
+    await eventually(() => adapter.calls[0]!.signal.aborted, 'the upstream abort')
   })
 
   it('sends a comment every heartbeatMs while the model is silent', async () => {
