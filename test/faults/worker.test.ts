@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { relay } from '../../src/client/index.ts'
 import type { Conversation } from '../../src/core/conversation.ts'
 import { isThinkwireError } from '../../src/core/errors.ts'
-import type { Event } from '../../src/core/events.ts'
 import { withRetry } from '../../src/middleware/retry.ts'
 import { parseSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from '../worker/start-worker.ts'
 import { fault as faultNamed, type FaultName } from './faults.ts'
 import { KEYS, KITS, type FaultKit } from './kits.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { collect } from '../helpers/stream.ts'
 import { drive } from './rig.ts'
 import { expected, jsonStatus } from './table.ts'
 
@@ -48,12 +48,6 @@ async function callsOf(model: string): Promise<CallReport[]> {
 
 function client(kit: FaultKit, model: string) {
   return relay({ url: worker.url.origin, model: `${kit.provider}/${model}` })
-}
-
-async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = []
-  for await (const event of stream) events.push(event)
-  return events
 }
 
 const SUBSET: FaultName[] = [
