@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { run } from '../../helpers/stream.ts'
-import { ask, errorBody, failWith, pretendToBeABrowser, setup } from './harness.ts'
+import { pretendToBeABrowser } from '../../helpers/browser.ts'
+import { ask, errorBody, failWith, setup } from './harness.ts'
 
 const KEY = 'sk-ant-test-key-0123456789'
 

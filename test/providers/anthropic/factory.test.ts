@@ -3,7 +3,8 @@ import { createRegistry } from '../../../src/core/registry.ts'
 import { anthropicModels, createAnthropic } from '../../../src/providers/anthropic/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
-import { ask, fixture, pretendToBeABrowser } from './harness.ts'
+import { pretendToBeABrowser } from '../../helpers/browser.ts'
+import { ask, fixture } from './harness.ts'
 
 const built = vi.hoisted(() => ({ clients: 0 }))
 

@@ -71,26 +71,3 @@ export async function sdkFinalMessage(
     return { ok: false, error }
   }
 }
-
-/** Gives the global scope the `window`, `document` and `navigator` the SDKs look for. */
-export function pretendToBeABrowser(): () => void {
-  const names = ['window', 'navigator'] as const
-  const saved = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name))
-  Object.defineProperty(globalThis, 'window', {
-    value: { document: {} },
-    configurable: true,
-    writable: true,
-  })
-  Object.defineProperty(globalThis, 'navigator', {
-    value: { userAgent: 'Mozilla/5.0' },
-    configurable: true,
-    writable: true,
-  })
-  return () => {
-    names.forEach((name, i) => {
-      const descriptor = saved[i]
-      if (descriptor === undefined) Reflect.deleteProperty(globalThis, name)
-      else Object.defineProperty(globalThis, name, descriptor)
-    })
-  }
-}

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 import { join } from 'node:path'
-import { build, type Metafile } from 'esbuild'
+import type { Metafile } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
+import { importBrowserBundle } from '../../helpers/browser.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect, fixture, geminiWith } from './harness.ts'
 
@@ -13,21 +14,9 @@ let bundled: GeminiModule
 let metafile: Metafile
 
 beforeAll(async () => {
-  // Bundled as a browser app bundles it: browser platform and conditions, no Node built-ins.
-  const result = await build({
-    entryPoints: [join(import.meta.dirname, '../../../src/providers/gemini/index.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    metafile: true,
-    logLevel: 'error',
-  })
-  metafile = result.metafile
-  const code = Buffer.from(result.outputFiles[0]!.text).toString('base64')
-  // The bundle of that very module, so it has its exports.
-  bundled = (await import(/* @vite-ignore */ `data:text/javascript;base64,${code}`)) as GeminiModule
+  ;({ module: bundled, metafile } = await importBrowserBundle<GeminiModule>(
+    join(import.meta.dirname, '../../../src/providers/gemini/index.ts'),
+  ))
 })
 
 describe('gemini in a browser page', () => {

@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build, type Metafile } from 'esbuild'
+import type { Metafile } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { presets } from '../../../src/providers/openai-compatible/index.ts'
+import { importBrowserBundle } from '../../helpers/browser.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect } from '../../helpers/stream.ts'
 import { compatibleWith } from './harness.ts'
@@ -16,23 +17,9 @@ let bundled: CompatibleModule
 let metafile: Metafile
 
 beforeAll(async () => {
-  // Bundled as a browser app bundles it: browser platform and conditions, no Node built-ins.
-  const result = await build({
-    entryPoints: [join(import.meta.dirname, '../../../src/providers/openai-compatible/index.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    metafile: true,
-    logLevel: 'error',
-  })
-  metafile = result.metafile
-  const code = Buffer.from(result.outputFiles[0]!.text).toString('base64')
-  // The bundle of that very module, so it has its exports.
-  bundled = (await import(
-    /* @vite-ignore */ `data:text/javascript;base64,${code}`
-  )) as CompatibleModule
+  ;({ module: bundled, metafile } = await importBrowserBundle<CompatibleModule>(
+    join(import.meta.dirname, '../../../src/providers/openai-compatible/index.ts'),
+  ))
 })
 
 // Read by path: happy-dom replaces the global URL that the folder's `fixture()` builds on.

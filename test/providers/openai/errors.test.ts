@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { openai } from '../../../src/providers/openai/index.ts'
 import { run } from '../../helpers/stream.ts'
-import { ask, errorBody, failWith, pretendToBeABrowser, setup } from './harness.ts'
+import { pretendToBeABrowser } from '../../helpers/browser.ts'
+import { ask, errorBody, failWith, setup } from './harness.ts'
 
 const KEY = 'sk-test-key-0123456789'
 

@@ -25,29 +25,6 @@ export const { setup, replayOnce, failWith } = adapterHarness(openai, {
   model: 'gpt-5.4',
 })
 
-/** Gives the global scope the `window`, `document` and `navigator` the SDKs look for. */
-export function pretendToBeABrowser(): () => void {
-  const names = ['window', 'navigator'] as const
-  const saved = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name))
-  Object.defineProperty(globalThis, 'window', {
-    value: { document: {} },
-    configurable: true,
-    writable: true,
-  })
-  Object.defineProperty(globalThis, 'navigator', {
-    value: { userAgent: 'Mozilla/5.0' },
-    configurable: true,
-    writable: true,
-  })
-  return () => {
-    names.forEach((name, i) => {
-      const descriptor = saved[i]
-      if (descriptor === undefined) Reflect.deleteProperty(globalThis, name)
-      else Object.defineProperty(globalThis, name, descriptor)
-    })
-  }
-}
-
 /** An SSE body of Responses events, each with its `event:` line and a sequence number. */
 export function responseStream(events: ({ type: string } & Record<string, unknown>)[]): string {
   return sse(events.map((event, sequence_number) => [event.type, { ...event, sequence_number }]))

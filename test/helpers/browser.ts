@@ -1,0 +1,46 @@
+import { build, type Metafile } from 'esbuild'
+
+/** Gives the global scope the `window`, `document` and `navigator` the SDKs look for; returns the undo. */
+export function pretendToBeABrowser(): () => void {
+  const names = ['window', 'navigator'] as const
+  const saved = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name))
+  Object.defineProperty(globalThis, 'window', {
+    value: { document: {} },
+    configurable: true,
+    writable: true,
+  })
+  Object.defineProperty(globalThis, 'navigator', {
+    value: { userAgent: 'Mozilla/5.0' },
+    configurable: true,
+    writable: true,
+  })
+  return () => {
+    names.forEach((name, i) => {
+      const descriptor = saved[i]
+      if (descriptor === undefined) Reflect.deleteProperty(globalThis, name)
+      else Object.defineProperty(globalThis, name, descriptor)
+    })
+  }
+}
+
+/**
+ * Bundles `entry` as a browser app bundles it (browser platform and conditions, no Node built-ins)
+ * and imports that very bundle, so the module it returns is the one a page would run.
+ */
+export async function importBrowserBundle<Module>(
+  entry: string,
+): Promise<{ module: Module; metafile: Metafile }> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    metafile: true,
+    logLevel: 'error',
+  })
+  const code = Buffer.from(result.outputFiles[0]!.text).toString('base64')
+  const module = (await import(/* @vite-ignore */ `data:text/javascript;base64,${code}`)) as Module
+  return { module, metafile: result.metafile }
+}
