@@ -43,7 +43,7 @@ export function App() {
       tokenRef.current === '' ? {} : { authorization: `Bearer ${tokenRef.current}` },
   )
   const [live] = useState<LiveTiming>(() => ({ current: undefined }))
-  const { models, error: modelsError, needsToken } = useModels(token)
+  const { models, error: modelsError, needsToken, forToken } = useModels(token)
   const [model, setModel] = useState(settings.model ?? 'mock/echo')
   const [thinking, setThinking] = useState<ThinkingLevel>(settings.thinking)
   const [draft, setDraft] = useState('')
@@ -170,6 +170,8 @@ export function App() {
   const failedNote = unanswered && dismissedFailure === messages.at(-1)?.id
   const refusedToken = error?.kind === 'auth' && error.status === 401
   const askToken = needsToken || refusedToken
+  // A new token is not called refused before the relay has answered it.
+  const tokenState = forToken !== token ? 'checking' : token === '' ? 'needed' : 'refused'
   useEffect(() => {
     if (busy) return
     if (retryWhenRefused.current && refusedToken) retry()
@@ -291,7 +293,7 @@ export function App() {
       </main>
 
       <footer className="bottom">
-        {askToken && <TokenForm refused={token !== ''} onToken={useToken} />}
+        {askToken && <TokenForm state={tokenState} onToken={useToken} />}
         {((error !== undefined && !refusedToken) || modelsError !== undefined) && (
           <div className="error" role="alert" data-testid="error">
             <p>

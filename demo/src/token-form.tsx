@@ -1,16 +1,24 @@
 import { useState } from 'react'
 
+/** Why the token is asked for: none was given, the one given was refused, or it is being checked. */
+export type TokenState = 'needed' | 'refused' | 'checking'
+
 type Props = {
-  /** A token was given and refused. */
-  refused: boolean
+  state: TokenState
   onToken(token: string): void
+}
+
+const PROMPTS: Readonly<Record<TokenState, string>> = {
+  needed: 'This relay needs an access token (one of its RELAY_TOKENS):',
+  refused: 'The relay refused this token. Enter another one:',
+  checking: 'Checking the token with the relay…',
 }
 
 /**
  * Asks for the relay's bearer token when it answers 401 (a relay with `RELAY_TOKENS` set). The
  * token is kept in this browser's localStorage and sent as `authorization: Bearer …`.
  */
-export function TokenForm({ refused, onToken }: Props) {
+export function TokenForm({ state, onToken }: Props) {
   const [value, setValue] = useState('')
   return (
     <form
@@ -22,11 +30,7 @@ export function TokenForm({ refused, onToken }: Props) {
       }}
     >
       <label>
-        <span>
-          {refused
-            ? 'The relay refused this token. Enter another one:'
-            : 'This relay needs an access token (one of its RELAY_TOKENS):'}
-        </span>
+        <span>{PROMPTS[state]}</span>
         <input
           type="password"
           data-testid="token"

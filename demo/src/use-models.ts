@@ -13,6 +13,8 @@ export type Models = {
   error: string | undefined
   /** The relay asks for a bearer token (401). */
   needsToken: boolean
+  /** The token this answers: another than the one in use while the list is loaded again. */
+  forToken: string
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -55,6 +57,7 @@ export function useModels(token: string): Models {
     models: undefined,
     error: undefined,
     needsToken: false,
+    forToken: token,
   })
   useEffect(() => {
     const controller = new AbortController()
@@ -62,7 +65,7 @@ export function useModels(token: string): Models {
     fetch('/v1/models', { signal: controller.signal, headers })
       .then(async (response) => {
         if (response.status === 401) {
-          setState({ models: undefined, error: undefined, needsToken: true })
+          setState({ models: undefined, error: undefined, needsToken: true, forToken: token })
           return
         }
         const body: unknown = await response.json()
@@ -73,7 +76,7 @@ export function useModels(token: string): Models {
             ? [{ id: m['id'], thinking: thinkingOf(m['thinking']) }]
             : [],
         )
-        setState({ models, error: undefined, needsToken: false })
+        setState({ models, error: undefined, needsToken: false, forToken: token })
       })
       .catch((cause: unknown) => {
         if (controller.signal.aborted) return
@@ -82,6 +85,7 @@ export function useModels(token: string): Models {
           models: undefined,
           error: `Could not load the model list (${reason}).`,
           needsToken: false,
+          forToken: token,
         })
       })
     return () => controller.abort()

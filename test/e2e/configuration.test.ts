@@ -161,8 +161,18 @@ describe('configuration, in wrangler dev and Chromium', () => {
             sent.push(request.headers()['authorization'])
           }
         })
+        // Until the relay has answered the right token, the form does not call it refused.
+        let answerModels = () => {}
+        const modelsAnswered = new Promise<void>((resolve) => (answerModels = resolve))
+        await page.route('**/v1/models', async (route) => {
+          if (route.request().headers()['authorization'] === `Bearer ${TOKEN}`) await modelsAnswered
+          await route.continue()
+        })
         await page.fill('[data-testid="token"]', TOKEN)
         await page.press('[data-testid="token"]', 'Enter')
+        await page.getByText('Checking the token with the relay').waitFor()
+        await expect(page.getByText('The relay refused this token').count()).resolves.toBe(0)
+        answerModels()
         release()
         // The failed question is sent again with the token, and answered.
         await page.locator('[data-testid="usage"]').first().waitFor()
