@@ -10,13 +10,8 @@ import {
   openaiCompatible,
   type OpenAICompatibleOptions,
 } from '../../../src/providers/openai-compatible/index.ts'
-import {
-  everySplit,
-  replayFetch,
-  type ReplayFetch,
-  type ReplaySpec,
-} from '../../helpers/replay-fetch.ts'
-import { collect } from '../../helpers/stream.ts'
+import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
+import { run, splitsThatDiffer } from '../../helpers/stream.ts'
 
 /** Adapter options without the fetch, which the harness brings. */
 export type CompatibleSetup = Omit<OpenAICompatibleOptions, 'fetch'>
@@ -39,11 +34,14 @@ export async function eventsAtEverySplit(
   options: CompatibleSetup,
   ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] },
 ): Promise<Event[]> {
-  const run = async (splitAt?: number[]) =>
-    collect(compatibleWith([{ body, splitAt }], options).adapter.stream(ask))
-  const baseline = await run()
-  for (const splitAt of everySplit(body)) expect(await run(splitAt)).toEqual(baseline)
-  return baseline
+  const replay = (splitAt?: number[]) =>
+    run(compatibleWith([{ body, splitAt }], options).adapter.stream(ask))
+  const { splits, differs } = await splitsThatDiffer(body, replay)
+  expect(splits).toBeGreaterThan(0)
+  expect(differs).toEqual([])
+  const { events, error } = await replay()
+  expect(error).toBeUndefined()
+  return events
 }
 
 /** The `messages` of the `n`-th request the replaying fetch received (0 is the first). */
