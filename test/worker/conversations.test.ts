@@ -301,7 +301,8 @@ describe('durable conversations in workerd', () => {
       const after = frames((await readSse(rest)).raw)
       expect(before + after, `seed ${SEED}, round ${round}, cut after ${cut} events`).toBe(full)
     }
-  })
+    // Four paced answers, each about two seconds.
+  }, 40_000)
 
   it('keeps answering when its client leaves, and stores the answer complete', async () => {
     const id = await create()

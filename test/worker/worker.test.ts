@@ -545,7 +545,8 @@ describe('worker in workerd: settings', () => {
     } finally {
       await Promise.all(workers.map((worker) => worker.dispose()))
     }
-  })
+    // Four Workers start at once: about 10 s on two busy cores.
+  }, 60_000)
 
   it('keeps a seal-key passphrase with spaces as one key and names token clients by CLIENT_ID_SECRET', async () => {
     const passphrase = 'correct horse battery staple on a long winding road'
