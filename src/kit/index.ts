@@ -29,6 +29,7 @@ export {
   type HttpFailure,
 } from './http-error.ts'
 export { sdkTransportError, type SdkTransportErrors } from './sdk-error.ts'
+export { keepStopSequences } from './stop-sequences.ts'
 export { abortedError, isRetryableKind, toThinkwireError } from '../core/errors.ts'
 export {
   DEFAULT_BUDGET_THRESHOLDS,

@@ -7,6 +7,7 @@ import {
 } from '@google/genai'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
+import { keepStopSequences } from '../../kit/stop-sequences.ts'
 import type { GeminiModel } from './models.ts'
 import { fitThinkingBudget, thinkingConfigFor } from './thinking-config.ts'
 
@@ -68,7 +69,7 @@ export function buildConfig(
   }
   if (options.temperature !== undefined) config.temperature = options.temperature
   if (options.stop !== undefined && options.stop.length > 0)
-    config.stopSequences = stopSequences(options.stop, warnings)
+    config.stopSequences = keepStopSequences(options.stop, MAX_STOP_SEQUENCES, 'Gemini', warnings)
   cacheWarnings(options.cache, warnings)
 
   mergeProviderOptions(config, options, 'gemini', warnings)
@@ -79,16 +80,6 @@ export function buildConfig(
 
 /** Gemini takes at most this many stop sequences. */
 const MAX_STOP_SEQUENCES = 5
-
-/** The first five stop sequences; the rest are dropped, with a warning naming them. */
-function stopSequences(stop: readonly string[], warnings: string[]): string[] {
-  if (stop.length <= MAX_STOP_SEQUENCES) return [...stop]
-  const dropped = stop.slice(MAX_STOP_SEQUENCES).map((s) => JSON.stringify(s))
-  warnings.push(
-    `stop: Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; dropped ${dropped.join(', ')}`,
-  )
-  return stop.slice(0, MAX_STOP_SEQUENCES)
-}
 
 /**
  * Gemini caches request prefixes on its own (implicit caching; what it read from the cache is in

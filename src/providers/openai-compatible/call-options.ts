@@ -1,6 +1,7 @@
 import type { CacheOptions } from '../../core/adapter.ts'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { JsonRecord } from '../../kit/json.ts'
+import { keepStopSequences } from '../../kit/stop-sequences.ts'
 import type { CompatibleModelInfo } from './models.ts'
 
 /**
@@ -59,17 +60,7 @@ export function stopParams(
       )
     sequences.push(sequence)
   }
-  const limit = info.stopSequences
-  const dropped = sequences.slice(limit)
-  if (dropped.length > 0) {
-    const names = dropped.map((sequence) => JSON.stringify(sequence)).join(', ')
-    warnings.push(
-      limit === 0
-        ? `stop dropped: this model takes no stop sequences (${names})`
-        : `stop: this model takes at most ${limit} stop sequences; dropped ${names}`,
-    )
-  }
-  const kept = sequences.slice(0, limit)
+  const kept = keepStopSequences(sequences, info.stopSequences, 'this model', warnings)
   return kept.length > 0 ? { stop: kept } : {}
 }
 

@@ -8,6 +8,7 @@ import type { CacheOptions, CallOptions, ToolChoice } from '../../core/adapter.t
 import type { Conversation } from '../../core/conversation.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
+import { keepStopSequences } from '../../kit/stop-sequences.ts'
 import { encodeInput } from './encode-input.ts'
 import type { OpenAIModel } from './models.ts'
 import { planReasoning } from './reasoning.ts'
@@ -90,10 +91,8 @@ export function buildRequest(
     }
   }
 
-  if (options.stop !== undefined && options.stop.length > 0) {
-    const dropped = options.stop.map((stop) => JSON.stringify(stop)).join(', ')
-    warnings.push(`stop dropped: the Responses API takes no stop sequences (${dropped})`)
-  }
+  // The Responses API has no stop sequences: any given is dropped, and named.
+  keepStopSequences(options.stop ?? [], 0, 'the Responses API', warnings)
   planCache(body, options.cache, warnings)
 
   if (options.temperature !== undefined) {
