@@ -30,7 +30,7 @@ export type WranglerDevOptions = {
 }
 
 /** A free TCP port on 127.0.0.1 (free now: another process may take it before it is used). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer()
     server.on('error', reject)

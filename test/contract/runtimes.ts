@@ -51,26 +51,16 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>thinkwire contract</ti
 </script>`
 
 async function startChromium(): Promise<RuntimeHost> {
-  const [{ build }, { chromium }] = await Promise.all([
-    import('esbuild'),
+  const [{ bundleForBrowser }, { chromium }] = await Promise.all([
+    import('../helpers/browser.ts'),
     import('playwright-core'),
   ])
   const launching = chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   })
-  // Bundled as a browser app bundles it (browser platform and conditions, no Node built-ins),
-  // while the browser starts.
-  const bundling = build({
-    entryPoints: [RUNNER],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    metafile: true,
-    logLevel: 'error',
-  })
+  // Bundled as a browser app bundles it, while the browser starts.
+  const bundling = bundleForBrowser(RUNNER)
   const [launched, bundled] = await Promise.allSettled([launching, bundling])
   if (launched.status === 'rejected') throw launched.reason
   if (bundled.status === 'rejected') {

@@ -24,13 +24,11 @@ export function pretendToBeABrowser(): () => void {
 }
 
 /**
- * Bundles `entry` as a browser app bundles it (browser platform and conditions, no Node built-ins)
- * and imports that very bundle, so the module it returns is the one a page would run.
+ * Bundles `entry` as a browser app bundles it: browser platform and conditions, no Node built-ins,
+ * ES modules, in memory (with its metafile).
  */
-export async function importBrowserBundle<Module>(
-  entry: string,
-): Promise<{ module: Module; metafile: Metafile }> {
-  const result = await build({
+export function bundleForBrowser(entry: string) {
+  return build({
     entryPoints: [entry],
     bundle: true,
     write: false,
@@ -40,6 +38,13 @@ export async function importBrowserBundle<Module>(
     metafile: true,
     logLevel: 'error',
   })
+}
+
+/** Imports the {@link bundleForBrowser} bundle of `entry`: the very module a page would run. */
+export async function importBrowserBundle<Module>(
+  entry: string,
+): Promise<{ module: Module; metafile: Metafile }> {
+  const result = await bundleForBrowser(entry)
   const code = Buffer.from(result.outputFiles[0]!.text).toString('base64')
   const module = (await import(/* @vite-ignore */ `data:text/javascript;base64,${code}`)) as Module
   return { module, metafile: result.metafile }
