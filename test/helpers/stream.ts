@@ -45,19 +45,20 @@ export function doneTurn(events: readonly Event[]): AssistantTurn {
 
 /**
  * Replays `body` whole, then cut in two at every byte offset (mid-line, mid UTF-8 character), and
- * returns the offsets whose events or error differ from the whole replay. Replays run a few at a
- * time: each is independent, and the SDKs spend much of a replay waiting.
+ * returns the offsets whose events or error differ from the whole replay, and that replay. Replays
+ * run a few at a time: each is independent, and the SDKs spend much of a replay waiting.
  */
 export async function splitsThatDiffer(
   body: string,
   replay: (splitAt?: number[]) => Promise<{ events: Event[]; error: unknown }>,
-): Promise<{ splits: number; differs: number[] }> {
+): Promise<{ splits: number; differs: number[]; whole: { events: Event[]; error: unknown } }> {
   const summary = ({ events, error }: { events: Event[]; error: unknown }) =>
     JSON.stringify({
       events,
       error: isThinkwireError(error) ? { kind: error.kind, message: error.message } : error,
     })
-  const expected = summary(await replay())
+  const whole = await replay()
+  const expected = summary(whole)
   const splits = everySplit(body)
   const differs: number[] = []
   for (let i = 0; i < splits.length; i += 8) {
@@ -67,5 +68,5 @@ export async function splitsThatDiffer(
       if (summary(result) !== expected) differs.push(batch[j]![0]!)
     })
   }
-  return { splits: splits.length, differs }
+  return { splits: splits.length, differs, whole }
 }

@@ -36,12 +36,11 @@ export async function eventsAtEverySplit(
 ): Promise<Event[]> {
   const replay = (splitAt?: number[]) =>
     run(compatibleWith([{ body, splitAt }], options).adapter.stream(ask))
-  const { splits, differs } = await splitsThatDiffer(body, replay)
+  const { splits, differs, whole } = await splitsThatDiffer(body, replay)
   expect(splits).toBeGreaterThan(0)
   expect(differs).toEqual([])
-  const { events, error } = await replay()
-  expect(error).toBeUndefined()
-  return events
+  expect(whole.error).toBeUndefined()
+  return whole.events
 }
 
 /** The `messages` of the `n`-th request the replaying fetch received (0 is the first). */
