@@ -5,13 +5,10 @@ import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
-import { discardBody } from './read-body.ts'
+import { DISCARD_GRACE_MS, discardBody } from './read-body.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { errorOf, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
-
-/** How long an answer that needs no body waits for one on its way (see `discardBody`). */
-const DISCARD_GRACE_MS = 1000
 
 /** Each route: its methods, and the dialect of its chat body, answers and errors. */
 const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dialect }>> = {

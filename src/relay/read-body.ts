@@ -6,11 +6,15 @@ export type BodyResult =
   | { ok: true; value: unknown; text: string; bytes: number }
   | { ok: false; status: 400 | 408 | 413 | 415; message: string }
 
+/** How long an answer that needs no body, or refuses one, waits for the rest on its way. */
+export const DISCARD_GRACE_MS = 1000
+
 /**
  * Reads a JSON request body of at most `limit` bytes within `timeoutMs`. A `content-length` over
  * the limit is refused before reading, and the bytes are counted as they stream in (the header may
- * be absent or lie): the read stops at the limit, and at the deadline, so a client can make the
- * relay hold neither more than `limit` bytes nor a handler for longer than `timeoutMs`.
+ * be absent or lie): past the limit nothing more is held, and what is still on its way is dropped
+ * as `discardBody` does, so a client can make the relay hold neither more than `limit` bytes nor a
+ * handler for longer than `timeoutMs` (plus the short grace of a refused body).
  */
 export async function readJsonBody(
   request: Request,
@@ -52,7 +56,7 @@ export async function readJsonBody(
       if (step.done) break
       bytes += step.value.byteLength
       if (bytes > limit) {
-        stop()
+        await drain(reader, limit, Math.min(DISCARD_GRACE_MS, timeoutMs))
         return tooLarge
       }
       chunks.push(step.value)
@@ -91,7 +95,15 @@ export async function discardBody(
   maxMs: number,
 ): Promise<void> {
   if (request.body === null || request.bodyUsed) return
-  const reader = request.body.getReader()
+  await drain(request.body.getReader(), maxBytes, maxMs)
+}
+
+/** Reads and drops what `reader` still gives, for at most `maxBytes` and `maxMs`, then cancels it. */
+async function drain(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes: number,
+  maxMs: number,
+): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), maxMs)
