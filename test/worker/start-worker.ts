@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -10,6 +11,17 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangle
 export type TestWorker = {
   url: URL
   fetch(path: string, init?: RequestInit): Promise<Response>
+  /**
+   * POSTs on a connection of its own, closed after the answer: for a body the Worker refuses before
+   * reading it all. workerd then closes the connection (with no `connection: close` to say so), so a
+   * connection kept in `fetch`'s pool could carry the next request into the reset. A body given as
+   * chunks goes without a `content-length` (chunked).
+   */
+  postAlone(
+    path: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array[],
+  ): Promise<Response>
   /** Every line the Worker wrote to stdout and stderr so far. */
   logs(): string[]
   dispose(): Promise<void>
@@ -73,10 +85,41 @@ export async function startTestWorker(
   return {
     url,
     fetch: (path, init) => fetch(new URL(path, url), init),
+    postAlone: (path, headers, body) => postAlone(new URL(path, url), headers, body),
     logs: () => [...lines],
     async dispose() {
       await mf.dispose()
       await rm(dir, { recursive: true, force: true })
     },
   }
+}
+
+function postAlone(
+  url: URL,
+  headers: Record<string, string>,
+  body: string | Uint8Array[],
+): Promise<Response> {
+  return new Promise((done, reject) => {
+    const sized =
+      typeof body === 'string' ? { 'content-length': String(Buffer.byteLength(body)) } : {}
+    const request = httpRequest(
+      url,
+      { method: 'POST', agent: false, headers: { ...headers, ...sized } },
+      (answer) => {
+        const chunks: Buffer[] = []
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+        answer.on('error', reject)
+        answer.on('end', () => {
+          const names = new Headers()
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (typeof value === 'string') names.set(name, value)
+          }
+          done(new Response(Buffer.concat(chunks), { status: answer.statusCode!, headers: names }))
+        })
+      },
+    )
+    request.on('error', reject)
+    for (const chunk of typeof body === 'string' ? [body] : body) request.write(chunk)
+    request.end()
+  })
 }

@@ -284,27 +284,29 @@ describe('worker in workerd: bad input', () => {
       400,
       /at most 50 turns/,
     ],
+    // The two below go on connections of their own: workerd closes one whose body it refused.
     [
       'a body over the limit',
-      () => post(open, { model: 'mock/echo', conversation: { turns: ask('x'.repeat(1_100_000)) } }),
+      () =>
+        open.postAlone(
+          '/v1/chat',
+          { 'content-type': 'application/json' },
+          JSON.stringify({
+            model: 'mock/echo',
+            conversation: { turns: ask('x'.repeat(1_100_000)) },
+          }),
+        ),
       413,
       /at most 1048576 bytes/,
     ],
     [
       'a streamed body over the limit with no content-length',
       () =>
-        open.fetch('/v1/chat', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: new ReadableStream({
-            start(controller) {
-              for (let i = 0; i < 20; i++)
-                controller.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)))
-              controller.close()
-            },
-          }),
-          duplex: 'half',
-        } as RequestInit),
+        open.postAlone(
+          '/v1/chat',
+          { 'content-type': 'application/json' },
+          Array.from({ length: 20 }, () => new TextEncoder().encode('x'.repeat(64 * 1024))),
+        ),
       413,
       /at most/,
     ],
