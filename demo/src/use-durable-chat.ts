@@ -7,15 +7,10 @@ import {
 import type { ChatSnapshot } from '../../src/core/chat.ts'
 import { toThinkwireError } from '../../src/core/errors.ts'
 import type { AssistantTurn, ThinkwireError } from '../../src/index.ts'
-import { useConversation, type ChatMessage, type Scheduler } from '../../src/react/index.ts'
+import { useConversation, type ChatMessage } from '../../src/react/index.ts'
 import type { DemoChat, DemoChatOptions, PreviousChat } from './demo-chat.ts'
 import { loadTimings, saveTimings, type AnswerStats } from './storage.ts'
 import { timeStore, timingFetch } from './timings.ts'
-
-const nextFrame: Scheduler = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush)
-  else setTimeout(flush, 16)
-}
 
 /** Stands in for the store until the first one is made (right after the first render). */
 const EMPTY: ChatSnapshot = {
@@ -98,7 +93,6 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
       headers,
       fetch: timingFetch(live),
       follow: true,
-      scheduler: nextFrame,
       onId: (id) => showInUrl(id, 'replace'),
     })
     const untime = timeStore(made, live, byTurn)

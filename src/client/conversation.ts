@@ -10,6 +10,7 @@ import type { WireCallOptions } from '../core/wire.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
+import { nextFrame } from './next-frame.ts'
 import { relayHeaders, responseError, type RelayHeaders } from './relay.ts'
 
 /** Options of {@link relayConversation}. */
@@ -38,7 +39,11 @@ export type RelayConversationOptions = {
    * @defaultValue false
    */
   follow?: boolean | undefined
-  /** Batches streaming updates to subscribers. @defaultValue notify at once */
+  /**
+   * Batches streaming updates to subscribers (status changes are never delayed): pass
+   * `(flush) => flush()` to be told of every network read at once.
+   * @defaultValue once per animation frame (`requestAnimationFrame`, else a 16 ms timer)
+   */
   scheduler?: Scheduler | undefined
 }
 
@@ -72,7 +77,7 @@ const MAX_BACKOFF_MS = 8000
  * ```ts
  * const chat = relayConversation({ url: '', model: 'mock/echo', id: params.get('c') ?? undefined })
  * await chat.load()
- * const { messages, send } = useChat({ store: chat })
+ * const { messages, send } = useConversation(chat) // thinkwire/react
  * ```
  */
 export function relayConversation(options: RelayConversationOptions): RelayConversation {
@@ -107,7 +112,7 @@ export class RelayConversation implements ChatStore {
     this.#id = options.id
     this.#notifier = new Notifier(
       () => this.#makeSnapshot(),
-      () => this.#options.scheduler,
+      () => this.#options.scheduler ?? nextFrame,
     )
     this.#listen('addEventListener')
   }

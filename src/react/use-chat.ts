@@ -11,6 +11,7 @@ import type { AssistantTurn, Conversation } from '../core/conversation.ts'
 import type { ThinkwireError } from '../core/errors.ts'
 import type { ChatMessage } from '../core/messages.ts'
 import type { ChatStore } from '../client/conversation.ts'
+import { nextFrame } from '../client/next-frame.ts'
 
 /** Options of {@link useChat}. All but `initialConversation` may change from render to render. */
 export type UseChatOptions = {
@@ -53,11 +54,6 @@ export type UseChatResult = {
   /** Complete turns only, items included: persist it and restore it with `setConversation`. */
   conversation: Conversation
   setConversation(conversation: Conversation): void
-}
-
-const nextFrame: Scheduler = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush)
-  else setTimeout(flush, 16)
 }
 
 async function drain(start: () => AsyncIterable<unknown>): Promise<void> {

@@ -1,0 +1,154 @@
+// @vitest-environment happy-dom
+import { act, cleanup, renderHook } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { relayConversation, type RelayConversation } from '../../src/client/index.ts'
+import { useConversation } from '../../src/react/index.ts'
+
+afterEach(() => {
+  cleanup()
+  vi.unstubAllGlobals()
+})
+
+const ID = 'c-0123456789abcdef0123'
+const QUESTION = { role: 'user', content: 'Write a lot' } as const
+const TOKEN = 'abcd'
+const utf8 = new TextEncoder()
+
+const frame = (id: number, event: string, data: unknown) =>
+  utf8.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+
+/**
+ * A relay with one conversation whose answer is in flight: `GET /:id` says so, and its stream is
+ * written by the test, a read at a time.
+ */
+function relayWithAnswerInFlight() {
+  let write!: ReadableStreamDefaultController<Uint8Array>
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      write = controller
+    },
+  })
+  const fetch = vi.fn(async (input: RequestInfo | URL) => {
+    const path = new URL(String(input), 'http://relay.test').pathname
+    if (path === `/v1/conversations/${ID}`) {
+      return Response.json({ conversation: { turns: [QUESTION] }, streaming: true, lastEventId: 1 })
+    }
+    if (path === `/v1/conversations/${ID}/stream`) {
+      return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
+    }
+    return Response.json({ error: { kind: 'invalid-request', message: 'no' } }, { status: 404 })
+  })
+  return { fetch, write: (bytes: Uint8Array) => write.enqueue(bytes) }
+}
+
+function renderConversation(store: RelayConversation) {
+  let renders = 0
+  const hook = renderHook(() => {
+    renders++
+    return useConversation(store)
+  })
+  return { ...hook, renders: () => renders }
+}
+
+/** Lets the store read what was written (a few turns of the event loop, inside act). */
+const settle = () =>
+  act(async () => {
+    for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0))
+  })
+
+describe('useConversation', () => {
+  it('renders a long answer it attaches to once per animation frame by default, not once per read', async () => {
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => {
+      frames.push(callback)
+      return frames.length
+    })
+    const relay = relayWithAnswerInFlight()
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      ...relay,
+    })
+    const { result, renders } = renderConversation(store)
+    await act(() => store.load())
+    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    relay.write(frame(2, 'text', { text: TOKEN }))
+    await settle()
+    expect(result.current.status).toBe('streaming')
+    const before = renders()
+
+    // What the answer made before this page came, then a token per read: 300 reads in a frame.
+    for (let id = 3; id <= 302; id++) {
+      relay.write(frame(id, 'text', { text: TOKEN }))
+      if (id % 10 === 0) await settle()
+    }
+    await settle()
+    expect(renders()).toBe(before)
+    expect(frames.length).toBeGreaterThan(0)
+    await act(async () => frames.splice(0).forEach((callback) => callback(0)))
+    expect(renders() - before).toBe(1)
+    expect(result.current.messages.at(-1)?.text).toBe(TOKEN.repeat(301))
+
+    // The answer's end is a status change: shown at once, without waiting for a frame.
+    const text = TOKEN.repeat(301)
+    const turn = { role: 'assistant', text, usage: { inputTokens: 1, outputTokens: 301 } }
+    relay.write(frame(303, 'done', { turn: { ...turn, stopReason: 'stop' } }))
+    await settle()
+    expect(result.current.status).toBe('ready')
+    expect(result.current.messages.map((message) => message.text)).toEqual([QUESTION.content, text])
+    store.dispose()
+  })
+
+  it('stops nothing on unmount: the store reads on, and the next mount shows the answer as it is', async () => {
+    const relay = relayWithAnswerInFlight()
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      scheduler: (flush) => flush(),
+      ...relay,
+    })
+    const first = renderConversation(store)
+    await act(() => store.load())
+    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    relay.write(frame(2, 'text', { text: TOKEN }))
+    await settle()
+    const { send, stop, regenerate } = first.result.current
+    first.rerender()
+    // The actions belong to the store: the same functions from one render to the next.
+    expect(first.result.current.send).toBe(send)
+    expect(first.result.current.stop).toBe(stop)
+    expect(first.result.current.regenerate).toBe(regenerate)
+    first.unmount()
+
+    relay.write(frame(3, 'text', { text: TOKEN }))
+    await settle()
+    const second = renderConversation(store)
+    expect(second.result.current.status).toBe('streaming')
+    expect(second.result.current.messages.at(-1)?.text).toBe(TOKEN.repeat(2))
+    // Only the page's first load and the stream it attached to: the remount asked for nothing.
+    expect(relay.fetch).toHaveBeenCalledTimes(2)
+    store.dispose()
+  })
+
+  it('tells a store made with an immediate scheduler of every read at once', async () => {
+    const relay = relayWithAnswerInFlight()
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      scheduler: (flush) => flush(),
+      ...relay,
+    })
+    const { result } = renderConversation(store)
+    await act(() => store.load())
+    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    for (let id = 2; id <= 4; id++) {
+      relay.write(frame(id, 'text', { text: TOKEN }))
+      await settle()
+      expect(result.current.messages.at(-1)?.text).toBe(TOKEN.repeat(id - 1))
+    }
+    store.dispose()
+  })
+})
