@@ -2,7 +2,7 @@
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversation } from '../../src/client/index.ts'
-import { useConversation } from '../../src/react/index.ts'
+import { useConversation, type Scheduler } from '../../src/react/index.ts'
 
 afterEach(() => {
   cleanup()
@@ -50,6 +50,27 @@ function renderConversation(store: RelayConversation) {
   return { ...hook, renders: () => renders }
 }
 
+/**
+ * A page that opens the conversation: its store (with `scheduler`, or the default), bound by
+ * `useConversation`, loaded and attached to the answer, whose `turn` event has come.
+ */
+async function openConversation(scheduler?: Scheduler) {
+  const relay = relayWithAnswerInFlight()
+  const store = relayConversation({
+    url: 'http://relay.test',
+    model: 'mock/echo',
+    id: ID,
+    scheduler,
+    ...relay,
+  })
+  const view = renderConversation(store)
+  await act(() => store.load())
+  relay.write(frame(1, 'turn', { turn: QUESTION }))
+  return { relay, store, ...view }
+}
+
+const immediate: Scheduler = (flush) => flush()
+
 /** Lets the store read what was written (a few turns of the event loop, inside act). */
 const settle = () =>
   act(async () => {
@@ -63,16 +84,7 @@ describe('useConversation', () => {
       frames.push(callback)
       return frames.length
     })
-    const relay = relayWithAnswerInFlight()
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      ...relay,
-    })
-    const { result, renders } = renderConversation(store)
-    await act(() => store.load())
-    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    const { relay, store, result, renders } = await openConversation()
     relay.write(frame(2, 'text', { text: TOKEN }))
     await settle()
     expect(result.current.status).toBe('streaming')
@@ -101,17 +113,7 @@ describe('useConversation', () => {
   })
 
   it('stops nothing on unmount: the store reads on, and the next mount shows the answer as it is', async () => {
-    const relay = relayWithAnswerInFlight()
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      scheduler: (flush) => flush(),
-      ...relay,
-    })
-    const first = renderConversation(store)
-    await act(() => store.load())
-    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    const { relay, store, ...first } = await openConversation(immediate)
     relay.write(frame(2, 'text', { text: TOKEN }))
     await settle()
     const { send, stop, regenerate } = first.result.current
@@ -133,17 +135,7 @@ describe('useConversation', () => {
   })
 
   it('tells a store made with an immediate scheduler of every read at once', async () => {
-    const relay = relayWithAnswerInFlight()
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      scheduler: (flush) => flush(),
-      ...relay,
-    })
-    const { result } = renderConversation(store)
-    await act(() => store.load())
-    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    const { relay, store, result } = await openConversation(immediate)
     for (let id = 2; id <= 4; id++) {
       relay.write(frame(id, 'text', { text: TOKEN }))
       await settle()
