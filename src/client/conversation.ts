@@ -106,6 +106,8 @@ export class RelayConversation implements ChatStore {
   #timer: ReturnType<typeof setTimeout> | undefined
   #notifier: Notifier<ChatSnapshot>
   #disposed = false
+  /** Counts loads and disposals: a load that another load or a dispose followed applies nothing. */
+  #loads = 0
 
   constructor(options: RelayConversationOptions) {
     this.#options = options
@@ -136,9 +138,16 @@ export class RelayConversation implements ChatStore {
 
   /**
    * Restores the conversation from the relay, and attaches to an answer in flight (which goes on
-   * streaming into the store). Resolves once the conversation is restored.
+   * streaming into the store). Resolves once the conversation is restored. After `dispose()` it
+   * attaches the store again, so an effect may load it and dispose it more than once (React's
+   * StrictMode runs every effect twice); of loads that overlap, the last one applies.
    */
   async load(): Promise<void> {
+    const loading = ++this.#loads
+    if (this.#disposed) {
+      this.#disposed = false
+      this.#listen('addEventListener')
+    }
     if (this.#id === undefined) return
     const response = await this.#fetch(`/${this.#id}`, 'GET')
     const body = (await response.json()) as {
@@ -147,6 +156,7 @@ export class RelayConversation implements ChatStore {
       lastEventId: number
       lastError?: { kind: string; message: string } | undefined
     }
+    if (loading !== this.#loads) return
     this.#turns = body.conversation.turns
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
     this.#lastEventId = body.streaming ? 0 : body.lastEventId
@@ -203,9 +213,10 @@ export class RelayConversation implements ChatStore {
     void this.#fetch(`/${this.#id}/stop`, 'POST').catch(() => {})
   }
 
-  /** Stops reading and listening; the answer goes on on the relay. */
+  /** Stops reading and listening; the answer goes on on the relay, and `load()` attaches again. */
   dispose(): void {
     this.#disposed = true
+    this.#loads++
     this.#reading?.abort()
     this.#following?.abort()
     clearTimeout(this.#timer)

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, renderHook } from '@testing-library/react'
+import { useEffect, useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversation } from '../../src/client/index.ts'
 import { useConversation, type Scheduler } from '../../src/react/index.ts'
@@ -132,6 +133,33 @@ describe('useConversation', () => {
     // Only the page's first load and the stream it attached to: the remount asked for nothing.
     expect(relay.fetch).toHaveBeenCalledTimes(2)
     store.dispose()
+  })
+
+  it('streams an answer in flight in StrictMode, whose effects dispose the store and load it again', async () => {
+    const relay = relayWithAnswerInFlight()
+    // The README's page: the store made once, loaded by an effect whose cleanup disposes it.
+    function usePage() {
+      const [store] = useState(() =>
+        relayConversation({ url: 'http://relay.test', model: 'mock/echo', id: ID, ...relay }),
+      )
+      useEffect(() => {
+        void store.load()
+        return () => store.dispose()
+      }, [store])
+      return useConversation(store)
+    }
+    const { result } = renderHook(usePage, { reactStrictMode: true })
+    await settle()
+    relay.write(frame(1, 'turn', { turn: QUESTION }))
+    relay.write(frame(2, 'text', { text: TOKEN }))
+    await settle()
+    await act(() => new Promise((resolve) => setTimeout(resolve, 40)))
+    expect(result.current.status).toBe('streaming')
+    expect(result.current.messages.at(-1)?.text).toBe(TOKEN)
+    // Loaded twice, attached once: the first load, disposed before it ended, applied nothing.
+    const paths = relay.fetch.mock.calls.map(([input]) => new URL(String(input)).pathname)
+    expect(paths.filter((path) => path === `/v1/conversations/${ID}`)).toHaveLength(2)
+    expect(paths.filter((path) => path.endsWith('/stream'))).toHaveLength(1)
   })
 
   it('tells a store made with an immediate scheduler of every read at once', async () => {
