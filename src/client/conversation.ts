@@ -138,7 +138,8 @@ export class RelayConversation implements ChatStore {
 
   /**
    * Restores the conversation from the relay, and attaches to an answer in flight (which goes on
-   * streaming into the store). Resolves once the conversation is restored. After `dispose()` it
+   * streaming into the store). Resolves once the conversation is restored; a failure (a deleted
+   * conversation, a refused token) rejects and is the store's `error`. After `dispose()` it
    * attaches the store again, so an effect may load it and dispose it more than once (React's
    * StrictMode runs every effect twice); of loads that overlap, the last one applies.
    */
@@ -149,12 +150,19 @@ export class RelayConversation implements ChatStore {
       this.#listen('addEventListener')
     }
     if (this.#id === undefined) return
-    const response = await this.#fetch(`/${this.#id}`, 'GET')
-    const body = (await response.json()) as {
+    let body: {
       conversation: Conversation
       streaming: boolean
       lastEventId: number
       lastError?: { kind: string; message: string } | undefined
+    }
+    try {
+      body = await (await this.#fetch(`/${this.#id}`, 'GET')).json()
+    } catch (caught) {
+      const error = toThinkwireError(caught, 'relay')
+      // Also the store's error, so that a page that only binds the store shows it.
+      if (loading === this.#loads) this.#fail(error)
+      throw error
     }
     if (loading !== this.#loads) return
     this.#turns = body.conversation.turns

@@ -141,7 +141,10 @@ export type UseConversationResult = Omit<UseChatResult, 'setConversation'>
  * @example
  * ```tsx
  * const [store] = useState(() => relayConversation({ url: '', model: 'mock/echo', id }))
- * useEffect(() => void store.load(), [store])
+ * useEffect(() => {
+ *   store.load().catch(() => {}) // a failure is also `error`
+ *   return () => store.dispose()
+ * }, [store])
  * const { messages, status, send, stop, regenerate } = useConversation(store)
  * ```
  */

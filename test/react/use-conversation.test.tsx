@@ -37,7 +37,10 @@ function relayWithAnswerInFlight() {
     if (path === `/v1/conversations/${ID}/stream`) {
       return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
     }
-    return Response.json({ error: { kind: 'invalid-request', message: 'no' } }, { status: 404 })
+    return Response.json(
+      { error: { kind: 'invalid-request', message: 'no such conversation' } },
+      { status: 404 },
+    )
   })
   return { fetch, write: (bytes: Uint8Array) => write.enqueue(bytes) }
 }
@@ -160,6 +163,26 @@ describe('useConversation', () => {
     const paths = relay.fetch.mock.calls.map(([input]) => new URL(String(input)).pathname)
     expect(paths.filter((path) => path === `/v1/conversations/${ID}`)).toHaveLength(2)
     expect(paths.filter((path) => path.endsWith('/stream'))).toHaveLength(1)
+  })
+
+  it('shows a conversation that cannot be loaded as its error, and load() rejects with it', async () => {
+    const relay = relayWithAnswerInFlight()
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: 'c-deleted-0123456789ab',
+      ...relay,
+    })
+    const { result } = renderConversation(store)
+    let thrown: unknown
+    await act(() => store.load().catch((error: unknown) => void (thrown = error)))
+    expect(result.current.status).toBe('error')
+    expect(result.current.error).toBe(thrown)
+    expect(result.current.error).toMatchObject({ status: 404, message: 'no such conversation' })
+    await act(async () => void store.dismiss())
+    expect(result.current.status).toBe('ready')
+    expect(result.current.error).toBeUndefined()
+    store.dispose()
   })
 
   it('tells a store made with an immediate scheduler of every read at once', async () => {
