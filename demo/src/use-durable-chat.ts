@@ -126,6 +126,10 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
 
   const chat = useConversation(store ?? idle)
   const busy = chat.status === 'submitted' || chat.status === 'streaming'
+  // A load that could not reach the relay is tried again by the store: once it is, the error goes.
+  useEffect(() => {
+    if (chat.status !== 'error') setLoadError(undefined)
+  }, [chat.status])
   const { turns } = chat.conversation
 
   // Timings measured here are kept per conversation, so they are still shown after a reload.

@@ -108,6 +108,8 @@ export class RelayConversation implements ChatStore {
   #disposed = false
   /** Counts loads and disposals: a load that another load or a dispose followed applies nothing. */
   #loads = 0
+  /** The last load could not reach the relay: it is tried again (backoff, online, visible). */
+  #unreached = false
 
   constructor(options: RelayConversationOptions) {
     this.#options = options
@@ -139,7 +141,8 @@ export class RelayConversation implements ChatStore {
   /**
    * Restores the conversation from the relay, and attaches to an answer in flight (which goes on
    * streaming into the store). Resolves once the conversation is restored; a failure (a deleted
-   * conversation, a refused token) rejects and is the store's `error`. After `dispose()` it
+   * conversation, a refused token) rejects and is the store's `error`, and one that did not reach
+   * the relay is tried again as a dropped stream is (backoff, online, visible). After `dispose()` it
    * attaches the store again, so an effect may load it and dispose it more than once (React's
    * StrictMode runs every effect twice); of loads that overlap, the last one applies.
    */
@@ -161,10 +164,22 @@ export class RelayConversation implements ChatStore {
     } catch (caught) {
       const error = toThinkwireError(caught, 'relay')
       // Also the store's error, so that a page that only binds the store shows it.
-      if (loading === this.#loads) this.#fail(error)
+      if (loading === this.#loads) {
+        this.#fail(error)
+        this.#unreached = error.kind === 'network'
+        if (this.#unreached) this.#retry()
+      }
       throw error
     }
     if (loading !== this.#loads) return
+    if (this.#unreached) {
+      // Reached at last: the error was only that, and no other try is due.
+      this.#unreached = false
+      this.#attempt = 0
+      clearTimeout(this.#timer)
+      this.#error = undefined
+      this.#status = 'ready'
+    }
     this.#turns = body.conversation.turns
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
     this.#lastEventId = body.streaming ? 0 : body.lastEventId
@@ -351,6 +366,7 @@ export class RelayConversation implements ChatStore {
 
   #resume = (): void => {
     if (this.#id === undefined) return
+    if (this.#unreached) return void this.load().catch(() => {})
     if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
     else if (this.#busy()) void this.#attach(this.#lastEventId)
   }

@@ -272,6 +272,33 @@ describe('the demo on durable conversations, in Chromium', () => {
   )
 
   it(
+    'loads a conversation it could not reach on a reload once the network is back, and drops the error',
+    async () => {
+      const page = await openDemo()
+      await ask(page, 'Remember me')
+      await finished(page)
+      const id = conversationOf(page)!
+      const answer = await answers(page).first().textContent()
+
+      // Reloaded while the conversation cannot be reached: its loads fail as fetch does offline.
+      let offline = true
+      await page.route(`**/v1/conversations/${id}`, (route) =>
+        offline ? route.abort('internetdisconnected') : route.continue(),
+      )
+      await page.reload()
+      const error = page.locator('[data-testid="error"]')
+      await error.waitFor()
+      offline = false
+      await page.evaluate(() => window.dispatchEvent(new Event('online')))
+      await error.waitFor({ state: 'detached' })
+      await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe('Remember me')
+      await expect(answers(page).first().textContent()).resolves.toBe(answer)
+      await close(page)
+    },
+    TIMEOUT,
+  )
+
+  it(
     'starts a new chat without deleting the last one, which the list from the relay opens again',
     async () => {
       const page = await openDemo()

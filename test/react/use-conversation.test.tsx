@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversation } from '../../src/client/index.ts'
 import { useConversation, type Scheduler } from '../../src/react/index.ts'
+import { eventually } from '../helpers/eventually.ts'
 
 afterEach(() => {
   cleanup()
@@ -22,7 +23,7 @@ const frame = (id: number, event: string, data: unknown) =>
  * A relay with one conversation whose answer is in flight: `GET /:id` says so, and its stream is
  * written by the test, a read at a time.
  */
-function relayWithAnswerInFlight() {
+function relayWithAnswerInFlight({ unreachable = 0 } = {}) {
   let write!: ReadableStreamDefaultController<Uint8Array>
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -31,6 +32,8 @@ function relayWithAnswerInFlight() {
   })
   const fetch = vi.fn(async (input: RequestInfo | URL) => {
     const path = new URL(String(input), 'http://relay.test').pathname
+    // The first `unreachable` requests fail as fetch does offline.
+    if (unreachable-- > 0) throw new TypeError('Failed to fetch')
     if (path === `/v1/conversations/${ID}`) {
       return Response.json({ conversation: { turns: [QUESTION] }, streaming: true, lastEventId: 1 })
     }
@@ -182,6 +185,32 @@ describe('useConversation', () => {
     await act(async () => void store.dismiss())
     expect(result.current.status).toBe('ready')
     expect(result.current.error).toBeUndefined()
+    store.dispose()
+  })
+
+  it('loads again after a load that could not reach the relay: after a backoff, and when back online', async () => {
+    const relay = relayWithAnswerInFlight({ unreachable: 2 })
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      ...relay,
+    })
+    const { result } = renderConversation(store)
+    await act(() => expect(store.load()).rejects.toMatchObject({ kind: 'network' }))
+    expect(result.current.status).toBe('error')
+    // The backoff's first try (after 250 ms) fails too; the next would wait 500 ms more.
+    await act(() => eventually(() => relay.fetch.mock.calls.length === 2, 'the backoff'))
+    expect(result.current.status).toBe('error')
+    // Back online: tried again at once, reached, and attached to the answer in flight.
+    await act(async () => void window.dispatchEvent(new Event('online')))
+    await settle()
+    const paths = relay.fetch.mock.calls.map(([input]) => new URL(String(input)).pathname)
+    const conversation = `/v1/conversations/${ID}`
+    expect(paths).toEqual([conversation, conversation, conversation, `${conversation}/stream`])
+    expect(result.current.error).toBeUndefined()
+    expect(result.current.messages.map((message) => message.text)).toEqual([QUESTION.content])
+    expect(result.current.status).toBe('submitted')
     store.dispose()
   })
 
