@@ -177,8 +177,10 @@ export class RelayConversation implements ChatStore {
       this.#unreached = false
       this.#attempt = 0
       clearTimeout(this.#timer)
-      this.#error = undefined
-      this.#status = 'ready'
+      if (this.#status === 'error') {
+        this.#error = undefined
+        this.#status = 'ready'
+      }
     }
     this.#turns = body.conversation.turns
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
