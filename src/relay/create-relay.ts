@@ -5,7 +5,7 @@ import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
-import { DISCARD_GRACE_MS, discardBody } from './read-body.ts'
+import { discardBody } from './read-body.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { errorOf, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
@@ -135,11 +135,7 @@ export function createRelay(options: RelayOptions): Relay {
         response = chatDialect.error(500, 'server', 'the relay failed to handle the request')
       }
       // The chat route read its body; any other answer lets a body on its way arrive, briefly.
-      await discardBody(
-        request,
-        setup.limits.bodyBytes,
-        Math.min(DISCARD_GRACE_MS, setup.limits.bodyTimeoutMs),
-      )
+      await discardBody(request, setup.limits.bodyBytes, setup.limits.bodyTimeoutMs)
       trace.entry.status = response.status
       if (!trace.streaming) {
         trace.entry.error ??= errorOf(response)

@@ -6,8 +6,11 @@ export type BodyResult =
   | { ok: true; value: unknown; text: string; bytes: number }
   | { ok: false; status: 400 | 408 | 413 | 415; message: string }
 
-/** How long an answer that needs no body, or refuses one, waits for the rest on its way. */
-export const DISCARD_GRACE_MS = 1000
+/**
+ * How long an answer that needs no body, or refuses one, waits for the rest on its way: a second,
+ * or the body's own deadline when that is shorter.
+ */
+const graceMs = (timeoutMs: number) => Math.min(1000, timeoutMs)
 
 /**
  * Reads a JSON request body of at most `limit` bytes within `timeoutMs`. A `content-length` over
@@ -56,7 +59,7 @@ export async function readJsonBody(
       if (step.done) break
       bytes += step.value.byteLength
       if (bytes > limit) {
-        await drain(reader, limit, Math.min(DISCARD_GRACE_MS, timeoutMs))
+        await drain(reader, limit, graceMs(timeoutMs))
         return tooLarge
       }
       chunks.push(step.value)
@@ -83,19 +86,19 @@ export async function readJsonBody(
 }
 
 /**
- * Reads and drops a body the answer does not need, for at most `maxBytes` and `maxMs`, then
- * cancels what is left. An answer sent while a request body is unread makes some servers (workerd)
- * reset the connection, which fails the client's next request on it; a short grace lets a body
- * that is already on its way arrive, while a client that sends slowly or without end gets its
- * answer once the grace is over.
+ * Reads and drops a body the answer does not need, for at most `maxBytes` and the short grace of
+ * a body with this `timeoutMs`, then cancels what is left. An answer sent while a request body is
+ * unread makes some servers (workerd) reset the connection, which fails the client's next request
+ * on it; the grace lets a body that is already on its way arrive, while a client that sends slowly
+ * or without end gets its answer once the grace is over.
  */
 export async function discardBody(
   request: Request,
   maxBytes: number,
-  maxMs: number,
+  timeoutMs: number,
 ): Promise<void> {
   if (request.body === null || request.bodyUsed) return
-  await drain(request.body.getReader(), maxBytes, maxMs)
+  await drain(request.body.getReader(), maxBytes, graceMs(timeoutMs))
 }
 
 /** Reads and drops what `reader` still gives, for at most `maxBytes` and `maxMs`, then cancels it. */
