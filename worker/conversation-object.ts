@@ -1,11 +1,12 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Adapter, CallOptions } from '../src/core/adapter.ts'
 import type { AssistantTurn, Conversation, Turn } from '../src/core/conversation.ts'
-import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
+import { toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import type { ProviderEntry, Registry } from '../src/core/registry.ts'
 import type { WireError } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
+import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
 import {
   reserveAnswer,
   settleAnswer,
@@ -48,7 +49,6 @@ import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
 import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import type { RateLimiter } from '../src/relay/rate-limit.ts'
 import { errorResponse, jsonResponse, SSE_HEADERS } from '../src/relay/responses.ts'
-import { statusFromKind } from '../src/relay/status.ts'
 import {
   callStart,
   traceCall,
@@ -419,14 +419,8 @@ export class ConversationObject extends DurableObject<Env> {
         field: 'model',
       })
     }
-    let adapter: Adapter
-    try {
-      adapter = this.#registry().resolve(model)
-    } catch (error) {
-      if (!isThinkwireError(error)) throw error
-      const status = error.status === 404 ? 404 : statusFromKind(error.kind)
-      return errorResponse(status, error.kind, error.message, { field: 'model' })
-    }
+    const adapter = resolveAdapter(this.#registry(), model)
+    if (adapter instanceof Response) return adapter
 
     // What the call sends: every stored turn (read for it, and let go when it ends).
     let base: readonly Turn[]
@@ -576,7 +570,7 @@ export class ConversationObject extends DurableObject<Env> {
         throw new Error(`${adapter.provider}: the stream ended without a done event`)
       }
     } catch (error) {
-      failure = toThinkwireError(error, adapter.provider, signal)
+      failure = relayFailure(error, adapter.provider, signal)
     }
     // Deleted meanwhile: nothing is left to store into (and the answer was settled then).
     if (this.#answer !== answer) return

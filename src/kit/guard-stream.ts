@@ -9,6 +9,7 @@ import {
 import type { Event } from '../core/events.ts'
 import { costOf, type Pricing } from '../core/pricing.ts'
 import { applyEvent, initialTurnState, turnOf, type TurnState } from '../core/reducer.ts'
+import { redactError } from './redact.ts'
 import { thinkingModeOf, type ReplayTag } from './replay.ts'
 
 /** An event a producer yields: anything but `done`, which the guard builds itself. */
@@ -86,7 +87,7 @@ export type UnpricedGuardSetup = Omit<GuardSetup, 'pricing'>
  * deltas with the reducer plus the producer's finish record (so it agrees with them by
  * construction) and comes exactly once and last, a producer that ends without finishing fails
  * instead of passing for complete, a silent upstream fails with `timeout` after `idleTimeoutMs`,
- * and every failure is a `ThinkwireError`.
+ * and every failure is a `ThinkwireError` with credentials redacted from its message.
  *
  * @example
  * ```ts
@@ -166,10 +167,10 @@ export function guardStream(setup: GuardSetup, produce: Producer): AsyncIterable
     void iterator?.return?.()?.catch(() => {})
   }
 
-  /** Ends the stream with a failure, as a `ThinkwireError`. */
+  /** Ends the stream with a failure, as a `ThinkwireError` whose message holds no credential. */
   const fail = (error: unknown): ThinkwireError => {
     close()
-    return failureOf(setup, error, timedOut)
+    return redactError(failureOf(setup, error, timedOut))
   }
 
   /** The next delta of the batch in hand, folded into the state; undefined when it is used up. */
@@ -390,7 +391,8 @@ export type BatchProducer = (
  * async generator: smaller than `guardStream`'s iterator, which saves promise jobs per event on a
  * server's hot path. A browser client reads one network event at a time, where those jobs cost
  * nothing that shows, and every byte it ships does. Prices are the caller's (see `cost`), so that
- * they stay out of its bundle.
+ * they stay out of its bundle, and so is redaction: a browser holds no provider key, and its
+ * producer's errors come from a relay, which redacts what it sends.
  */
 export async function* guardBatches(
   setup: UnpricedGuardSetup,

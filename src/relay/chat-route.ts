@@ -1,12 +1,7 @@
-import type { Adapter } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation, Turn, Usage } from '../core/conversation.ts'
-import {
-  abortedError,
-  isThinkwireError,
-  toThinkwireError,
-  type ThinkwireError,
-} from '../core/errors.ts'
+import { abortedError, type ThinkwireError } from '../core/errors.ts'
 import { statusFromKind } from './status.ts'
+import { relayFailure, resolveAdapter } from './failure.ts'
 import type { Event } from '../core/events.ts'
 import type { Registry } from '../core/registry.ts'
 import { toEventStream } from './event-stream.ts'
@@ -85,15 +80,8 @@ export async function chatRoute(
       field: 'model',
     })
   }
-  let adapter: Adapter
-  try {
-    adapter = setup.registry.resolve(model)
-  } catch (error) {
-    if (!isThinkwireError(error)) throw error
-    // The registry says 404 for an unknown model; anything else a factory threw maps by kind.
-    const status = error.status === 404 ? 404 : statusFromKind(error.kind)
-    return errorResponse(status, error.kind, error.message, { field: 'model' })
-  }
+  const adapter = resolveAdapter(setup.registry, model)
+  if (adapter instanceof Response) return adapter
   trace.entry.model = model
   let sealWarnings: string[] = []
   if (sealer !== undefined) {
@@ -236,7 +224,7 @@ export async function chatRoute(
   // The time to the first event, or to the failure; a quiet upstream has not answered yet.
   const timed = early.type === 'quiet' ? timing('') : timing('first event')
   if (early.type === 'error') {
-    const failure = toThinkwireError(early.error, adapter.provider, upstream.signal)
+    const failure = relayFailure(early.error, adapter.provider, upstream.signal)
     release()
     upstream.abort()
     // Refused upstream before anything was made: nothing to charge beyond the request itself.
@@ -441,7 +429,7 @@ async function answerOnce(
     throw new Error(`${provider}: the stream ended without a done event`)
   } catch (error) {
     upstream.abort()
-    return { ok: false, error: toThinkwireError(error, provider, upstream.signal), streamedChars }
+    return { ok: false, error: relayFailure(error, provider, upstream.signal), streamedChars }
   }
 }
 

@@ -1,8 +1,9 @@
 import { assertNever } from '../core/assert-never.ts'
 import type { AssistantTurn } from '../core/conversation.ts'
-import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
+import { ThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
 import type { StreamDelta, StreamEncoder } from './dialects.ts'
+import { relayFailure } from './failure.ts'
 
 /**
  * How an event stream ended: with `done`, with an `error` event, or by the client leaving. The
@@ -140,7 +141,7 @@ export function toEventStream(options: EventStreamOptions): ReadableStream<Uint8
   }
   /** Ends with an `error` event, after `sent`: the events of the batch that came before it. */
   const fail = (error: unknown, sent = '') => {
-    const failure = toThinkwireError(error, provider, upstream.signal)
+    const failure = relayFailure(error, provider, upstream.signal)
     end(sent + encoder.error(failure), { type: 'error', error: failure, streamedChars })
   }
   const finishWith = async (turn: AssistantTurn, before: string) => {

@@ -27,6 +27,8 @@ describe('browser bundle', () => {
       expect(size.inputs).toContain('src/kit/sse-parser.ts')
       expect(size.inputs.filter((input) => /^src\/(providers|relay)\//.test(input))).toEqual([])
       expect(size.modules.map(([file]) => file)).not.toContain('src/core/pricing.ts')
+      // Nor redaction: the browser holds no provider key, and the relay redacts what it sends.
+      expect(size.modules.map(([file]) => file)).not.toContain('src/kit/redact.ts')
       expect(size.inputs).toContain(CLIENT_FILES[path])
       expect(size.inputs).toContain('src/react/use-chat.ts')
     })

@@ -9,7 +9,7 @@ import {
   type DeltaSource,
   type Finish,
 } from '../../src/kit/guard-stream.ts'
-import { run } from '../helpers/stream.ts'
+import { failure, run } from '../helpers/stream.ts'
 
 const finish: Finish = { usage: { inputTokens: 1, outputTokens: 2 }, stopReason: 'stop' }
 const setup = { provider: 'p', model: 'm' }
@@ -216,6 +216,39 @@ describe('guardStream', () => {
       ),
     )
     expect(error).toMatchObject({ kind: 'overloaded' })
+  })
+
+  it('redacts credentials from every failure, whether the producer threw it or mapError made it', async () => {
+    const message = [
+      'bad key sk-ant-api03-abcdefghijklmnop',
+      'Authorization: Bearer abc.def.ghi.jkl',
+      'x-api-key: secretvalue123',
+      'AIzaSyA1234567890abcdefghijklmnop',
+      'https://api.example.com/v1/models?key=AIzaSyXXXXXXXXXXXXXXXXXXXXXXXX&x=1',
+    ].join(' | ')
+    const thrown = await failure(
+      guardStream(setup, async function* () {
+        yield { type: 'text', text: 'x' }
+        throw new Error(message)
+      }),
+    )
+    const mapped = await failure(
+      guardStream(
+        { ...setup, mapError: () => new ThinkwireError({ kind: 'auth', message, status: 401 }) },
+        async function* () {
+          yield { type: 'text', text: 'x' }
+          throw new Error('raw')
+        },
+      ),
+    )
+    expect(mapped.error).toMatchObject({ kind: 'auth', status: 401 })
+    for (const { error } of [thrown, mapped]) {
+      const text = (error as Error).message
+      for (const secret of ['sk-ant-api03', 'abc.def.ghi', 'secretvalue123', 'AIzaSy', 'key=']) {
+        expect(text).not.toContain(secret)
+      }
+      expect(text).toContain('https://api.example.com/v1/models')
+    }
   })
 
   it('does not hang on a producer that ignores its signal when the caller aborts', async () => {

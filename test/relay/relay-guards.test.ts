@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { Adapter } from '../../src/core/adapter.ts'
 import type { AssistantTurn } from '../../src/core/conversation.ts'
+import { ThinkwireError } from '../../src/core/errors.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import {
   createRelay,
@@ -418,5 +420,36 @@ describe('createRelay: log', () => {
     expect(entries[3]).toMatchObject({ method: 'POST', path: '/v1/chat', model: 'ok/m' })
     const everything = JSON.stringify(entries) + texts.join('')
     for (const secret of [token, sealKey, providerKey]) expect(everything).not.toContain(secret)
+  })
+
+  it('redacts keys from what an adapter not built on guardStream throws, and from a factory that throws', async () => {
+    const providerKey = 'sk-ant-api03-abcdefghijklmnop'
+    const entries: RelayLogEntry[] = []
+    const raw = (when: 'before' | 'after'): Adapter => ({
+      provider: 'raw',
+      model: when,
+      async *stream() {
+        if (when === 'after') yield { type: 'text', text: 'Hi' }
+        throw new ThinkwireError({ kind: 'auth', message: `invalid x-api-key: ${providerKey}` })
+      },
+    })
+    const factory = Object.assign(
+      (): Adapter => {
+        throw new ThinkwireError({ kind: 'auth', message: `key ${providerKey} was revoked` })
+      },
+      { models: ['m'] },
+    )
+    const relay = createRelay({
+      providers: { raw: [raw('before'), raw('after')], broken: factory },
+      log: (entry) => entries.push(entry),
+    })
+    const refused = await chat(relay, { ...body, model: 'raw/before' })
+    const cut = await chat(relay, { ...body, model: 'raw/after' })
+    const unbuilt = await chat(relay, { ...body, model: 'broken/m' })
+    expect([refused.status, cut.status, unbuilt.status]).toEqual([502, 200, 502])
+    const texts = [await refused.text(), await cut.text(), await unbuilt.text()]
+    expect(texts[1]).toContain('event: error')
+    for (const text of texts) expect(text).toContain('[redacted]')
+    expect(JSON.stringify(entries) + texts.join('')).not.toContain(providerKey.slice(7))
   })
 })

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
+import { LEAKED_KEY } from './fixtures/scripted-models.ts'
 
 const ALICE = 'token-alice-0123456789'
 const BOB = 'token-bob-9876543210ab'
@@ -411,6 +412,16 @@ describe('durable conversations in workerd', () => {
     const after = await settled(id)
     expect(after.lastError).toBeUndefined()
     expect(after.conversation.turns.map((turn) => turn.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('keeps a provider key out of a failure it sends and stores, from any adapter', async () => {
+    const id = await create()
+    const failed = await readSse(await send(id, ask('Leak', 'test/leak')))
+    expect(names(failed).at(-1)).toBe('error')
+    const shown = await settled(id)
+    expect(shown.lastError?.message).toContain('[redacted]')
+    const everything = JSON.stringify(failed.events) + JSON.stringify(shown)
+    expect(everything).not.toContain(LEAKED_KEY.slice(7))
   })
 
   it('replaces the last answer only once its regenerate completes', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ThinkwireError, redact } from '../../src/core/errors.ts'
+import { ThinkwireError } from '../../src/core/errors.ts'
+import { redact, redactError } from '../../src/kit/redact.ts'
 
 // Made-up keys in each provider's real shape (length, alphabet, prefix).
 const KEYS: [string, string][] = [
@@ -80,9 +81,15 @@ describe('redact: provider keys and secrets', () => {
     )
   })
 
-  it('redacts every message a ThinkwireError carries', () => {
-    const error = new ThinkwireError({ kind: 'auth', message: `bad key ${KEYS[2]![1]}` })
-    expect(error.message).toBe('bad key [redacted]')
+  it('redacts an error in place, keeping what it is', () => {
+    const error = new ThinkwireError({
+      kind: 'auth',
+      message: `bad key ${KEYS[2]![1]}`,
+      status: 401,
+    })
+    expect(redactError(error)).toBe(error)
+    expect(error).toMatchObject({ message: 'bad key [redacted]', kind: 'auth', status: 401 })
+    expect(error.stack).toBeDefined()
   })
 })
 
