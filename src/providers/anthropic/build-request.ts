@@ -42,6 +42,11 @@ export function buildRequest(
   const rejects = info.rejects
   const plan = planThinking(model, options.thinking, options.maxTokens, warnings)
   const encoded = encodeConversation(conversation.turns, tag, stripThinking)
+  if (encoded.unfinished.length > 0) {
+    warnings.push(
+      `${encoded.unfinished.join(', ')} call left out: a paused turn that was not continued ended with it, without its result`,
+    )
+  }
 
   const body: MessageCreateParamsBase = {
     model: model.id,

@@ -32,6 +32,8 @@ export type EncodedConversation = {
    * nothing but tool results follows it (a paused turn, or a call from code execution).
    */
   container: string | undefined
+  /** Server tool calls left out: a paused turn that was not continued ended with them. */
+  unfinished: string[]
 }
 
 type Encoded = {
@@ -49,7 +51,9 @@ type Encoded = {
  * `stripThinking`); any other assistant turn becomes text plus `tool_use` blocks; tool results
  * become `tool_result` blocks in a user message. Consecutive messages of one role are merged, and
  * empty ones dropped, as the API requires. A conversation that ends with an assistant turn sends
- * it last, as it is: that is how the API continues a turn it paused (`pause_turn`).
+ * it last, as it is: that is how the API continues a turn it paused (`pause_turn`). A paused turn
+ * that was not continued (a user message follows it) goes without the server tool calls it ended
+ * with, which have no result: the API would refuse them.
  */
 export function encodeConversation(
   turns: readonly Turn[],
@@ -71,11 +75,33 @@ export function encodeConversation(
     reencode: (turn, index) => ({ message: reencode(turn), thinking: false, index }),
   })
 
-  const messages: MessageParam[] = []
   let replayedThinking = false
-  for (const { message, thinking } of encoded) {
-    replayedThinking ||= thinking
-    if (message === undefined) continue
+  for (const { thinking } of encoded) replayedThinking ||= thinking
+  const unfinished: string[] = []
+  const messages = merged(encoded.map((entry) => entry.message))
+  // Every assistant message but the last, which may be the paused turn being continued.
+  for (const [i, message] of messages.slice(0, -1).entries()) {
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      const content = withoutUnfinishedCalls(message.content, unfinished)
+      if (content.length < message.content.length) messages[i] = { role: 'assistant', content }
+    }
+  }
+  const continued = continuedTurn(turns, encoded)
+  return {
+    // A message left empty is dropped, and the messages around it merged.
+    messages: unfinished.length === 0 ? messages : merged(messages),
+    replayedThinking,
+    openLoopWithoutThinking: continued !== undefined && continued.openLoop && !continued.thinking,
+    container: continued?.container,
+    unfinished,
+  }
+}
+
+/** Consecutive messages of one role merged into one, and empty ones dropped, as the API requires. */
+function merged(list: readonly (MessageParam | undefined)[]): MessageParam[] {
+  const messages: MessageParam[] = []
+  for (const message of list) {
+    if (message === undefined || message.content.length === 0) continue
     const last = messages.at(-1)
     if (last !== undefined && last.role === message.role) {
       const content = [...blocksOf(last.content), ...blocksOf(message.content)]
@@ -83,13 +109,28 @@ export function encodeConversation(
         last.role === 'user' ? { role: 'user', content } : { role: 'assistant', content }
     } else messages.push(message)
   }
-  const continued = continuedTurn(turns, encoded)
-  return {
-    messages,
-    replayedThinking,
-    openLoopWithoutThinking: continued !== undefined && continued.openLoop && !continued.thinking,
-    container: continued?.container,
-  }
+  return messages
+}
+
+/** Calls of the API's own tools, answered by a block of the same message that names their id. */
+const SERVER_CALLS: ReadonlySet<string> = new Set(['server_tool_use', 'mcp_tool_use'])
+
+/**
+ * The blocks of an assistant message without its server tool calls that have no result in it,
+ * whose names are added to `unfinished`. A paused turn that was not continued ends with such a
+ * call, and the API refuses one anywhere but in the turn it continues.
+ */
+function withoutUnfinishedCalls(
+  blocks: readonly ContentBlockParam[],
+  unfinished: string[],
+): ContentBlockParam[] {
+  const answered = new Set<unknown>()
+  for (const block of blocks) if ('tool_use_id' in block) answered.add(block.tool_use_id)
+  return blocks.filter((block) => {
+    if (!SERVER_CALLS.has(block.type) || !('id' in block) || answered.has(block.id)) return true
+    unfinished.push('name' in block ? String(block.name) : 'server tool')
+    return false
+  })
 }
 
 /**

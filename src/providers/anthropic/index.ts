@@ -43,7 +43,9 @@ const PROVIDER = 'anthropic'
  * (`server_tool_use` included) and the message's container. To let the model finish it, call
  * `stream()` again with the same conversation, the paused turn last: it is sent back as the last
  * assistant message, with its `container`, which is how the API continues a paused turn. The
- * continuation is a turn of its own; keep both in the conversation, in order.
+ * continuation is a turn of its own; keep both in the conversation, in order. A paused turn that
+ * is not continued (a user message follows it) is sent without the server tool call it ended
+ * with, which has no result and would be refused (with a warning on the new turn).
  *
  * A tool call that the output limit or a refusal cut off is never streamed, and is left out of
  * `toolCalls` and `items` (named in `warnings`), so the turn replays without it. `options.cache`

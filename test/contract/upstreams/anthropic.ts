@@ -93,8 +93,9 @@ export function anthropicMarkers(turn: AssistantTurn): string[] {
  * What the Messages API refuses in `messages`: a first message that is not the user's, roles that
  * do not alternate, empty content, a `tool_result` that does not answer a `tool_use` of the
  * assistant message just before it (or that comes after other content), a `tool_use` left
- * unanswered by the next message, a tool id outside `[a-zA-Z0-9_-]`, a thinking block without its
- * signature, and reasoning or tool use in a user message.
+ * unanswered by the next message, a server tool call without its result in a message before the
+ * last, a tool id outside `[a-zA-Z0-9_-]`, a thinking block without its signature, and reasoning or
+ * tool use in a user message.
  */
 export function anthropicRequestProblems(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body['messages'])) return ['the body has no messages list']
@@ -140,9 +141,15 @@ export function anthropicRequestProblems(body: unknown): string[] {
           b['type'] === 'tool_result' ? [b['tool_use_id']] : [],
         ),
       )
+      const served = new Set<unknown>(blocks.map((b) => b['tool_use_id']))
       for (const block of blocks) {
         if (block['type'] === 'tool_use' && i + 1 < messages.length && !answered.has(block['id']))
           problems.push(`${at}: tool_use ${String(block['id'])} has no tool_result after it`)
+        // A server tool's result is a block of the same message; only the last message, the
+        // paused turn being continued, may end without it.
+        const server = block['type'] === 'server_tool_use' || block['type'] === 'mcp_tool_use'
+        if (server && i + 1 < messages.length && !served.has(block['id']))
+          problems.push(`${at}: ${String(block['type'])} ${String(block['id'])} has no result`)
       }
     }
   })

@@ -77,7 +77,7 @@ describe('anthropic: a turn the API paused (pause_turn)', () => {
   it('is continued by calling again with the same conversation: the paused turn goes last, whole, with its container', async () => {
     const { adapter, replay } = setup([
       { body: fixture('pause-turn.sse') },
-      { body: fixture('server-tool.sse') },
+      { body: fixture('pause-continued.sse') },
     ])
     const conversation: Conversation = {
       system: 'Answer in English.',
@@ -104,20 +104,90 @@ describe('anthropic: a turn the API paused (pause_turn)', () => {
     ])
     expect(anthropicRequestProblems(next)).toEqual([])
 
-    // The continuation is a turn of its own; both go back as one assistant message.
+    // The continuation is a turn of its own, which starts with the result of the paused call;
+    // both go back as one assistant message.
     const continuation = doneTurn(events)
     expect(continuation.stopReason).toBe('stop')
+    expect(continuation.text).toBe('Snow showers, −3 °C; clearing by the weekend.')
+    expect(continuation.items?.data[0]).toMatchObject({ tool_use_id: 'srvtoolu_02Second' })
     conversation.turns.push(continuation, { role: 'user', content: 'Thanks!' })
     await run(adapter.stream(conversation, search))
     const third = sentBody(replay, 2)
     expect(third['messages']).toEqual([
       { role: 'user', content: 'Weather in Oslo?' },
-      { role: 'assistant', content: [...PAUSED_BLOCKS, ...continuation.items!.data] },
+      // The continuation's container is a record of its items, not a block.
+      { role: 'assistant', content: [...PAUSED_BLOCKS, ...continuation.items!.data.slice(0, -1)] },
       { role: 'user', content: 'Thanks!' },
     ])
     // The paused turn is no longer being continued: its container is not named again.
     expect(third).not.toHaveProperty('container')
     expect(anthropicRequestProblems(third)).toEqual([])
+  })
+
+  it('goes without the call it ended with when a user message follows it instead of its continuation', async () => {
+    const { adapter, replay } = setup([
+      { body: fixture('pause-turn.sse') },
+      { body: fixture('server-tool.sse') },
+    ])
+    const conversation: Conversation = { turns: [{ role: 'user', content: 'Weather in Oslo?' }] }
+    const paused = doneTurn((await run(adapter.stream(conversation, search))).events)
+    conversation.turns.push(paused, { role: 'user', content: 'Never mind: Paris?' })
+    const { events, error } = await run(adapter.stream(conversation, search))
+    expect(error).toBeUndefined()
+    const next = sentBody(replay, 1)
+    // Sent as stored, the unanswered search would be refused: "tool use ... was found without a
+    // corresponding web_search_tool_result block".
+    expect(next['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: PAUSED_BLOCKS.slice(0, -1) },
+      { role: 'user', content: 'Never mind: Paris?' },
+    ])
+    expect(next).not.toHaveProperty('container')
+    expect(anthropicRequestProblems(next)).toEqual([])
+    expect(doneTurn(events).warnings).toEqual([
+      'web_search call left out: a paused turn that was not continued ended with it, without its result',
+    ])
+    // The stored turn is unchanged: it still continues as it is, were it last again.
+    expect(paused.items?.data).toContainEqual(PAUSED_BLOCKS.at(-1))
+  })
+
+  it('drops an assistant message left empty and merges the user messages around it', async () => {
+    const { adapter, replay } = setup([
+      { body: fixture('pause-turn.sse') },
+      { body: fixture('server-tool.sse') },
+    ])
+    const paused = doneTurn(
+      (
+        await run(
+          adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }] }, search),
+        )
+      ).events,
+    )
+    // A paused turn that holds nothing but its unanswered call.
+    const bare = { ...paused, text: '', items: { ...paused.items!, data: [PAUSED_BLOCKS.at(-1)] } }
+    await run(
+      adapter.stream(
+        {
+          turns: [
+            { role: 'user', content: 'Weather in Oslo?' },
+            bare,
+            { role: 'user', content: 'Paris?' },
+          ],
+        },
+        search,
+      ),
+    )
+    const next = sentBody(replay, 1)
+    expect(next['messages']).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather in Oslo?' },
+          { type: 'text', text: 'Paris?' },
+        ],
+      },
+    ])
+    expect(anthropicRequestProblems(next)).toEqual([])
   })
 
   it('names no container when the turn being continued came from another model', async () => {

@@ -17,6 +17,7 @@ const FIXTURES = [
   'interleaved-thinking.sse',
   'compaction.sse',
   'pause-turn.sse',
+  'pause-continued.sse',
   'parallel-cut-off.sse',
   'refusal-cut-tool.sse',
 ]
