@@ -118,7 +118,7 @@ export function buildRequest(
   mergeProviderOptions(body, options, 'anthropic', warnings, rejects)
   // Last, so that the last tool is the last one sent, the caller's own included.
   const cacheControl = cacheControlOf(options.cache)
-  if (cacheControl !== undefined) markCacheBreakpoints(body, cacheControl)
+  if (cacheControl !== undefined) markCacheBreakpoints(body, cacheControl, warnings)
   return { body, warnings, replayedThinking: encoded.replayedThinking }
 }
 

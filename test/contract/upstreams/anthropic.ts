@@ -100,7 +100,7 @@ export function anthropicMarkers(turn: AssistantTurn): string[] {
 export function anthropicRequestProblems(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body['messages'])) return ['the body has no messages list']
   const messages = objects(body['messages'])
-  const problems: string[] = []
+  const problems: string[] = cacheProblems(body, messages)
   const blocksOf = (message: Json | undefined) => objects(message?.['content'])
   messages.forEach((message, i) => {
     const at = `messages[${i}]`
@@ -153,5 +153,27 @@ export function anthropicRequestProblems(body: unknown): string[] {
       }
     }
   })
+  return problems
+}
+
+/**
+ * What the API refuses in `cache_control` marks: more than four in a request, and a one-hour mark
+ * after a five-minute one in the order it reads them (tools, system, messages).
+ */
+function cacheProblems(body: Json, messages: Json[]): string[] {
+  const system = body['system']
+  const blocks = [
+    ...objects(body['tools']),
+    ...(Array.isArray(system) ? objects(system) : []),
+    ...messages.flatMap((message) => objects(message['content'])),
+  ]
+  const ttls = blocks.flatMap((block) => {
+    const mark = block['cache_control']
+    return isJson(mark) ? [mark['ttl'] === '1h' ? '1h' : '5m'] : []
+  })
+  const problems: string[] = []
+  if (ttls.length > 4) problems.push(`${ttls.length} cache_control marks, 4 at most`)
+  if (/5m.*1h/.test(ttls.join(' ')))
+    problems.push('a one-hour cache_control mark after a five-minute one')
   return problems
 }

@@ -163,6 +163,50 @@ describe('anthropic prompt caching', () => {
     expect(marks(body)).not.toContain('$.tools[1]: {"type":"ephemeral"}')
   })
 
+  it("keeps the caller's own marks, and places ours only after longer-lived ones", async () => {
+    // The caller caches a long manual for an hour; ours last five minutes, so none may come
+    // before it (tools are read first), and the system prompt is marked already.
+    const manual = {
+      type: 'text',
+      text: 'A long manual.',
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+    }
+    const { body, warnings } = await send(
+      { cache: true, tools, providerOptions: { anthropic: { system: [manual] } } },
+      { turns: conversation.turns },
+    )
+    expect(marks(body)).toEqual([
+      '$.messages[0].content[0]: {"type":"ephemeral"}',
+      '$.system[0]: {"type":"ephemeral","ttl":"1h"}',
+    ])
+    expect(warnings).toEqual([
+      'cache breakpoint on the last tool left out: providerOptions mark 1 block, and Anthropic takes 4, longer-lived first',
+    ])
+    expect(anthropicRequestProblems(body)).toEqual([])
+  })
+
+  it('adds no mark past the four the API takes, counting those the caller added', async () => {
+    const marked = (name: string) => ({
+      type: 'custom',
+      name,
+      input_schema: { type: 'object' },
+      cache_control: { type: 'ephemeral' },
+    })
+    const { body, warnings } = await send({
+      cache: { ttl: '1h' },
+      providerOptions: { anthropic: { tools: ['a', 'b', 'c', 'd'].map(marked) } },
+    })
+    expect(marks(body)).toEqual(
+      ['a', 'b', 'c', 'd'].map((_, i) => `$.tools[${i}]: {"type":"ephemeral"}`),
+    )
+    // The last tool is the caller's, marked already: only the other two are left out.
+    expect(warnings).toEqual([
+      'cache breakpoint on the last message, system prompt left out: providerOptions mark 4 blocks, and Anthropic takes 4, longer-lived first',
+    ])
+    expect(body['system']).toBe('You are a weather assistant.')
+    expect(anthropicRequestProblems(body)).toEqual([])
+  })
+
   it('reports what the cache read and wrote as part of the input tokens', async () => {
     const { adapter } = setup([{ body: fixture('thinking-then-tool.sse') }])
     const turn = doneTurn((await run(adapter.stream(conversation, { cache: true }))).events)
