@@ -38,7 +38,7 @@ export function buildRequest(
   const { rejects } = row
   const body: ResponsesBody = {
     model,
-    input: encodeInput(conversation.turns, tag),
+    input: encodeInput(conversation.turns, tag, warnings),
     store: false,
   }
   let instructions = conversation.system

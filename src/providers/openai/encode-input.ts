@@ -17,7 +17,11 @@ import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
  * message and tool call items, without reasoning. Tool results answer their call in its own
  * kind: `custom_tool_call_output` for a `custom_tool_call`, `function_call_output` otherwise.
  */
-export function encodeInput(turns: readonly Turn[], tag: ReplayTag): ResponseInputItem[] {
+export function encodeInput(
+  turns: readonly Turn[],
+  tag: ReplayTag,
+  warnings: string[] = [],
+): ResponseInputItem[] {
   /** Call ids of the custom tool calls sent so far, whose results are custom tool outputs. */
   const custom = new Set<string>()
   const noteCalls = (items: ResponseInputItem[]): ResponseInputItem[] => {
@@ -33,7 +37,50 @@ export function encodeInput(turns: readonly Turn[], tag: ReplayTag): ResponseInp
     replay: (items) => noteCalls(replayItems(items.data)),
     reencode: (turn) => noteCalls(reencode(turn)),
   })
-  return groups.flat()
+  return withoutUnansweredCalls(groups.flat(), warnings)
+}
+
+/** Calls the model asks the caller to run with a tool of the API's (not a function of its own). */
+const CLIENT_CALLS: ReadonlySet<string> = new Set([
+  'computer_call',
+  'local_shell_call',
+  'shell_call',
+  'apply_patch_call',
+])
+
+/**
+ * `input` without the calls of the API's client-run tools (computer use, shell, apply_patch) that
+ * no `<type>_output` item answers, and without the reasoning just before such a call, each named
+ * in `warnings`. thinkwire hands these calls to no one, so they stay unanswered, and the API
+ * refuses the whole request for one ("No tool output found for computer call ...").
+ */
+function withoutUnansweredCalls(
+  input: ResponseInputItem[],
+  warnings: string[],
+): ResponseInputItem[] {
+  const answered = new Set<string>()
+  for (const item of input) {
+    const { type, call_id: id } = item as { type?: unknown; call_id?: unknown }
+    if (typeof type === 'string' && type.endsWith('_output')) answered.add(`${type} ${String(id)}`)
+  }
+  const out: ResponseInputItem[] = []
+  for (const item of input) {
+    const { type, call_id: id } = item as { type?: unknown; call_id?: unknown }
+    if (
+      typeof type !== 'string' ||
+      !CLIENT_CALLS.has(type) ||
+      answered.has(`${type}_output ${String(id)}`)
+    ) {
+      out.push(item)
+      continue
+    }
+    // What the model reasoned to make the call goes with it: a reasoning item needs what followed it.
+    while (out.at(-1)?.type === 'reasoning') out.pop()
+    warnings.push(
+      `${type} ${String(id)} left out: no output answers it, and the API refuses a call without one`,
+    )
+  }
+  return out
 }
 
 function userContent(turn: UserTurn): string | ResponseInputMessageContentList {

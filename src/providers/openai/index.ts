@@ -46,7 +46,9 @@ const PROVIDER = 'openai'
  * with the whole conversation inline and encrypted reasoning included. Each turn's `output` items
  * come back as `items` and are replayed verbatim to the same model and thinking mode. SDK
  * retries are off: use `withRetry`. To serve several models, use {@link createOpenAI}, which
- * shares one SDK client between them.
+ * shares one SDK client between them. Calls of the API's client-run tools (computer use, shell,
+ * apply_patch, enabled through `providerOptions`) are kept in `items` only: nothing answers them,
+ * so later requests leave them out (with a warning) rather than be refused.
  *
  * @example
  * ```ts

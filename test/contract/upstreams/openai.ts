@@ -170,18 +170,31 @@ const INPUT_TYPES = [
   'custom_tool_call',
   'custom_tool_call_output',
   'reasoning',
+  'computer_call',
+  'computer_call_output',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
 ]
 /** A client-run call's type, and the type of the output that answers it. */
 const OUTPUT_OF: Readonly<Record<string, string>> = {
   function_call: 'function_call_output',
   custom_tool_call: 'custom_tool_call_output',
+  computer_call: 'computer_call_output',
+  local_shell_call: 'local_shell_call_output',
+  shell_call: 'shell_call_output',
+  apply_patch_call: 'apply_patch_call_output',
 }
 
 /**
  * What the Responses API refuses in `input` (with `store: false`): an item type it does not know,
  * a message without a known role or content, a `function_call_output` whose `call_id` no earlier
  * `function_call` has, a `function_call` with no output after it ("No tool output found"), the
- * same for `custom_tool_call` and its `custom_tool_call_output`, a
+ * same for `custom_tool_call` and the calls of the API's client-run tools (computer use, shell,
+ * apply_patch) and their outputs, a
  * reasoning item without `encrypted_content` (nothing is stored to look it up by id) or with
  * nothing after it.
  */
@@ -213,7 +226,9 @@ export function openaiRequestProblems(body: unknown): string[] {
       if (typeof item['call_id'] !== 'string' || item['call_id'] === '')
         problems.push(`${at} has no call_id`)
       const argument = type === 'function_call' ? 'arguments' : 'input'
-      if (typeof item[argument] !== 'string') problems.push(`${at}.${argument} is not a string`)
+      const takes = type === 'function_call' || type === 'custom_tool_call'
+      if (takes && typeof item[argument] !== 'string')
+        problems.push(`${at}.${argument} is not a string`)
       if (!answered.has(`${output} ${String(item['call_id'])}`))
         problems.push(`${at}: no ${output} for ${String(item['call_id'])}`)
       calls.add(`${output} ${String(item['call_id'])}`)
