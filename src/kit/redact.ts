@@ -58,7 +58,14 @@ function looksRandom(run: string): boolean {
  * the relay's, which are redacted already.
  */
 export function redactError<E extends Error>(error: E): E {
-  const message = redact(error.message)
-  if (message !== error.message) error.message = message
+  const before = error.message
+  const message = redact(before)
+  if (message === before) return error
+  error.message = message
+  // V8 writes the message into `stack` when `stack` is first read, which may have happened.
+  const { stack } = error
+  if (typeof stack === 'string' && stack.includes(before)) {
+    error.stack = stack.split(before).join(message)
+  }
   return error
 }

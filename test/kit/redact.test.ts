@@ -91,6 +91,17 @@ describe('redact: provider keys and secrets', () => {
     expect(error).toMatchObject({ message: 'bad key [redacted]', kind: 'auth', status: 401 })
     expect(error.stack).toBeDefined()
   })
+
+  it('redacts the stack too, also one read before the message was redacted', () => {
+    const key = KEYS[2]![1]
+    const read = new ThinkwireError({ kind: 'auth', message: `bad key ${key}` })
+    expect(read.stack).toContain(key)
+    const unread = new ThinkwireError({ kind: 'auth', message: `bad key ${key}` })
+    for (const error of [read, unread].map(redactError)) {
+      expect(error.stack).toMatch(/^ThinkwireError: bad key \[redacted\]\n/)
+      expect(error.stack).not.toContain(key.slice(4, 16))
+    }
+  })
 })
 
 describe('redact: what stays', () => {
