@@ -41,7 +41,7 @@ export function encodeInput(
 }
 
 /** Calls the model asks the caller to run with a tool of the API's (not a function of its own). */
-const CLIENT_CALLS: ReadonlySet<string> = new Set([
+export const CLIENT_RUN_CALLS: ReadonlySet<string> = new Set([
   'computer_call',
   'local_shell_call',
   'shell_call',
@@ -68,7 +68,7 @@ function withoutUnansweredCalls(
     const { type, call_id: id } = item as { type?: unknown; call_id?: unknown }
     if (
       typeof type !== 'string' ||
-      !CLIENT_CALLS.has(type) ||
+      !CLIENT_RUN_CALLS.has(type) ||
       answered.has(`${type}_output ${String(id)}`)
     ) {
       out.push(item)

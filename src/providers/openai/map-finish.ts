@@ -3,6 +3,7 @@ import type { StopDetails, StopReason, Usage } from '../../core/conversation.ts'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { Finish } from '../../kit/guard-stream.ts'
 import { isRecord } from '../../kit/json.ts'
+import { CLIENT_RUN_CALLS } from './encode-input.ts'
 import { collectSources, type StreamedAnnotation } from './map-sources.ts'
 
 /** A client tool call (one the app runs and answers): its call id and tool name. */
@@ -51,8 +52,15 @@ export function mapFinish(response: Response, record: StreamRecord): Finish {
   const sources = collectSources(items, record.annotations, record.doneItems)
   if (sources !== undefined) finish.sources = sources
   const why = cutBy(response)
-  if (dropped.length > 0)
-    finish.warnings = dropped.map((call) => `tool call ${call.id} (${call.name}) dropped: ${why}`)
+  const warnings = dropped.map((call) => `tool call ${call.id} (${call.name}) dropped: ${why}`)
+  for (const item of items) {
+    if (!isRecord(item) || typeof item['type'] !== 'string' || !CLIENT_RUN_CALLS.has(item['type']))
+      continue
+    warnings.push(
+      `${item['type']} ${String(item['call_id'])} kept in items only: nothing here runs the API's client-run tools, and later requests leave it out`,
+    )
+  }
+  if (warnings.length > 0) finish.warnings = warnings
   return finish
 }
 

@@ -53,6 +53,9 @@ describe("openai: calls of the API's client-run tools (computer use, shell, appl
     const turn = doneTurn(first.events)
     expect(turn.items?.data).toEqual([message, reasoning, click])
     expect(turn.toolCalls).toBeUndefined()
+    expect(turn.warnings).toEqual([
+      "computer_call call_Click1 kept in items only: nothing here runs the API's client-run tools, and later requests leave it out",
+    ])
 
     const next = await run(
       adapter.stream(
