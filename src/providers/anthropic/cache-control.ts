@@ -6,6 +6,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { CacheOptions } from '../../core/adapter.ts'
+import { blocksOf } from './encode-conversation.ts'
 
 /**
  * The `cache_control` that `options.cache` asks for: `ephemeral`, with `ttl: '1h'` when asked
@@ -114,10 +115,6 @@ function rankOf(control: unknown): number {
   return typeof control === 'object' && control !== null && 'ttl' in control && control.ttl === '1h'
     ? 2
     : 1
-}
-
-function blocksOf(content: string | readonly ContentBlockParam[]): ContentBlockParam[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : [...content]
 }
 
 /** A copy of `list` whose last item that `can` carry a mark has `cache_control`. */

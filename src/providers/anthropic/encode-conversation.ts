@@ -149,7 +149,8 @@ function continuedTurn(
   return entry === undefined ? undefined : { ...entry, openLoop: i < turns.length - 1 }
 }
 
-function blocksOf(content: MessageContentParam): ContentBlockParam[] {
+/** A message's content as blocks: a string content becomes one text block. */
+export function blocksOf(content: MessageContentParam): ContentBlockParam[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content
 }
 
