@@ -414,12 +414,9 @@ export class ConversationObject extends DurableObject<Env> {
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
     const { model, turn, options } = checked.value
-    if (!modelAllowed(this.#settings.models, model)) {
-      return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
-        field: 'model',
-      })
-    }
-    const adapter = resolveAdapter(this.#registry(), model)
+    const adapter = resolveAdapter(this.#registry(), model, (id) =>
+      modelAllowed(this.#settings.models, id),
+    )
     if (adapter instanceof Response) return adapter
 
     // What the call sends: every stored turn (read for it, and let go when it ends).

@@ -75,12 +75,7 @@ export async function chatRoute(
   let conversation = call.conversation
   if (call.notes.length > 0) trace.entry.notes = [...call.notes]
 
-  if (!setup.allows(model)) {
-    return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
-      field: 'model',
-    })
-  }
-  const adapter = resolveAdapter(setup.registry, model)
+  const adapter = resolveAdapter(setup.registry, model, setup.allows)
   if (adapter instanceof Response) return adapter
   trace.entry.model = model
   let sealWarnings: string[] = []

@@ -20,10 +20,19 @@ export function relayFailure(
 
 /**
  * The adapter the registry gives for `model`, or the relay's answer when it gives none: 404 for a
- * model it does not know, and by kind for anything a provider's factory threw (its message
- * redacted: a factory handles the key).
+ * model the relay does not serve (`allows` says no) or the registry does not know, and by kind
+ * for anything a provider's factory threw (its message redacted: a factory handles the key).
  */
-export function resolveAdapter(registry: Registry, model: string): Adapter | Response {
+export function resolveAdapter(
+  registry: Registry,
+  model: string,
+  allows: (model: string) => boolean,
+): Adapter | Response {
+  if (!allows(model)) {
+    return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
+      field: 'model',
+    })
+  }
   try {
     return registry.resolve(model)
   } catch (error) {
