@@ -1,13 +1,10 @@
 import type { Adapter, CallOptions } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
-import { ThinkwireError } from '../core/errors.ts'
+import { abortedError, providerError, ThinkwireError, toThinkwireError } from '../core/errors.ts'
+import type { Event } from '../core/events.ts'
+import { applyEvent, initialTurnState, turnOf } from '../core/reducer.ts'
 import type { WireChatRequest } from '../core/wire.ts'
-import {
-  guardBatches,
-  type BatchContext,
-  type Delta,
-  type TaggedFinish,
-} from '../kit/guard-stream.ts'
+import type { Delta } from '../kit/guard-stream.ts'
 import { kindFromStatus, retryAfterMsFromHeaders } from '../kit/http-error.ts'
 import { isRecord } from '../kit/json.ts'
 import { END, readEventStream } from '../kit/read-event-stream.ts'
@@ -53,83 +50,124 @@ export function relay(options: RelayOptions): Adapter {
   const model = id.slice(slash + 1)
   const endpoint = `${options.url.replace(/\/+$/, '')}/v1/chat`
 
-  async function* produce(
+  /**
+   * One call: it POSTs the conversation and yields the relay's events, under the contract every
+   * adapter keeps (see `guardStream`), written out for this one producer, which ships to browsers:
+   * the request is aborted when the caller aborts or stops early, a silent relay fails with
+   * `timeout` after `idleTimeoutMs`, and the `done` turn's text, thinking and tool calls are folded
+   * from the events (the rest of it, items and seal included, is the relay's).
+   */
+  async function* stream(
     conversation: Conversation,
-    callOptions: CallOptions,
-    context: BatchContext,
-  ): AsyncGenerator<readonly Delta[], TaggedFinish | undefined> {
+    callOptions: CallOptions = {},
+  ): AsyncGenerator<Event, void, undefined> {
     // The signal, the idle timeout and provider options stay here: the relay owns its upstream.
     const {
-      signal: _signal,
-      idleTimeoutMs: _idle,
+      signal: outer,
+      idleTimeoutMs: idleMs = 0,
       providerOptions: _provider,
       ...wire
     } = callOptions
-    const response = await (options.fetch ?? globalThis.fetch)(endpoint, {
-      method: 'POST',
-      headers: await relayHeaders(options.headers, true),
-      body: JSON.stringify({ model: id, conversation, ...wire } satisfies WireChatRequest),
-      signal: context.signal,
-    })
-    if (!response.ok || !response.headers.get('content-type')?.includes('event-stream')) {
-      throw await responseError(response, provider)
+    if (outer?.aborted === true) throw abortedError(provider, outer.reason)
+    const controller = new AbortController()
+    const signal = controller.signal
+    const onAbort = () => controller.abort(outer?.reason)
+    outer?.addEventListener('abort', onAbort, { once: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let timedOut = false
+    // Runs while the client waits for the relay, not while the consumer holds an event.
+    const touch = () => {
+      clearTimeout(timer)
+      if (idleMs > 0) {
+        timer = setTimeout(() => {
+          timedOut = true
+          controller.abort()
+        }, idleMs)
+      }
     }
+    let state = initialTurnState
     let turn: AssistantTurn | undefined
-    const reader = response.body?.getReader()
-    // Released after `done`, the body is read to its end (the relay ends it right after `done`)
-    // rather than cancelled: a fetch cancelled in its last bytes shows as a failed request
-    // (net::ERR_ABORTED) in browsers. A body still open DRAIN_MS later is cancelled after all.
-    // Released before `done` (a stop, a failure), it is cancelled, which cancels the request.
-    const body = reader
-      ? new ReadableStream<Uint8Array>(
-          {
-            async pull(controller) {
-              const chunk = await reader.read()
-              if (chunk.done) controller.close()
-              else controller.enqueue(chunk.value)
+    try {
+      touch()
+      const response = await (options.fetch ?? globalThis.fetch)(endpoint, {
+        method: 'POST',
+        headers: await relayHeaders(options.headers, true),
+        body: JSON.stringify({ model: id, conversation, ...wire } satisfies WireChatRequest),
+        signal,
+      })
+      if (!response.ok || !response.headers.get('content-type')?.includes('event-stream')) {
+        throw await responseError(response, provider)
+      }
+      const reader = response.body?.getReader()
+      // Released after `done`, the body is left to end by itself (the relay ends it right after
+      // `done`) rather than cancelled: a fetch cancelled in its last bytes shows as a failed
+      // request (net::ERR_ABORTED) in browsers. A body still open DRAIN_MS later is cancelled
+      // after all. Released before `done` (a stop, a failure), it is cancelled, which cancels the
+      // request.
+      const body = reader
+        ? new ReadableStream<Uint8Array>(
+            {
+              async pull(out) {
+                const chunk = await reader.read()
+                if (chunk.done) out.close()
+                else out.enqueue(chunk.value)
+              },
+              async cancel(reason) {
+                if (!turn) return reader.cancel(reason)
+                // A timeout signal does not keep Node's event loop alive.
+                AbortSignal.timeout(DRAIN_MS).addEventListener('abort', () => {
+                  reader.cancel().catch(() => {})
+                })
+              },
             },
-            async cancel(reason) {
-              if (!turn) return reader.cancel(reason)
-              // A timeout signal does not keep Node's event loop alive; `drain` holds on to it.
-              const limit = AbortSignal.timeout(DRAIN_MS)
-              limit.addEventListener('abort', () => void reader.cancel().catch(() => {}))
-              const drain = (): Promise<unknown> =>
-                reader.read().then((c) => c.done || limit.aborted || drain())
-              drain().catch(() => {})
-            },
-          },
-          { highWaterMark: 0 },
-        )
-      : null
-    const batches = readEventStream<Delta>(body, {
-      provider,
-      // A fetch made in-process (or by a polyfill) may not end its body on abort.
-      signal: context.signal,
-      // Heartbeats carry no event, but prove the relay is alive.
-      onComment: context.touch,
-      decode(message) {
-        const event = parseEvent(message, provider)
-        if (event?.type !== 'done') return event
-        turn = event.turn
-        return END
-      },
-    })
-    yield* batches
-    // A body that ends without `done` or `error` is a dropped connection: the guard fails it.
-    return turn === undefined ? undefined : finishOf(turn)
+            { highWaterMark: 0 },
+          )
+        : null
+      const batches = readEventStream<Delta>(body, {
+        provider,
+        // A fetch made in-process (or by a polyfill) may not end its body on abort.
+        signal,
+        // Heartbeats carry no event, but prove the relay is alive.
+        onComment: touch,
+        decode(message) {
+          const event = parseEvent(message, provider)
+          if (event?.type !== 'done') return event
+          turn = event.turn
+          return END
+        },
+      })
+      for await (const batch of batches) {
+        clearTimeout(timer)
+        for (const delta of batch) {
+          state = applyEvent(state, delta)
+          yield delta
+          // The caller may abort while it holds an event: the rest of a batch is not delivered.
+          if (signal.aborted) throw signal.reason
+        }
+        touch()
+      }
+      // A body that ends without `done` or `error` is a dropped connection.
+      if (turn === undefined) {
+        throw providerError('network', provider, 'the stream ended before the turn was complete')
+      }
+      const { role: _role, text: _text, thinking: _thinking, toolCalls: _calls, ...rest } = turn
+      yield { type: 'done', turn: turnOf(state, rest) }
+    } catch (error) {
+      throw timedOut
+        ? providerError('timeout', provider, `no data for ${idleMs} ms`, error)
+        : signal.aborted
+          ? abortedError(provider, error)
+          : toThinkwireError(error, provider)
+    } finally {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', onAbort)
+      if (turn === undefined) controller.abort()
+    }
   }
 
-  return {
-    provider,
-    model,
-    stream(conversation, callOptions = {}) {
-      // A failed fetch or a body cut mid-way is a TypeError, which the guard maps to `network`.
-      // The relay's `done` turn carries its cost: the client prices nothing.
-      return guardBatches({ provider, model, options: callOptions }, (context) =>
-        produce(conversation, callOptions, context),
-      )
-    },
-  }
+  // A failed fetch or a body cut mid-way is a TypeError, which maps to `network`. The relay's
+  // `done` turn carries its cost: the client prices nothing.
+  return { provider, model, stream }
 }
 
 /** The headers of a request to the relay: the caller's, made now, and the type of a JSON body. */
@@ -161,13 +199,4 @@ export async function responseError(response: Response, provider: string): Promi
     status,
     retryAfterMsFromHeaders(response.headers),
   )
-}
-
-/**
- * What the relay's `done` turn says beyond its deltas: everything but the text, thinking and tool
- * calls, which the guard folds from the events. Its items go on whole, tag and seal included.
- */
-function finishOf(turn: AssistantTurn): TaggedFinish {
-  const { role: _role, text: _text, thinking: _thinking, toolCalls: _calls, ...finish } = turn
-  return finish
 }

@@ -78,9 +78,6 @@ export type GuardSetup = {
   pricing?: Pricing | undefined
 }
 
-/** {@link GuardSetup} without prices: the caller works out the cost, or receives turns priced. */
-export type UnpricedGuardSetup = Omit<GuardSetup, 'pricing'>
-
 /**
  * Runs an adapter's producer under the contract every adapter shares: the upstream is aborted when
  * the caller aborts or stops early, empty deltas are dropped, the `done` turn is folded from the
@@ -333,7 +330,7 @@ function isList(value: Delta | readonly Delta[]): value is readonly Delta[] {
 }
 
 /** A {@link Finish} record whose items carry their tag. */
-export type TaggedFinish = Omit<Finish, 'items'> & { items?: OpaqueItems | undefined }
+type TaggedFinish = Omit<Finish, 'items'> & { items?: OpaqueItems | undefined }
 
 /** The finish record with its items tagged with the provider, the model and the thinking mode. */
 function tagItems(finish: Finish, tag: ReplayTag): TaggedFinish {
@@ -346,7 +343,7 @@ function tagItems(finish: Finish, tag: ReplayTag): TaggedFinish {
  * finish record the stream ended early: that throws.
  */
 function doneTurn(
-  setup: UnpricedGuardSetup,
+  setup: GuardSetup,
   state: TurnState,
   finish: TaggedFinish | undefined,
 ): AssistantTurn {
@@ -366,97 +363,11 @@ function doneTurn(
  * caller aborted (read at the failure: the signal may have been aborted while the guard waited),
  * else the producer's error, mapped.
  */
-function failureOf(setup: UnpricedGuardSetup, error: unknown, timedOut: boolean): ThinkwireError {
+function failureOf(setup: GuardSetup, error: unknown, timedOut: boolean): ThinkwireError {
   const { provider, options, mapError } = setup
   if (timedOut) {
     return providerError('timeout', provider, `no data for ${options?.idleTimeoutMs} ms`, error)
   }
   if (options?.signal?.aborted === true) return abortedError(provider, error)
   return mapError?.(error) ?? toThinkwireError(error, provider)
-}
-
-/** What {@link guardBatches} hands its producer: no tag, since the items come tagged. */
-export type BatchContext = Omit<StreamContext, 'tag'>
-
-/**
- * A producer of whole batches only, for {@link guardBatches}, whose finish record's items carry
- * their tag already (a relay's do).
- */
-export type BatchProducer = (
-  context: BatchContext,
-) => AsyncIterable<readonly Delta[], TaggedFinish | undefined>
-
-/**
- * The contract of {@link guardStream}, for a producer that yields batches and nothing else, as an
- * async generator: smaller than `guardStream`'s iterator, which saves promise jobs per event on a
- * server's hot path. A browser client reads one network event at a time, where those jobs cost
- * nothing that shows, and every byte it ships does. Prices are the caller's (see `cost`), so that
- * they stay out of its bundle, and so is redaction: a browser holds no provider key, and its
- * producer's errors come from a relay, which redacts what it sends.
- */
-export async function* guardBatches(
-  setup: UnpricedGuardSetup,
-  produce: BatchProducer,
-): AsyncGenerator<Event, void, undefined> {
-  const { provider, options } = setup
-  const outer = options?.signal
-  if (outer?.aborted === true) throw abortedError(provider, outer.reason)
-  const controller = new AbortController()
-  const signal = controller.signal
-  const onOuterAbort = () => controller.abort(outer?.reason)
-  outer?.addEventListener('abort', onOuterAbort, { once: true })
-  const idleMs = options?.idleTimeoutMs ?? 0
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let timedOut = false
-  // Runs while the guard waits for the producer, not while the consumer holds an event.
-  const touch = () => {
-    clearTimeout(timer)
-    if (idleMs > 0) {
-      timer = setTimeout(() => {
-        timedOut = true
-        controller.abort(new Error('idle timeout'))
-      }, idleMs)
-    }
-  }
-  // An abort ends the wait at once, also for a producer that does not end on its signal (one
-  // promise per wait: a race with one abort promise would keep a reaction per wait until the end).
-  let stopWait: ((reason: unknown) => void) | undefined
-  signal.addEventListener('abort', () => stopWait?.(signal.reason), { once: true })
-  const iterator = produce({ signal, touch })[Symbol.asyncIterator]()
-  let state = initialTurnState
-  let finished = false
-  try {
-    for (;;) {
-      if (signal.aborted) throw signal.reason
-      touch()
-      const result = await new Promise<IteratorResult<readonly Delta[], TaggedFinish | undefined>>(
-        (resolve, reject) => {
-          stopWait = reject
-          iterator.next().then(resolve, reject)
-        },
-      )
-      clearTimeout(timer)
-      if (result.done === true) {
-        const turn = doneTurn(setup, state, result.value)
-        finished = true
-        yield { type: 'done', turn }
-        return
-      }
-      for (const delta of result.value) {
-        // An empty text or thinking delta says nothing: it is dropped.
-        if ('text' in delta && delta.text === '') continue
-        state = applyEvent(state, delta)
-        yield delta
-        // The caller may abort while it holds an event: the rest of a batch is not delivered.
-        if (signal.aborted) throw signal.reason
-      }
-    }
-  } catch (error) {
-    throw failureOf(setup, error, timedOut)
-  } finally {
-    clearTimeout(timer)
-    outer?.removeEventListener('abort', onOuterAbort)
-    if (!finished) controller.abort(new Error('stream closed'))
-    void iterator.return?.()?.catch(() => {})
-  }
 }
