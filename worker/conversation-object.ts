@@ -32,7 +32,7 @@ import {
   type ConversationListing,
   type ListingIndex,
 } from '../src/relay/conversations/listing-index.ts'
-import { modelAllowed } from '../src/relay/conversations/routes.ts'
+import { modelFilter } from '../src/relay/model-filter.ts'
 import {
   displayTurn,
   regenerateBase,
@@ -58,7 +58,7 @@ import {
 } from '../src/relay/tracing.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { count, list, setting } from './settings.ts'
+import { count, list, modelsSetting, setting } from './settings.ts'
 
 /** The client id of a request, set by the Worker (a client-sent copy never reaches the object). */
 export const CLIENT_HEADER = 'x-thinkwire-client'
@@ -414,9 +414,7 @@ export class ConversationObject extends DurableObject<Env> {
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
     const { model, turn, options } = checked.value
-    const adapter = resolveAdapter(this.#registry(), model, (id) =>
-      modelAllowed(this.#settings.models, id),
-    )
+    const adapter = resolveAdapter(this.#registry(), model, this.#settings.allows)
     if (adapter instanceof Response) return adapter
 
     // What the call sends: every stored turn (read for it, and let go when it ends).
@@ -838,7 +836,8 @@ async function sentBody(
 type Settings = {
   limits: ResolvedLimits
   sizes: ConversationSizeLimits
-  models: string[]
+  /** Whether the `MODELS` setting lets the relay serve a model. */
+  allows: (id: string) => boolean
   limiter: RateLimiter | undefined
   heartbeatMs: number
   idleTimeoutMs: number
@@ -859,7 +858,7 @@ function settingsOf(env: Env): Settings {
       turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
       bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
     },
-    models: list(setting(env, 'MODELS')),
+    allows: modelFilter(modelsSetting(env)),
     limiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
     heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),

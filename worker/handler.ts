@@ -13,7 +13,15 @@ import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import { CLIENT_HEADER } from './conversation-object.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { addressClientId, count, list, secret, secrets, setting } from './settings.ts'
+import {
+  addressClientId,
+  count,
+  list,
+  modelsSetting,
+  secret,
+  secrets,
+  setting,
+} from './settings.ts'
 
 /** Options of {@link createHandler}. */
 export type HandlerOptions = {
@@ -50,7 +58,6 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   const sealKeys = secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
   const clientIdSecret = secret(env, 'CLIENT_ID_SECRET', MIN_SECRET_LENGTH)
   const origins = list(setting(env, 'ALLOWED_ORIGINS'))
-  const models = list(setting(env, 'MODELS'))
   const maxTokens = count(env, 'MAX_TOKENS', 0)
   const limits = limitsFromEnv(env)
   const rateLimiter =
@@ -58,7 +65,7 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   const bodyBytes = count(env, 'MAX_BODY_BYTES', 1024 * 1024)
   return createRelay({
     registry: registryFromEnv(env, options.providers),
-    models: models.length === 0 ? undefined : models,
+    models: modelsSetting(env),
     // Without tokens, clients are told apart by address (set by Cloudflare's edge), IPv6 by /64.
     auth:
       tokens.length > 0

@@ -8,6 +8,15 @@ export function list(value: string | undefined): string[] {
   return (value ?? '').split(/[\s,]+/).filter((item) => item !== '')
 }
 
+/**
+ * The `MODELS` setting: the `"provider/model"` ids (or `"provider/*"`) the relay serves, or
+ * undefined when it is empty or unset (every model the registry holds is served).
+ */
+export function modelsSetting(env: object): string[] | undefined {
+  const models = list(setting(env, 'MODELS'))
+  return models.length === 0 ? undefined : models
+}
+
 /** Rules for the entries of a {@link secrets} setting. */
 export type SecretRules = {
   /** The shortest entry accepted. */

@@ -9,6 +9,7 @@ import { discardBody } from './read-body.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { errorOf, jsonResponse } from './responses.ts'
 import { createSealer } from './seal.ts'
+import { modelFilter } from './model-filter.ts'
 
 /** Each route: its methods, and the dialect of its chat body, answers and errors. */
 const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dialect }>> = {
@@ -197,14 +198,6 @@ async function usageResponse(
       retryable: true,
     })
   }
-}
-
-/** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"`. */
-function modelFilter(allowlist: readonly string[] | undefined): (id: string) => boolean {
-  if (allowlist === undefined) return () => true
-  const exact = new Set(allowlist.filter((id) => !id.endsWith('/*')))
-  const providers = allowlist.filter((id) => id.endsWith('/*')).map((id) => id.slice(0, -1))
-  return (id) => exact.has(id) || providers.some((prefix) => id.startsWith(prefix))
 }
 
 function clip(path: string): string {

@@ -43,6 +43,8 @@ beforeAll(async () => {
       CONVERSATION_MAX_TURNS: '4',
       CONVERSATION_MAX_BYTES: '2000',
       CONVERSATION_TTL_DAYS: '1',
+      // Served: the mock only (the test Worker's scripted `test/*` models are not).
+      MODELS: 'mock/*',
     }),
     startTestWorker({ ...base, RATE_LIMIT_REQUESTS_PER_MINUTE: '2' }),
   ])
@@ -594,6 +596,30 @@ describe('durable conversations in workerd', () => {
     expect(((await large.json()) as { error: { message: string } }).error.message).toContain(
       'CONVERSATION_MAX_BYTES',
     )
+  })
+
+  it('refuses a model the MODELS setting does not serve with 404, as /v1/chat does', async () => {
+    const id = await create(small)
+    const refused = await send(id, ask('Hi', 'test/short'), undefined, small)
+    expect(refused.status).toBe(404)
+    const message = "model 'test/short' is not served by this relay"
+    expect(await refused.json()).toMatchObject({ error: { field: 'model', message } })
+    const chat = await call(
+      '/v1/chat',
+      { body: { model: 'test/short', conversation: { turns: [ask('Hi').turn] } } },
+      undefined,
+      small,
+    )
+    expect(chat.status).toBe(404)
+    expect(await chat.json()).toMatchObject({ error: { field: 'model', message } })
+    // Nothing was stored, and an allowed model still answers.
+    const shown = (await (
+      await call(`/v1/conversations/${id}`, {}, undefined, small)
+    ).json()) as Shown
+    expect(shown.conversation.turns).toEqual([])
+    const answered = await send(id, ask('Hi'), undefined, small)
+    expect(answered.status).toBe(200)
+    await readSse(answered)
   })
 
   it('stores only whole turns with items, or stopped turns without them', async () => {

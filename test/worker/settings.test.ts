@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { addressClientId, dollars, list, secret, secrets } from '../../worker/settings.ts'
+import {
+  addressClientId,
+  dollars,
+  list,
+  modelsSetting,
+  secret,
+  secrets,
+} from '../../worker/settings.ts'
 
 /** The message of what `run` throws, after checking that it is a TypeError. */
 function typeErrorOf(run: () => unknown): string {
@@ -138,5 +145,16 @@ describe('dollars', () => {
         typeErrorOf(() => dollars({ BUDGET_USD_PER_MONTH: value }, 'BUDGET_USD_PER_MONTH')),
       ).toBe('BUDGET_USD_PER_MONTH must be an amount of US dollars such as 25 or 0.50')
     }
+  })
+})
+
+describe('modelsSetting', () => {
+  it('reads MODELS as a list, and an empty or unset one as every model', () => {
+    expect(modelsSetting({ MODELS: 'mock/echo, anthropic/*' })).toEqual([
+      'mock/echo',
+      'anthropic/*',
+    ])
+    expect(modelsSetting({ MODELS: ' , ' })).toBeUndefined()
+    expect(modelsSetting({})).toBeUndefined()
   })
 })

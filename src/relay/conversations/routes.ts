@@ -57,11 +57,3 @@ export function newConversationId(): string {
   for (const byte of bytes) binary += String.fromCharCode(byte)
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
-
-/** Matches `"provider/model"` ids against an allowlist that may hold `"provider/*"` (as `/v1/chat`). */
-export function modelAllowed(allowlist: readonly string[], id: string): boolean {
-  if (allowlist.length === 0) return true
-  return allowlist.some((entry) =>
-    entry.endsWith('/*') ? id.startsWith(entry.slice(0, -1)) : entry === id,
-  )
-}

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   matchConversationRoute,
-  modelAllowed,
   newConversationId,
 } from '../../../src/relay/conversations/routes.ts'
 
@@ -55,11 +54,5 @@ describe('conversation routes', () => {
       expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/)
       expect(matchConversationRoute('GET', `/v1/conversations/${id}`)).toMatchObject({ ok: true })
     }
-  })
-
-  it('serves the models of the allowlist, by id or by provider', () => {
-    expect(modelAllowed([], 'mock/echo')).toBe(true)
-    expect(modelAllowed(['mock/*'], 'mock/echo')).toBe(true)
-    expect(modelAllowed(['mock/echo'], 'mock/other')).toBe(false)
   })
 })
