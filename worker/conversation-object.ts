@@ -58,7 +58,7 @@ import {
 } from '../src/relay/tracing.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { count, list, modelsSetting, setting } from './settings.ts'
+import { count, modelsSetting, setting } from './settings.ts'
 
 /** The client id of a request, set by the Worker (a client-sent copy never reaches the object). */
 export const CLIENT_HEADER = 'x-thinkwire-client'
