@@ -23,6 +23,12 @@ export type AnthropicSettings = {
   headers?: Record<string, string> | undefined
   /** Allow use from a browser page, where the key is visible to the page's users. @defaultValue false */
   dangerouslyAllowBrowser?: boolean | undefined
+  /**
+   * How many times one `stream()` continues a turn the API paused (`pause_turn`), each a request
+   * of its own; a turn paused once more ends paused. 0: every paused turn ends the stream.
+   * @defaultValue 4
+   */
+  pauseContinuations?: number | undefined
 }
 
 /** Options of {@link anthropic}. */
@@ -38,14 +44,15 @@ const PROVIDER = 'anthropic'
  * the table in `models.ts`; each turn's final content blocks come back as `items` and are replayed
  * verbatim to the same model and thinking mode. SDK retries are off: use `withRetry`.
  *
- * A turn the API paused (`pause_turn`: a server tool such as web search ran long) ends with
- * `stopReason: 'other'` and `stopDetails.category: 'pause_turn'`; its items keep every block
- * (`server_tool_use` included) and the message's container. To let the model finish it, call
- * `stream()` again with the same conversation, the paused turn last: it is sent back as the last
- * assistant message, with its `container`, which is how the API continues a paused turn. The
- * continuation is a turn of its own; keep both in the conversation, in order. A paused turn that
- * is not continued (a user message follows it) is sent without the server tool call it ended
- * with, which has no result and would be refused (with a warning on the new turn).
+ * A turn the API paused (`pause_turn`: a server tool such as web search ran long) is continued in
+ * the same stream, up to `pauseContinuations` times: the turn so far is sent back as the last
+ * assistant message, with its `container`, and the deltas of the next message follow; the `done`
+ * turn holds every message's blocks and their usage added up. One still paused after that ends
+ * with `stopReason: 'other'` and `stopDetails.category: 'pause_turn'`, its items keeping every
+ * block (`server_tool_use` included) and the container; `stream()` with the same conversation,
+ * the paused turn last, continues it as a turn of its own (keep both, in order). A paused turn
+ * that is not continued (a user message follows it) is sent without the server tool call it
+ * ended with, which has no result and would be refused (with a warning on the new turn).
  *
  * A tool call that the output limit or a refusal cut off is never streamed, and is left out of
  * `toolCalls` and `items` (named in `warnings`), so the turn replays without it. `options.cache`
@@ -75,6 +82,10 @@ export function anthropic(options: AnthropicOptions): Adapter {
  */
 export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
   const client = createClient(settings)
+  const continuations = settings.pauseContinuations ?? 4
+  if (!Number.isInteger(continuations) || continuations < 0) {
+    throw new TypeError('anthropic: pauseContinuations must be a whole number, 0 or more')
+  }
   const create = (model: string): Adapter => {
     const entry = anthropicModel(model)
     const capabilities = withPricing(capabilitiesOf(entry.row), anthropicPricing(model))
@@ -86,7 +97,7 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
       stream(conversation, options = {}) {
         return guardStream(
           { provider: PROVIDER, model, options, mapError: mapAnthropicError, pricing },
-          streamMessage(client, entry, conversation, options),
+          streamMessage(client, entry, conversation, options, continuations),
         )
       },
     }

@@ -37,6 +37,8 @@ export function errorBody(type: string, message: string): string {
 export const { setup, replayOnce, failWith } = adapterHarness(anthropic, {
   apiKey: 'sk-ant-test-key-0123456789',
   model: 'claude-sonnet-5',
+  // One message per fixture: a paused one ends the stream. `pause-turn.test.ts` continues them.
+  pauseContinuations: 0,
 })
 
 /** The fields of a final message the tests compare, as either SDK reader gives them. */

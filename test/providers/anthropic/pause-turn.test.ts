@@ -3,6 +3,7 @@ import type { CallOptions } from '../../../src/core/adapter.ts'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { anthropicRequestProblems } from '../../contract/upstreams/anthropic.ts'
 import { doneTurn, run } from '../../helpers/stream.ts'
+import { anthropic } from '../../../src/providers/anthropic/index.ts'
 import { fixture, sentBody, setup } from './harness.ts'
 
 const search: CallOptions = {
@@ -45,6 +46,149 @@ const PAUSED_BLOCKS = [
     caller: { type: 'direct' },
   },
 ]
+
+/** The blocks of `pause-continued.sse`, the continuation of the paused turn. */
+const CONTINUED_BLOCKS = [
+  {
+    type: 'web_search_tool_result',
+    tool_use_id: 'srvtoolu_02Second',
+    caller: { type: 'direct' },
+    content: [
+      {
+        type: 'web_search_result',
+        title: 'Oslo: 10-day forecast',
+        url: 'https://example.com/oslo-forecast',
+        encrypted_content: 'EqgfCioIContinuedSearchFixture==',
+        page_age: '1 hour ago',
+      },
+    ],
+  },
+  { type: 'text', text: 'Snow showers, −3 °C; clearing by the weekend.' },
+]
+
+/** The adapter continuing paused turns as it does by default. */
+const continuing = { pauseContinuations: undefined }
+
+describe('anthropic: a paused turn continued in the same stream', () => {
+  it('sends the turn so far back with its container, streams the rest, and ends with the whole turn', async () => {
+    const { adapter, replay } = setup(
+      [{ body: fixture('pause-turn.sse') }, { body: fixture('pause-continued.sse') }],
+      continuing,
+    )
+    const conversation: Conversation = {
+      system: 'Answer in English.',
+      turns: [{ role: 'user', content: 'Weather in Oslo?' }],
+    }
+    const { events, error } = await run(adapter.stream(conversation, search))
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'text', text: 'Je cherche → ' },
+      { type: 'text', text: 'Snow showers, −3 °C; ' },
+      { type: 'text', text: 'clearing by the weekend.' },
+    ])
+    expect(replay.requests).toHaveLength(2)
+    const next = sentBody(replay, 1)
+    expect(next['container']).toBe('container_011PausedFixture')
+    expect(next['system']).toEqual(sentBody(replay, 0)['system'])
+    expect(next['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: PAUSED_BLOCKS },
+    ])
+    expect(anthropicRequestProblems(next)).toEqual([])
+
+    const turn = doneTurn(events)
+    expect(turn.text).toBe('Je cherche → Snow showers, −3 °C; clearing by the weekend.')
+    expect(turn.stopReason).toBe('stop')
+    expect(turn.stopDetails).toBeUndefined()
+    expect(turn.warnings).toBeUndefined()
+    expect(turn.items?.data).toEqual([
+      ...PAUSED_BLOCKS,
+      ...CONTINUED_BLOCKS,
+      { type: 'thinkwire_container', container: CONTAINER },
+    ])
+    expect(turn.sources).toEqual([
+      { url: 'https://example.com/oslo', title: 'Været i Oslo' },
+      { url: 'https://example.com/oslo-forecast', title: 'Oslo: 10-day forecast' },
+    ])
+    // Both requests are paid for: Sonnet 5, 4,040 × $2 + 118 × $10 = 9,260 micro-dollars.
+    expect(turn.usage).toEqual({
+      inputTokens: 1830 + 2210,
+      outputTokens: 77 + 41,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cost: 0.00926,
+    })
+
+    // The whole turn replays as the one assistant message the API built, its container not named.
+    conversation.turns.push(turn, { role: 'user', content: 'Thanks!' })
+    const after = setup([{ body: fixture('server-tool.sse') }], continuing)
+    await run(after.adapter.stream(conversation, search))
+    const third = sentBody(after.replay)
+    expect(third['messages']).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: [...PAUSED_BLOCKS, ...CONTINUED_BLOCKS] },
+      { role: 'user', content: 'Thanks!' },
+    ])
+    expect(third).not.toHaveProperty('container')
+    expect(anthropicRequestProblems(third)).toEqual([])
+  })
+
+  it('continues at most pauseContinuations times, then ends paused with every message kept', async () => {
+    const { adapter, replay } = setup(
+      [{ body: fixture('pause-turn.sse') }, { body: fixture('pause-turn.sse') }],
+      { pauseContinuations: 1 },
+    )
+    const { events, error } = await run(
+      adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }] }, search),
+    )
+    expect(error).toBeUndefined()
+    expect(replay.requests).toHaveLength(2)
+    const turn = doneTurn(events)
+    expect(turn.stopReason).toBe('other')
+    expect(turn.stopDetails).toEqual({ category: 'pause_turn' })
+    expect(turn.items?.data).toEqual([
+      ...PAUSED_BLOCKS,
+      ...PAUSED_BLOCKS,
+      { type: 'thinkwire_container', container: CONTAINER },
+    ])
+    expect(turn.usage).toMatchObject({ inputTokens: 3660, outputTokens: 154 })
+  })
+
+  it('fails the stream, with no done, when a continuation fails', async () => {
+    const { adapter, replay } = setup(
+      [
+        { body: fixture('pause-turn.sse') },
+        {
+          status: 529,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            type: 'error',
+            error: { type: 'overloaded_error', message: 'Overloaded' },
+          }),
+        },
+      ],
+      continuing,
+    )
+    const { events, error } = await run(
+      adapter.stream({ turns: [{ role: 'user', content: 'Weather in Oslo?' }] }, search),
+    )
+    expect(replay.requests).toHaveLength(2)
+    expect(events).toEqual([{ type: 'text', text: 'Je cherche → ' }])
+    expect(error).toMatchObject({ kind: 'overloaded', provider: 'anthropic' })
+  })
+
+  it('refuses a pauseContinuations that is not a whole number of 0 or more, by name', () => {
+    for (const pauseContinuations of [-1, 1.5, Number.NaN]) {
+      expect(() =>
+        anthropic({
+          apiKey: 'sk-ant-test-key-0123456789',
+          model: 'claude-sonnet-5',
+          pauseContinuations,
+        }),
+      ).toThrow(/pauseContinuations must be a whole number/)
+    }
+  })
+})
 
 describe('anthropic: a turn the API paused (pause_turn)', () => {
   it("ends as stop reason 'other' with category pause_turn, every block and the container kept", async () => {
