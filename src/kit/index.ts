@@ -28,7 +28,7 @@ export {
   retryAfterMsFromHeaders,
   type HttpFailure,
 } from './http-error.ts'
-export { sdkTransportError, type SdkTransportErrors } from './sdk-error.ts'
+export { buildClient, sdkTransportError, type SdkTransportErrors } from './sdk-error.ts'
 export { keepStopSequences } from './stop-sequences.ts'
 export { abortedError, isRetryableKind, toThinkwireError } from '../core/errors.ts'
 export {

@@ -1,9 +1,11 @@
 import {
   abortedError,
   isThinkwireError,
+  messageOf,
   providerError,
   type ThinkwireError,
 } from '../core/errors.ts'
+import { redact } from './redact.ts'
 
 type ErrorClass = abstract new (...args: never[]) => Error
 
@@ -44,4 +46,23 @@ export function sdkTransportError(
     return providerError('network', provider, `connection failed: ${error.message}`, error)
   }
   return undefined
+}
+
+/**
+ * Builds a provider's SDK client. A constructor that throws (a browser page that did not allow
+ * browser use, a missing key) fails with an `invalid-request` error that names the provider and
+ * holds the SDK's message with anything like a credential redacted, and without the SDK's error
+ * as its `cause` (which a logger would print whole).
+ *
+ * @example
+ * ```ts
+ * const client = buildClient('acme', () => new Acme({ apiKey: settings.apiKey, maxRetries: 0 }))
+ * ```
+ */
+export function buildClient<Client>(provider: string, build: () => Client): Client {
+  try {
+    return build()
+  } catch (error) {
+    throw providerError('invalid-request', provider, redact(messageOf(error)))
+  }
 }

@@ -1,8 +1,8 @@
 import * as Anthropic from '@anthropic-ai/sdk'
 import * as OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
-import { ThinkwireError } from '../../src/core/errors.ts'
-import { sdkTransportError } from '../../src/kit/index.ts'
+import { isThinkwireError, ThinkwireError } from '../../src/core/errors.ts'
+import { buildClient, sdkTransportError } from '../../src/kit/index.ts'
 import { mapAnthropicError } from '../../src/providers/anthropic/map-error.ts'
 import { mapCompatibleError } from '../../src/providers/openai-compatible/map-error.ts'
 import { mapOpenaiError } from '../../src/providers/openai/map-error.ts'
@@ -88,5 +88,33 @@ describe('sdkTransportError', () => {
       kind: 'aborted',
       provider: 'groq',
     })
+  })
+})
+
+describe('buildClient', () => {
+  it('returns the client the constructor builds', () => {
+    const client = { name: 'acme client' }
+    expect(buildClient('acme', () => client)).toBe(client)
+  })
+
+  it('turns a constructor that throws into an invalid-request error naming the provider, with no key in it', () => {
+    const key = 'sk-ant-api03-0123456789abcdefghijklmnop'
+    let thrown: unknown
+    try {
+      buildClient('acme', () => {
+        throw new Error(`Invalid apiKey ${key}: browser use is not allowed`)
+      })
+    } catch (error) {
+      thrown = error
+    }
+    expect(isThinkwireError(thrown)).toBe(true)
+    expect(thrown).toMatchObject({
+      kind: 'invalid-request',
+      provider: 'acme',
+      message: 'acme: Invalid apiKey [redacted]: browser use is not allowed',
+    })
+    // Nothing that holds the key goes with it: not its cause, not its stack.
+    expect((thrown as Error).cause).toBeUndefined()
+    expect(String((thrown as Error).stack)).not.toContain(key)
   })
 })

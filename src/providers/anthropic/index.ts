@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { Adapter } from '../../core/adapter.ts'
-import { ThinkwireError } from '../../core/errors.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
+import { buildClient } from '../../kit/sdk-error.ts'
 import { mapAnthropicError } from './map-error.ts'
 import { anthropicModel, anthropicModels, capabilitiesOf } from './models.ts'
 import { anthropicPricing } from './prices.ts'
@@ -106,22 +106,17 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
 }
 
 function createClient(settings: AnthropicSettings): Anthropic {
-  try {
-    return new Anthropic({
-      apiKey: settings.apiKey,
-      baseURL: settings.baseURL,
-      fetch: settings.fetch,
-      defaultHeaders: settings.headers,
-      dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
-      // Retries belong to `withRetry`, which knows whether an event was already yielded.
-      maxRetries: 0,
-    })
-  } catch (error) {
-    throw new ThinkwireError({
-      kind: 'invalid-request',
-      message: `anthropic: ${error instanceof Error ? error.message : String(error)}`,
-      provider: PROVIDER,
-      cause: error,
-    })
-  }
+  return buildClient(
+    PROVIDER,
+    () =>
+      new Anthropic({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseURL,
+        fetch: settings.fetch,
+        defaultHeaders: settings.headers,
+        dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
+        // Retries belong to `withRetry`, which knows whether an event was already yielded.
+        maxRetries: 0,
+      }),
+  )
 }

@@ -2,6 +2,7 @@ import { GoogleGenAI } from '@google/genai'
 import type { Adapter } from '../../core/adapter.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
+import { buildClient } from '../../kit/sdk-error.ts'
 import { mapGeminiError } from './map-error.ts'
 import { capabilitiesOf, geminiModel, geminiModels } from './models.ts'
 import { geminiPricing } from './prices.ts'
@@ -44,14 +45,18 @@ const PROVIDER = 'gemini'
  * ```
  */
 export function createGemini(settings: GeminiSettings): AdapterFactory {
-  const client = new GoogleGenAI({
-    apiKey: settings.apiKey,
-    httpOptions: {
-      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
-      ...(settings.baseURL === undefined ? {} : { baseUrl: settings.baseURL }),
-      ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    },
-  })
+  const client = buildClient(
+    PROVIDER,
+    () =>
+      new GoogleGenAI({
+        apiKey: settings.apiKey,
+        httpOptions: {
+          ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+          ...(settings.baseURL === undefined ? {} : { baseUrl: settings.baseURL }),
+          ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+        },
+      }),
+  )
   const factory = (model: string): Adapter => {
     const row = geminiModel(model)
     const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }

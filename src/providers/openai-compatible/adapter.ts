@@ -3,6 +3,7 @@ import type { Adapter } from '../../core/adapter.ts'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
+import { buildClient } from '../../kit/sdk-error.ts'
 import { mapCompatibleError } from './map-error.ts'
 import { capabilitiesOf, compatibleModel, type CompatibleModels } from './models.ts'
 import type { CompatibleReasoning } from './reasoning.ts'
@@ -103,22 +104,26 @@ function checkSettings(settings: OpenAICompatibleSettings): void {
 }
 
 function createClient(settings: OpenAICompatibleSettings): OpenAI {
-  return new OpenAI({
-    // The SDK insists on a key; without one, its header is removed below.
-    apiKey: settings.apiKey ?? 'none',
-    baseURL: settings.baseURL,
-    // Never pick up OPENAI_* settings from the environment for another server.
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    // Retries belong to `withRetry`, which knows whether an event was already yielded.
-    maxRetries: 0,
-    dangerouslyAllowBrowser: true,
-    defaultHeaders: {
-      ...settings.headers,
-      ...(settings.apiKey === undefined ? { authorization: null } : {}),
-    },
-    ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
-  })
+  return buildClient(
+    settings.provider,
+    () =>
+      new OpenAI({
+        // The SDK insists on a key; without one, its header is removed below.
+        apiKey: settings.apiKey ?? 'none',
+        baseURL: settings.baseURL,
+        // Never pick up OPENAI_* settings from the environment for another server.
+        organization: null,
+        project: null,
+        adminAPIKey: null,
+        webhookSecret: null,
+        // Retries belong to `withRetry`, which knows whether an event was already yielded.
+        maxRetries: 0,
+        dangerouslyAllowBrowser: true,
+        defaultHeaders: {
+          ...settings.headers,
+          ...(settings.apiKey === undefined ? { authorization: null } : {}),
+        },
+        ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+      }),
+  )
 }

@@ -1,8 +1,8 @@
 import OpenAI from 'openai'
 import type { Adapter } from '../../core/adapter.ts'
-import { ThinkwireError } from '../../core/errors.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { guardStream } from '../../kit/guard-stream.ts'
+import { buildClient } from '../../kit/sdk-error.ts'
 import { mapOpenaiError } from './map-error.ts'
 import { capabilitiesOf, openaiModel, openaiModels } from './models.ts'
 import { openaiPricing } from './prices.ts'
@@ -95,24 +95,19 @@ export function createOpenAI(settings: OpenAISettings): AdapterFactory {
 }
 
 function createClient(settings: OpenAISettings): OpenAI {
-  try {
-    return new OpenAI({
-      apiKey: settings.apiKey,
-      baseURL: settings.baseURL,
-      fetch: settings.fetch,
-      // null keeps the SDK from reading OPENAI_ORG_ID / OPENAI_PROJECT_ID behind the caller's back.
-      organization: settings.organization ?? null,
-      project: settings.project ?? null,
-      dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
-      // Retries belong to `withRetry`, which knows whether an event was already yielded.
-      maxRetries: 0,
-    })
-  } catch (error) {
-    throw new ThinkwireError({
-      kind: 'invalid-request',
-      message: `${PROVIDER}: ${error instanceof Error ? error.message : String(error)}`,
-      provider: PROVIDER,
-      cause: error,
-    })
-  }
+  return buildClient(
+    PROVIDER,
+    () =>
+      new OpenAI({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseURL,
+        fetch: settings.fetch,
+        // null keeps the SDK from reading OPENAI_ORG_ID / OPENAI_PROJECT_ID behind the caller's back.
+        organization: settings.organization ?? null,
+        project: settings.project ?? null,
+        dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
+        // Retries belong to `withRetry`, which knows whether an event was already yielded.
+        maxRetries: 0,
+      }),
+  )
 }
