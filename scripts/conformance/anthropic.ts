@@ -170,8 +170,9 @@ function streamOfMessage(message: unknown): unknown[] {
   return events
 }
 
+// A recording is one message: a paused one ends the stream rather than being continued.
 const make = (fetch: typeof globalThis.fetch) =>
-  anthropic({ apiKey: 'conformance-key', model: 'claude-sonnet-5', fetch })
+  anthropic({ apiKey: 'conformance-key', model: 'claude-sonnet-5', fetch, pauseContinuations: 0 })
 
 /** Checks every recording in the folder. */
 export async function check(files: RecordingFile[]): Promise<CheckRow[]> {

@@ -185,8 +185,14 @@ const COMPATIBLE: Record<string, Partial<Parameters<typeof openaiCompatible>[0]>
 }
 
 const FACTORIES: Record<string, (name: string) => Fixture['adapter']> = {
+  // One recorded message per fixture: a paused one ends the stream rather than being continued.
   anthropic: () => (fetch) =>
-    anthropic({ apiKey: 'sk-ant-chunks-000000000', model: 'claude-sonnet-5', fetch }),
+    anthropic({
+      apiKey: 'sk-ant-chunks-000000000',
+      model: 'claude-sonnet-5',
+      fetch,
+      pauseContinuations: 0,
+    }),
   openai: () => (fetch) => openai({ apiKey: 'sk-chunks-000000000', model: 'gpt-5.4', fetch }),
   gemini: () => (fetch) =>
     gemini({
