@@ -29,6 +29,9 @@ export async function openDemo(
   if ((await page.inputValue('[data-testid="model"]')) !== 'mock/echo') {
     await page.selectOption('[data-testid="model"]', 'mock/echo')
   }
+  // Until `/v1/models` answered, the picker shows the saved model alone and no thinking levels: a
+  // message sent then goes without one. The levels of mock/echo show that the list is in.
+  await page.locator('[data-testid="thinking-level"]').waitFor({ state: 'attached' })
   return page
 }
 
