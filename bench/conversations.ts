@@ -2,7 +2,8 @@
  * Durable conversations (DESIGN §9), in workerd: what an answer costs in row writes, how soon a
  * client that reconnects gets its first missed event (through `wrangler dev`, beside a `GET
  * /v1/models`), the CPU of an answer run in the conversation's object beside the same answer from
- * `/v1/chat`, and workerd's resident memory while an object runs a 50 MB answer. Row writes, CPU
+ * `/v1/chat` (from a scripted model, and from the Anthropic adapter reading a stand-in API on the
+ * loopback), and workerd's resident memory while an object runs a 50 MB answer. Row writes, CPU
  * and memory use the test Worker (the deployed one plus scripted models and a route that reads an
  * object's counters); the reconnect uses the deployed Worker under `wrangler dev`, as
  * `bench/end-to-end.ts` starts it. Run alone: `npx tsx bench/conversations.ts` (`... cpu`: the row
@@ -14,6 +15,7 @@ import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts
 import { workerdChildren } from '../test/load/run-load.ts'
 import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
 import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
+import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
 
 const TOKEN = 'bench-token-0123456789abcdef'
 const VARS = {
@@ -26,6 +28,12 @@ const VARS = {
 }
 const auth = { authorization: `Bearer ${TOKEN}` }
 const RECONNECT_ROUNDS = 25
+/**
+ * The provider path of the CPU rows: a 1,000-token Anthropic answer (500 thinking and 500 text
+ * deltas, one token each), from a stand-in API on the loopback through the Anthropic adapter.
+ */
+const PROVIDER_MODEL = 'anthropic/claude-sonnet-5'
+const PROVIDER_DELTAS = 500
 /** Answers per CPU sample, and samples per path. */
 const CPU_BATCH = 40
 const CPU_ROUNDS = 15
@@ -62,7 +70,15 @@ const message = (model: string) => ({ model, turn: { role: 'user', content: 'Go'
 async function answer(on: Target, id: string, model: string): Promise<number> {
   const response = await call(on, `/v1/conversations/${id}/messages`, message(model))
   if (response.status !== 200) throw new Error(`message answered ${response.status}`)
-  return (await response.arrayBuffer()).byteLength
+  return completed(await response.text(), model)
+}
+
+/** The length of an answer's SSE text, once it is known to end with its `done` event. */
+function completed(text: string, model: string): number {
+  if (!/\nevent: done\n[^\n]*\n\n$/.test(text)) {
+    throw new Error(`the ${model} answer did not end with done: ${text.slice(-200)}`)
+  }
+  return text.length
 }
 
 async function stats(worker: TestWorker, id: string): Promise<Stats> {
@@ -133,7 +149,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
       conversation: { turns: [{ role: 'user', content: 'Go' }] },
     })
     if (response.status !== 200) throw new Error(`/v1/chat answered ${response.status}`)
-    await response.arrayBuffer()
+    completed(await response.text(), model)
   }
   const inConversation = (model: string) => async (id: string) => {
     await answer(worker, id, model)
@@ -143,40 +159,71 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     conversation: inConversation('test/tokens'),
     chatShort: chat('test/short'),
     conversationShort: inConversation('test/short'),
+    chatProvider: chat(PROVIDER_MODEL),
+    conversationProvider: inConversation(PROVIDER_MODEL),
   }
   const names = Object.keys(paths) as (keyof typeof paths)[]
-  const samples = { chat: [], conversation: [], chatShort: [], conversationShort: [] } as Record<
+  const samples = Object.fromEntries(names.map((name) => [name, []])) as unknown as Record<
     keyof typeof paths,
     number[]
   >
   for (let round = 0; round < CPU_ROUNDS + 1; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const path = names[(k + round) % names.length]!
-      // Conversations are made before their batch starts: creating one is not part of an answer.
-      const ids = await Promise.all(Array.from({ length: CPU_BATCH }, () => create(worker)))
-      await settle()
-      const before = cpuMs(pid)
-      for (const id of ids) await paths[path](id)
-      // The object's last writes and listing update, which follow its answer's end.
-      if (path.startsWith('conversation')) await settled(worker, ids.at(-1)!)
-      await settle()
-      // The first round warms every path up.
-      if (round > 0) samples[path].push((cpuMs(pid) - before) / CPU_BATCH)
+    // Conversations are made before the round starts (creating one is not part of an answer), a
+    // batch at a time; a chat answer takes none.
+    const ids: string[] = []
+    for (const _ of names.filter((name) => name.startsWith('conversation'))) {
+      ids.push(...(await Promise.all(Array.from({ length: CPU_BATCH }, () => create(worker)))))
     }
+    await settle()
+    const spent = Object.fromEntries(names.map((name) => [name, 0])) as Record<
+      keyof typeof paths,
+      number
+    >
+    // One answer of each path in turn, each timed alone: a slower moment of the machine weighs on
+    // every path alike, where timing a batch of one path at a time let it fall on one of them.
+    for (let i = 0; i < CPU_BATCH; i++) {
+      for (let k = 0; k < names.length; k++) {
+        const path = names[(k + i + round) % names.length]!
+        const id = path.startsWith('conversation') ? ids.pop()! : ''
+        const before = cpuMs(pid)
+        await paths[path](id)
+        spent[path] += cpuMs(pid) - before
+      }
+    }
+    // The first round warms every path up.
+    if (round > 0) for (const name of names) samples[name].push(spent[name] / CPU_BATCH)
   }
   const ms = (path: keyof typeof paths) => `${fmt(median(samples[path]))} ms`
-  const ratio = (a: keyof typeof paths, b: keyof typeof paths) =>
-    median(samples[a].map((value, i) => value / samples[b][i]!))
+  const ratios = (a: keyof typeof paths, b: keyof typeof paths) =>
+    samples[a].map((value, i) => value / samples[b][i]!)
+  const ratio = (a: keyof typeof paths, b: keyof typeof paths) => median(ratios(a, b))
+  /** The middle half of the per-round ratios: how much the machine moved them. */
+  const spread = (a: keyof typeof paths, b: keyof typeof paths) => {
+    const sorted = ratios(a, b).toSorted((x, y) => x - y)
+    const quarter = Math.floor(sorted.length / 4)
+    return `${fmt(sorted[quarter]!)}-${fmt(sorted[sorted.length - 1 - quarter]!)}x`
+  }
   const marginal = (a: keyof typeof paths, b: keyof typeof paths) =>
     median(samples[a].map((value, i) => value - samples[b][i]!))
-  const how = `workerd process CPU (every thread's schedstat) over ${CPU_BATCH} answers a sample, median of ${CPU_ROUNDS}; each answer counts its HTTP request and the Worker in front`
+  const how = `workerd process CPU (every thread's schedstat) around each answer, ${CPU_BATCH} answers of each path a round in turn, median of ${CPU_ROUNDS} rounds; each answer counts its HTTP request and the Worker in front`
   return [
-    { section, name: 'CPU, 1,000-token answer from /v1/chat', value: ms('chat'), note: how },
+    {
+      section,
+      name: 'CPU, 1,000-token scripted answer from /v1/chat',
+      value: ms('chat'),
+      note: how,
+    },
     {
       section,
       name: 'CPU, same answer from a conversation',
       value: ms('conversation'),
-      note: `${verdict(ratio('conversation', 'chat'), 1.3)} of /v1/chat (goal ≤ 1.3x); adds the hop to the object and its row writes (one SQLite commit)`,
+      note: `${verdict(ratio('conversation', 'chat'), 1.3)} of /v1/chat (goal ≤ 1.3x; middle half of the rounds ${spread('conversation', 'chat')}); adds the hop to the object and its row writes (one SQLite commit)`,
+    },
+    {
+      section,
+      name: 'CPU, 1,000-token Anthropic answer: /v1/chat | conversation',
+      value: [ms('chatProvider'), ms('conversationProvider')],
+      note: `${verdict(ratio('conversationProvider', 'chatProvider'), 1.3)} (goal ≤ 1.3x; middle half ${spread('conversationProvider', 'chatProvider')}); the adapter reading a stand-in API on the loopback, sent at once`,
     },
     {
       section,
@@ -346,8 +393,16 @@ async function reconnect(section: string): Promise<Row[]> {
  */
 export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
   const section = 'durable conversations (workerd)'
+  const upstream = await startAnthropicUpstream(
+    {},
+    anthropicRecording(PROVIDER_DELTAS, PROVIDER_DELTAS),
+  )
   const before = workerdChildren()
-  const worker = await startTestWorker(VARS)
+  const worker = await startTestWorker({
+    ...VARS,
+    ANTHROPIC_API_KEY: 'bench-key',
+    ANTHROPIC_BASE_URL: upstream.url,
+  })
   const started = workerdChildren().filter((pid) => !before.includes(pid))
   try {
     if (started.length !== 1) throw new Error(`found ${started.length} new workerd processes`)
@@ -360,6 +415,7 @@ export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
     return rows
   } finally {
     await worker.dispose()
+    await upstream.close()
   }
 }
 

@@ -6,9 +6,7 @@
  * Everything listens on 127.0.0.1, starts on free ports and is stopped here, within set times.
  * Run alone: `npx tsx bench/end-to-end.ts`.
  */
-import { createServer, type Server } from 'node:http'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +16,7 @@ import type { Conversation } from '../src/core/conversation.ts'
 import OpenAI from 'openai'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { fmt, isMain, median, printTable, type Row } from './harness.ts'
-import { anthropicRecording } from './recordings.ts'
+import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
 import { startWranglerDev } from '../test/wrangler-dev.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -32,33 +30,12 @@ const RATE_ROUNDS = 3
 const STARTUP_MS = 90_000
 const ask: Conversation = { turns: [{ role: 'user', content: 'Think, then answer.' }] }
 
-/** The stand-in provider: answers `POST /v1/messages` with a recording, chosen by the model. */
-async function startUpstream(): Promise<{ url: string; server: Server }> {
-  const short = anthropicRecording(5, 20).bytes
-  const long = anthropicRecording(LONG_DELTAS, LONG_DELTAS).bytes
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      let model = ''
-      try {
-        const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-        if (typeof body === 'object' && body !== null && 'model' in body) model = String(body.model)
-      } catch {
-        // answered below as an unknown model
-      }
-      if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
-        response.writeHead(404).end()
-        return
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      response.end(model === LONG_MODEL ? long : short)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, server }
-}
+/** The stand-in provider: the long recording for the long model, the short one for any other. */
+const startUpstream = () =>
+  startAnthropicUpstream(
+    { [LONG_MODEL]: anthropicRecording(LONG_DELTAS, LONG_DELTAS) },
+    anthropicRecording(5, 20),
+  )
 
 /** A Worker under `wrangler dev`. */
 export type Worker = { url: string; stop(): Promise<void> }
@@ -265,7 +242,7 @@ export async function benchEndToEnd(): Promise<Row[]> {
     ]
   } finally {
     await worker?.stop()
-    await new Promise((resolve) => upstream.server.close(resolve))
+    await upstream.close()
   }
 }
 

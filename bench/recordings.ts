@@ -1,3 +1,6 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
 /**
  * Generated provider streams in each provider's real wire format (SSE as the API sends it), and a
  * fetch that replays them. Written here for the benchmarks: a long thinking phase, then a long
@@ -366,5 +369,45 @@ export function recordedFetch(
       },
     })
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+  }
+}
+
+/** A stand-in Anthropic API on the loopback: see {@link startAnthropicUpstream}. */
+export type Upstream = { url: string; server: Server; close(): Promise<void> }
+
+/**
+ * Starts a stand-in Anthropic API on 127.0.0.1: `POST /v1/messages` answers with the recording
+ * `byModel` holds for the request's model, else `fallback`, written at once (a burst: the reader
+ * gets it in as few reads as the socket makes). Anything else is 404.
+ */
+export async function startAnthropicUpstream(
+  byModel: { readonly [model: string]: Recording },
+  fallback: Recording,
+): Promise<Upstream> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      let model = ''
+      try {
+        const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        if (typeof body === 'object' && body !== null && 'model' in body) model = String(body.model)
+      } catch {
+        // answered with the fallback
+      }
+      if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
+        response.writeHead(404).end()
+        return
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      response.end((Object.hasOwn(byModel, model) ? byModel[model]! : fallback).bytes)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   }
 }
