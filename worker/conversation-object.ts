@@ -152,7 +152,7 @@ export class ConversationObject extends DurableObject<Env> {
   #alarmAt: number | null | undefined
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
-  /** The most characters of frames held at once (logged not written, or queued not sent). */
+  /** The most characters of frames held at once (logged, not yet written). */
   #peakHeldChars = 0
   /** The most characters of frames one page of a replay held. */
   #peakReplayChars = 0
@@ -189,7 +189,7 @@ export class ConversationObject extends DurableObject<Env> {
   /**
    * Row writes since the object started (events, turns, metadata, alarms): what storage costs.
    * And what the object holds: the events logged but not yet written, the characters of frames
-   * held (logged or queued for subscribers) and the most held at once, the most one page of a
+   * held (logged, not yet written; subscribers are sent the same texts) and the most held at once, the most one page of a
    * replay held, and how many stored turns it keeps in memory (the last one at most): all bounded
    * whatever the length of the answer or of the conversation.
    */
@@ -207,7 +207,7 @@ export class ConversationObject extends DurableObject<Env> {
       rowsWritten: this.#store.rowsWritten,
       lastEventId: this.#log.lastId,
       heldEvents: this.#log.heldEvents,
-      heldChars: this.#heldChars(),
+      heldChars: this.#log.heldChars,
       peakHeldChars: this.#peakHeldChars,
       peakReplayChars: this.#peakReplayChars,
       turns: this.#totals.turns,
@@ -686,8 +686,8 @@ export class ConversationObject extends DurableObject<Env> {
 
   /** Logs one event and sends it to every subscriber. */
   #publish(event: ConversationEvent): void {
-    this.#fanOut.publish(this.#append(event))
-    const held = this.#heldChars()
+    this.#fanOut.publish(this.#append(event).length)
+    const held = this.#log.heldChars
     if (held > this.#peakHeldChars) this.#peakHeldChars = held
   }
 
@@ -705,10 +705,6 @@ export class ConversationObject extends DurableObject<Env> {
     }
   }
 
-  #heldChars(): number {
-    return this.#log.heldChars + this.#fanOut.queuedChars
-  }
-
   /** The frames from event `id` on: the stored batches, read a few at a time, then those held. */
   *#framesFrom(id: number): Generator<string> {
     for (const batch of this.#store.batchesFrom(id)) {
@@ -719,13 +715,22 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   #newLog(lastId: number): EventLog {
-    return createEventLog({ lastId, write: (batch) => this.#store.addEvents(batch) })
+    return createEventLog({
+      lastId,
+      // What subscribers have not been sent goes out before its batch is written.
+      beforeWrite: () => this.#fanOut.flush(),
+      write: (batch) => this.#store.addEvents(batch),
+    })
   }
 
   #newFanOut(): FanOut {
     return createFanOut({
       heartbeatMs: this.#settings.heartbeatMs,
-      source: { read: (after, until) => this.#read(after, until), lastId: () => this.#log.lastId },
+      source: {
+        read: (after, until) => this.#read(after, until),
+        lastId: () => this.#log.lastId,
+        take: () => this.#log.take(),
+      },
     })
   }
 

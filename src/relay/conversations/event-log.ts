@@ -16,6 +16,11 @@ export type EventLogOptions = {
   maxEvents?: number | undefined
   /** Or this many characters of frames. @defaultValue 64 KiB */
   maxChars?: number | undefined
+  /**
+   * Called before a batch is written, with its frames still held: the live subscribers take what
+   * they have not been sent (see `take`), so no frame is written before it is sent.
+   */
+  beforeWrite?: (() => void) | undefined
 }
 
 /** The conversation's event log. */
@@ -25,6 +30,12 @@ export type EventLog = {
    * writes the batch when it is full. Returns its frame.
    */
   append(name: string, data: string): string
+  /**
+   * The frames appended since the last `take`, as one text, for the live subscribers: they send
+   * this very string, and the batch is later joined from such texts, so a frame's text is put
+   * together once for both.
+   */
+  take(): string
   /** Writes what is held (at the end of an answer). */
   flush(): void
   /** The events held in memory (not yet written), as a batch; null when none is. */
@@ -54,7 +65,8 @@ const FRAME_END = '\n\n'
 
 /**
  * A conversation's events: monotonic ids, SSE frames encoded once (every subscriber and every
- * replay sends the same bytes), held in memory as one string and written in batches, so a
+ * replay sends the same bytes), held in memory as the texts the live subscribers took (so what
+ * they were sent and what is written are put together once) and written in batches, so a
  * 1,000-event answer costs a few row writes instead of a thousand. A state machine that does
  * no I/O: `write` is the caller's.
  */
@@ -63,13 +75,25 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const maxChars = options.maxChars ?? 64 * 1024
   const sse = createSseEncoder(options.lastId)
   let lastId = options.lastId
-  let text = ''
+  // The held frames: texts already taken, in order, then those appended since.
+  let taken: string[] = []
+  let fresh = ''
+  let chars = 0
   let count = 0
 
+  const text = () => {
+    if (taken.length === 0) return fresh
+    // Joined once, and kept joined: a replay that reads what is held may ask again.
+    if (taken.length > 1) taken = [taken.join('')]
+    return taken[0]! + fresh
+  }
   const flush = () => {
     if (count === 0) return
-    const batch: EventBatch = { firstId: lastId - count + 1, lastId, text }
-    text = ''
+    options.beforeWrite?.()
+    const batch: EventBatch = { firstId: lastId - count + 1, lastId, text: text() }
+    taken = []
+    fresh = ''
+    chars = 0
     count = 0
     options.write(batch)
   }
@@ -78,13 +102,22 @@ export function createEventLog(options: EventLogOptions): EventLog {
     append(name, data) {
       lastId++
       const frame = sse.event(name, data)
-      text += frame
+      fresh += frame
+      chars += frame.length
       count++
-      if (count >= maxEvents || text.length >= maxChars) flush()
+      if (count >= maxEvents || chars >= maxChars) flush()
       return frame
     },
+    take() {
+      const taking = fresh
+      if (taking !== '') {
+        taken.push(taking)
+        fresh = ''
+      }
+      return taking
+    },
     flush,
-    held: () => (count === 0 ? null : { firstId: lastId - count + 1, lastId, text }),
+    held: () => (count === 0 ? null : { firstId: lastId - count + 1, lastId, text: text() }),
     get lastId() {
       return lastId
     },
@@ -92,7 +125,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       return count
     },
     get heldChars() {
-      return text.length
+      return chars
     },
   }
 }

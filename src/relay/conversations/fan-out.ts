@@ -7,6 +7,8 @@ export type CatchUpSource = {
   read(after: number, until: number | undefined): { text: string; lastId: number }
   /** The id of the last event logged (and published). */
   lastId(): number
+  /** The frames logged since the last `take`, as one text: what the live subscribers are sent next. */
+  take(): string
 }
 
 /** Options of {@link createFanOut}. */
@@ -18,8 +20,8 @@ export type FanOutOptions = {
   /** A subscriber with this many bytes unread is dropped; it can resume with `Last-Event-ID`. */
   maxUnreadBytes?: number | undefined
   /**
-   * Frames queued past this many characters are sent at once rather than on the next turn of the
-   * event loop: an adapter that yields without waiting would otherwise queue its whole answer.
+   * Frames published past this many characters are sent at once rather than on the next turn of
+   * the event loop: an adapter that yields without waiting would otherwise hold its whole answer.
    * @defaultValue 64 KiB
    */
   maxQueuedChars?: number | undefined
@@ -40,9 +42,12 @@ export type SubscribeOptions = {
 
 /** The live side of a conversation's event stream: every subscriber gets the same bytes. */
 export type FanOut = {
-  /** Queues a frame (already logged) for every live subscriber; frames that arrive together leave as one chunk. */
-  publish(frame: string): void
-  /** Sends what is queued now: before a subscriber joins, and before an answer ends. */
+  /**
+   * Says that a frame of `chars` characters was logged: every live subscriber gets it with the
+   * frames logged with it, as one chunk (taken from the source).
+   */
+  publish(chars: number): void
+  /** Sends what was published and not yet sent: before a subscriber joins, and before an answer ends. */
   flush(): void
   /**
    * A stream of the events after `after`: it catches up from the log a page at a time, as its
@@ -55,7 +60,7 @@ export type FanOut = {
   close(): void
   /** How many subscribers are live (caught up). */
   readonly size: number
-  /** Characters published and not yet sent. */
+  /** Characters published and not yet sent (held by the source). */
   readonly queuedChars: number
 }
 
@@ -85,7 +90,8 @@ export function createFanOut(options: FanOutOptions): FanOut {
   const maxQueued = options.maxQueuedChars ?? 64 * 1024
   const subscribers = new Set<Subscriber>()
   const catchingUp = new Set<Subscriber>()
-  let out = ''
+  /** Characters published since the last flush. */
+  let queued = 0
   let armed = false
   let heartbeat: ReturnType<typeof setInterval> | undefined
 
@@ -114,9 +120,10 @@ export function createFanOut(options: FanOutOptions): FanOut {
   }
   const flush = () => {
     armed = false
-    if (out === '') return
-    const text = out
-    out = ''
+    queued = 0
+    // Taken even with no subscriber: what was published before one joins, it reads from the log.
+    const text = source.take()
+    if (text === '') return
     for (const subscriber of subscribers) send(subscriber, text)
   }
   const startHeartbeat = () => {
@@ -147,10 +154,10 @@ export function createFanOut(options: FanOutOptions): FanOut {
   }
 
   return {
-    publish(frame) {
+    publish(chars) {
       if (subscribers.size === 0) return
-      out += frame
-      if (out.length >= maxQueued) return flush()
+      queued += chars
+      if (queued >= maxQueued) return flush()
       if (!armed) {
         armed = true
         setTimeout(flush, 0)
@@ -198,7 +205,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
       return subscribers.size
     },
     get queuedChars() {
-      return out.length
+      return queued
     },
   }
 }

@@ -34,6 +34,32 @@ describe('the event log of a conversation', () => {
     expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: first + second })
   })
 
+  it('hands out the frames since the last take, first when a batch is due, and writes the batch from those texts', () => {
+    const batches: EventBatch[] = []
+    const taken: string[] = []
+    const log = createEventLog({
+      lastId: 0,
+      maxEvents: 3,
+      // As the live subscribers take it: what they were not sent, before the batch is written.
+      beforeWrite: () => {
+        expect(log.held()?.lastId).toBe(3)
+        taken.push(log.take())
+      },
+      write: (batch) => batches.push(batch),
+    })
+    const a = log.append('text', JSON.stringify({ text: 'a' }))
+    expect(log.take()).toBe(a)
+    expect(log.take()).toBe('')
+    const b = log.append('text', JSON.stringify({ text: 'b' }))
+    expect(log.held()).toEqual({ firstId: 1, lastId: 2, text: a + b })
+    expect(log.heldChars).toBe((a + b).length)
+    const c = log.append('text', JSON.stringify({ text: 'c' }))
+    expect(taken).toEqual([b + c])
+    expect(batches).toEqual([{ firstId: 1, lastId: 3, text: a + b + c }])
+    expect(log.held()).toBeNull()
+    expect(log.take()).toBe('')
+  })
+
   it('writes a 1,000-token answer as one batch of whole events, at its end', () => {
     const { log, batches } = logWith()
     for (let i = 0; i < 1000; i++) log.append('text', JSON.stringify({ text: 'x' }))

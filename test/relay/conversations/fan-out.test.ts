@@ -36,6 +36,7 @@ function conversation(
   const stored: EventBatch[] = []
   const log = createEventLog({
     lastId: 0,
+    beforeWrite: () => fanOut.flush(),
     write: (batch) => stored.push(batch),
     maxEvents: options.maxEvents ?? 3,
   })
@@ -44,6 +45,7 @@ function conversation(
     ...options,
     source: {
       lastId: () => log.lastId,
+      take: () => log.take(),
       read(after, until) {
         const end = Math.min(until ?? Infinity, log.lastId)
         const held = log.held()
@@ -59,7 +61,7 @@ function conversation(
   const publish = (text: string) => {
     const frame = log.append('text', JSON.stringify({ text }))
     frames.push(frame)
-    fanOut.publish(frame)
+    fanOut.publish(frame.length)
   }
   return { fanOut, log, publish, frames, reads }
 }
