@@ -189,9 +189,9 @@ export class ConversationObject extends DurableObject<Env> {
   /**
    * Row writes since the object started (events, turns, metadata, alarms): what storage costs.
    * And what the object holds: the events logged but not yet written, the characters of frames
-   * held (logged, not yet written; subscribers are sent the same texts) and the most held at once, the most one page of a
-   * replay held, and how many stored turns it keeps in memory (the last one at most): all bounded
-   * whatever the length of the answer or of the conversation.
+   * held (logged, not yet written; subscribers are sent the same texts) and the most held at
+   * once, the most one page of a replay held, and how many stored turns it keeps in memory (the
+   * last one at most): all bounded whatever the length of the answer or of the conversation.
    */
   stats(): {
     rowsWritten: number
