@@ -189,7 +189,12 @@ export async function openPage(
   const browserLog: string[] = []
   page.on('console', (message) => browserLog.push(`[console.${message.type()}] ${message.text()}`))
   page.on('pageerror', (error) => browserLog.push(`[page error] ${error.message}`))
+  // Requests not yet answered: a navigation that never loads names what it waits on.
+  const pending = new Set<string>()
+  page.on('request', (request) => pending.add(request.url()))
+  page.on('requestfinished', (request) => pending.delete(request.url()))
   page.on('requestfailed', (request) => {
+    pending.delete(request.url())
     const failure = `${request.url()} ${request.failure()?.errorText}`
     page.failedRequests.push(failure)
     browserLog.push(`[request failed] ${failure}`)
@@ -199,7 +204,7 @@ export async function openPage(
     const name = `test-results/e2e-failure-${Date.now()}.png`
     await page.screenshot({ path: join(root, name) }).catch(() => {})
     console.error(
-      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}`,
+      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrequests still pending:\n${[...pending].join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}`,
     )
   })
   await page.goto(new URL(path, worker.base).href)
