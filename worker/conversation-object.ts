@@ -188,9 +188,9 @@ export class ConversationObject extends DurableObject<Env> {
 
   /**
    * Row writes since the object started (events, turns, metadata, alarms): what storage costs.
-   * And what the object holds: the events logged but not yet written, the characters of frames
-   * held (logged, not yet written; subscribers are sent the same texts) and the most held at
-   * once, the most one page of a replay held, and how many stored turns it keeps in memory (the
+   * And what the object holds: the events logged but not yet written, the characters of their
+   * records held (the frames subscribers are sent are made from them, not kept) and the most held
+   * at once, the most one page of a replay held, and how many stored turns it keeps in memory (the
    * last one at most): all bounded whatever the length of the answer or of the conversation.
    */
   stats(): {
@@ -686,13 +686,13 @@ export class ConversationObject extends DurableObject<Env> {
 
   /** Logs one event and sends it to every subscriber. */
   #publish(event: ConversationEvent): void {
-    this.#fanOut.publish(this.#append(event).length)
+    this.#fanOut.publish(this.#append(event))
     const held = this.#log.heldChars
     if (held > this.#peakHeldChars) this.#peakHeldChars = held
   }
 
-  /** Logs one event, its `data` as the stream's JSON; returns its SSE frame. */
-  #append(event: ConversationEvent): string {
+  /** Logs one event, its `data` as the stream's JSON; returns the characters held for it. */
+  #append(event: ConversationEvent): number {
     switch (event.type) {
       case 'turn':
         return this.#log.append('turn', JSON.stringify({ turn: event.turn } satisfies TurnEvent))
@@ -730,6 +730,7 @@ export class ConversationObject extends DurableObject<Env> {
         read: (after, until) => this.#read(after, until),
         lastId: () => this.#log.lastId,
         take: () => this.#log.take(),
+        skip: () => this.#log.skip(),
       },
     })
   }

@@ -9,6 +9,28 @@ export type SseEncoder = {
 const LINE_ENDING = /\r\n|\r|\n/
 
 /**
+ * Returns `name` if it can name an SSE event, else throws: a line ending in it would end the field
+ * early and let data forge other fields.
+ */
+export function checkEventName(name: string): string {
+  if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
+  return name
+}
+
+/**
+ * The frame of one event with id `id`, as the encoder writes it; `name` must hold no line ending
+ * (the encoder checks it).
+ */
+export function sseFrame(id: number, name: string, data: string): string {
+  // JSON from JSON.stringify never holds a raw line ending, so the split is almost never needed.
+  const body =
+    data.indexOf('\n') === -1 && data.indexOf('\r') === -1
+      ? data
+      : data.split(LINE_ENDING).join('\ndata: ')
+  return `id: ${id}\nevent: ${name}\ndata: ${body}\n\n`
+}
+
+/**
  * Creates an SSE encoder whose first event gets id `lastId + 1` (1 by default). A pure state
  * machine: it holds only the last id and does no I/O.
  *
@@ -24,18 +46,8 @@ export function createSseEncoder(lastId = 0): SseEncoder {
   let checked = ''
   return {
     event(name, data) {
-      if (name !== checked) {
-        // A line ending in the name would end the field early and let data forge other fields.
-        if (LINE_ENDING.test(name)) throw new TypeError('SSE event names must not contain CR or LF')
-        checked = name
-      }
-      id++
-      // JSON from JSON.stringify never holds a raw line ending, so the split is almost never needed.
-      const body =
-        data.indexOf('\n') === -1 && data.indexOf('\r') === -1
-          ? data
-          : data.split(LINE_ENDING).join('\ndata: ')
-      return `id: ${id}\nevent: ${name}\ndata: ${body}\n\n`
+      if (name !== checked) checked = checkEventName(name)
+      return sseFrame(++id, name, data)
     },
     comment(text) {
       return `: ${text.split(LINE_ENDING).join('\n: ')}\n\n`

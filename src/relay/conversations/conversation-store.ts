@@ -1,5 +1,5 @@
 import type { Turn } from '../../core/conversation.ts'
-import type { EventBatch } from './event-log.ts'
+import { storedFrames, type EventBatch, type StoredBatch } from './event-log.ts'
 
 /** What the store needs of a SQLite handle: a Durable Object's `ctx.storage.sql` has it. */
 export interface SqlHandle {
@@ -32,8 +32,8 @@ function* rowsOf(json: string): Generator<string> {
 
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
- * event batches (the frames as sent; a large batch's text in `event_parts`, its `events` row left
- * empty), and, in a client's index object, the list of its conversations. No secondary index,
+ * event batches (each event's name and data, read back as the frames sent; a large batch's text
+ * in `event_parts`, its `events` row left empty), and, in a client's index object, the list of its conversations. No secondary index,
  * since each would add a row write to every insert: reads go by the primary keys (batches by
  * their first id, turns in insertion order). Every write is counted in `rowsWritten`, which is
  * what storage is billed by. Nothing read is kept: callers load what a request needs.
@@ -53,9 +53,7 @@ export function createConversationStore(sql: SqlHandle) {
       const parts = rows('SELECT json FROM event_parts WHERE first_id = ? ORDER BY id', firstId)
       text = parts.map((part) => String(part['json'])).join('')
     }
-    // Batches written before frames were stored as text hold a JSON array of them.
-    if (text.startsWith('[')) text = (JSON.parse(text) as string[]).join('')
-    return { firstId, lastId: Number(row['last_id']), text }
+    return { firstId, lastId: Number(row['last_id']), text: storedFrames(text, firstId) }
   }
 
   /** A turn from its rows, in order. */
@@ -147,16 +145,16 @@ export function createConversationStore(sql: SqlHandle) {
       write('DELETE FROM turns WHERE seq = ?', seq)
     },
 
-    addEvents(batch: EventBatch): void {
-      const large = batch.text.length > ROW_CHARS
+    addEvents(batch: StoredBatch): void {
+      const large = batch.records.length > ROW_CHARS
       write(
         'INSERT INTO events (first_id, last_id, frames) VALUES (?, ?, ?)',
         batch.firstId,
         batch.lastId,
-        large ? '' : batch.text,
+        large ? '' : batch.records,
       )
       if (!large) return
-      for (const part of rowsOf(batch.text)) {
+      for (const part of rowsOf(batch.records)) {
         write('INSERT INTO event_parts (first_id, json) VALUES (?, ?)', batch.firstId, part)
       }
     },

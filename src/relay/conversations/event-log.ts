@@ -1,24 +1,32 @@
-import { createSseEncoder } from '../sse.ts'
+import { checkEventName, sseFrame } from '../sse.ts'
 
 /**
- * Events written to storage together, as one row: ids `firstId` to `lastId`, their SSE frames as
- * sent, one after the other (so a replay sends the stored text as it is, without decoding it).
+ * Events with ids `firstId` to `lastId` as SSE frames, one after the other, as they are sent: what
+ * a replay reads (from storage, or from memory while an answer runs).
  */
 export type EventBatch = { firstId: number; lastId: number; text: string }
+
+/**
+ * Events as they are stored, one row for the batch: ids `firstId` to `lastId`, and `records`,
+ * each event's name and data (read back by {@link storedFrames}). The ids and the SSE field names
+ * are not stored: for an answer of one token an event, a row holds about 60% of the characters of
+ * the frames it stands for.
+ */
+export type StoredBatch = { firstId: number; lastId: number; records: string }
 
 /** Options of {@link createEventLog}. */
 export type EventLogOptions = {
   /** The id of the last event already logged (0 for a new conversation). */
   lastId: number
   /** Writes one batch (one storage row). Called synchronously, in id order. */
-  write(batch: EventBatch): void
+  write(batch: StoredBatch): void
   /** A batch is written once it holds this many events. @defaultValue {@link MAX_BATCH_EVENTS} */
   maxEvents?: number | undefined
-  /** Or this many characters of frames. @defaultValue 64 KiB */
+  /** Or this many characters of records. @defaultValue 64 KiB */
   maxChars?: number | undefined
   /**
-   * Called before a batch is written, with its frames still held: the live subscribers take what
-   * they have not been sent (see `take`), so no frame is written before it is sent.
+   * Called before a batch is written, while its events are still held: the live subscribers take
+   * what they have not been sent (see `take`), so no event is written before it is sent.
    */
   beforeWrite?: (() => void) | undefined
 }
@@ -26,36 +34,38 @@ export type EventLogOptions = {
 /** The conversation's event log. */
 export type EventLog = {
   /**
-   * Numbers one event and encodes it as SSE (`data` is its JSON, see `relayData`), holds it, and
-   * writes the batch when it is full. Returns its frame.
+   * Numbers one event (`data` is its JSON, see `relayData`), holds it, and writes the batch when
+   * it is full. Returns the characters it holds for it.
    */
-  append(name: string, data: string): string
+  append(name: string, data: string): number
   /**
-   * The frames appended since the last `take`, as one text, for the live subscribers: they send
-   * this very string, and the batch is later joined from such texts, so a frame's text is put
-   * together once for both.
+   * The SSE frames of the events appended since the last `take`, as one text, for the live
+   * subscribers. Frames are made only here and for a replay: while no one listens, none is.
    */
   take(): string
+  /** Marks the events appended since the last `take` as taken, without making their frames. */
+  skip(): void
   /** Writes what is held (at the end of an answer). */
   flush(): void
-  /** The events held in memory (not yet written), as a batch; null when none is. */
+  /** The events held in memory (not yet written), as a batch of frames; null when none is. */
   held(): EventBatch | null
   /** The id of the last event appended. */
   readonly lastId: number
   /** How many events are held (appended, not yet written). */
   readonly heldEvents: number
-  /** How many characters of frames are held. */
+  /** How many characters of records are held. */
   readonly heldChars: number
 }
 
 /**
  * Most events held before a batch is written. The 64 KiB bound on their characters comes first
- * (a frame is at least 38 characters, so 64 KiB holds at most 1,725 of them): a batch is as large
- * as that bound lets it be, since each row written costs a storage call and a B-tree insert
- * whatever its size (a 1,000-token answer is one row). It bounds what an eviction can lose, so an
- * object that restarts mid-answer moves its ids past this many to never reuse one a client has seen.
+ * (the record of a relay event is at least 20 characters, so 64 KiB holds at most 3,277 of them):
+ * a batch is as large as that bound lets it be, since each row written costs a storage call and a
+ * B-tree insert whatever its size (a 1,000-token answer is one row). It bounds what an eviction
+ * can lose, so an object that restarts mid-answer moves its ids past this many to never reuse one
+ * a client has seen.
  */
-export const MAX_BATCH_EVENTS = 2048
+export const MAX_BATCH_EVENTS = 4096
 
 /**
  * Where a frame ends: the SSE encoder writes no blank line inside one (each line break in its data
@@ -63,71 +73,99 @@ export const MAX_BATCH_EVENTS = 2048
  */
 const FRAME_END = '\n\n'
 
+/** An event's record: a line break, its name, one more, its data's length, one more, its data. */
+const record = (name: string, data: string) => `\n${name}\n${data.length}\n${data}`
+
 /**
- * A conversation's events: monotonic ids, SSE frames encoded once (every subscriber and every
- * replay sends the same bytes), held in memory as the texts the live subscribers took (so what
- * they were sent and what is written are put together once) and written in batches, so a
- * 1,000-event answer costs a few row writes instead of a thousand. A state machine that does
- * no I/O: `write` is the caller's.
+ * A conversation's events: monotonic ids, held in memory as records (name and data) and written
+ * in batches, so a 1,000-event answer costs a few row writes instead of a thousand. SSE frames are
+ * made from the records when live subscribers take them and when a replay reads them, the same
+ * bytes each time. A state machine that does no I/O: `write` is the caller's.
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
-  const sse = createSseEncoder(options.lastId)
   let lastId = options.lastId
-  // The held frames: texts already taken, in order, then those appended since.
-  let taken: string[] = []
-  let fresh = ''
-  let chars = 0
-  let count = 0
+  // The held events: their records, as written, and their names and data, for their frames.
+  let records = ''
+  let names: string[] = []
+  let datas: string[] = []
+  // How many of them the subscribers took.
+  let taken = 0
+  // The name last checked: an answer repeats a few names, so each run of one is checked once.
+  let checked = ''
 
-  const text = () => {
-    if (taken.length === 0) return fresh
-    // Joined once, and kept joined: a replay that reads what is held may ask again.
-    if (taken.length > 1) taken = [taken.join('')]
-    return taken[0]! + fresh
+  /** The frames of the held events from the `from`th on. */
+  const frames = (from: number) => {
+    let text = ''
+    for (let i = from, id = lastId - names.length + from + 1; i < names.length; i++, id++) {
+      text += sseFrame(id, names[i]!, datas[i]!)
+    }
+    return text
   }
   const flush = () => {
-    if (count === 0) return
+    if (names.length === 0) return
     options.beforeWrite?.()
-    const batch: EventBatch = { firstId: lastId - count + 1, lastId, text: text() }
-    taken = []
-    fresh = ''
-    chars = 0
-    count = 0
+    const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
+    records = ''
+    names = []
+    datas = []
+    taken = 0
     options.write(batch)
   }
 
   return {
     append(name, data) {
+      if (name !== checked) checked = checkEventName(name)
       lastId++
-      const frame = sse.event(name, data)
-      fresh += frame
-      chars += frame.length
-      count++
-      if (count >= maxEvents || chars >= maxChars) flush()
-      return frame
+      const added = record(name, data)
+      records += added
+      names.push(name)
+      datas.push(data)
+      if (names.length >= maxEvents || records.length >= maxChars) flush()
+      return added.length
     },
     take() {
-      const taking = fresh
-      if (taking !== '') {
-        taken.push(taking)
-        fresh = ''
-      }
-      return taking
+      const text = frames(taken)
+      taken = names.length
+      return text
+    },
+    skip() {
+      taken = names.length
     },
     flush,
-    held: () => (count === 0 ? null : { firstId: lastId - count + 1, lastId, text: text() }),
+    held: () =>
+      names.length === 0 ? null : { firstId: lastId - names.length + 1, lastId, text: frames(0) },
     get lastId() {
       return lastId
     },
     get heldEvents() {
-      return count
+      return names.length
     },
     get heldChars() {
-      return chars
+      return records.length
     },
   }
+}
+
+/**
+ * The SSE frames of a stored batch whose first event is `firstId`: the very frames its live
+ * subscribers were sent. Its text is records (see `StoredBatch`, each begins with a line break);
+ * batches stored before records hold their frames, as text or, earlier, as a JSON array.
+ */
+export function storedFrames(text: string, firstId: number): string {
+  if (text.startsWith('[')) return (JSON.parse(text) as string[]).join('')
+  if (!text.startsWith('\n')) return text
+  let frames = ''
+  let id = firstId
+  for (let at = 0; at < text.length;) {
+    const nameEnd = text.indexOf('\n', at + 1)
+    const lengthEnd = text.indexOf('\n', nameEnd + 1)
+    const end = lengthEnd + 1 + Number(text.slice(nameEnd + 1, lengthEnd))
+    frames += sseFrame(id++, text.slice(at + 1, nameEnd), text.slice(lengthEnd + 1, end))
+    at = end
+  }
+  return frames
 }
 
 /**

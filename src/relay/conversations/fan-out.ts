@@ -9,6 +9,8 @@ export type CatchUpSource = {
   lastId(): number
   /** The frames logged since the last `take`, as one text: what the live subscribers are sent next. */
   take(): string
+  /** Marks what was logged since the last `take` as taken, without making its frames. */
+  skip(): void
 }
 
 /** Options of {@link createFanOut}. */
@@ -20,8 +22,9 @@ export type FanOutOptions = {
   /** A subscriber with this many bytes unread is dropped; it can resume with `Last-Event-ID`. */
   maxUnreadBytes?: number | undefined
   /**
-   * Frames published past this many characters are sent at once rather than on the next turn of
-   * the event loop: an adapter that yields without waiting would otherwise hold its whole answer.
+   * Events published past this many characters (as `publish` counts them) are sent at once rather
+   * than on the next turn of the event loop: an adapter that yields without waiting would
+   * otherwise hold its whole answer.
    * @defaultValue 64 KiB
    */
   maxQueuedChars?: number | undefined
@@ -43,8 +46,8 @@ export type SubscribeOptions = {
 /** The live side of a conversation's event stream: every subscriber gets the same bytes. */
 export type FanOut = {
   /**
-   * Says that a frame of `chars` characters was logged: every live subscriber gets it with the
-   * frames logged with it, as one chunk (taken from the source).
+   * Says that an event was logged, holding `chars` characters there: every live subscriber gets
+   * it with the events logged with it, as one chunk of frames (taken from the source).
    */
   publish(chars: number): void
   /** Sends what was published and not yet sent: before a subscriber joins, and before an answer ends. */
@@ -121,7 +124,9 @@ export function createFanOut(options: FanOutOptions): FanOut {
   const flush = () => {
     armed = false
     queued = 0
-    // Taken even with no subscriber: what was published before one joins, it reads from the log.
+    // Marked taken even with no subscriber (and no frame is made): what was published before one
+    // joins, it reads from the log.
+    if (subscribers.size === 0) return source.skip()
     const text = source.take()
     if (text === '') return
     for (const subscriber of subscribers) send(subscriber, text)

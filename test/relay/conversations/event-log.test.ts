@@ -5,15 +5,40 @@ import {
   MAX_BATCH_EVENTS,
   parseLastEventId,
   splitFrames,
+  storedFrames,
   type EventBatch,
+  type StoredBatch,
 } from '../../../src/relay/conversations/event-log.ts'
+import { createSseEncoder } from '../../../src/relay/sse.ts'
 import { parseSse } from '../sse-reader.ts'
 
 function logWith(lastId = 0, options: { maxEvents?: number; maxChars?: number } = {}) {
-  const batches: EventBatch[] = []
-  const log = createEventLog({ lastId, write: (batch) => batches.push(batch), ...options })
-  return { log, batches }
+  const stored: StoredBatch[] = []
+  // What a live subscriber takes before a batch is written, as the object wires it.
+  let untaken = ''
+  const log = createEventLog({
+    lastId,
+    write: (batch) => stored.push(batch),
+    beforeWrite: () => (untaken += log.take()),
+    ...options,
+  })
+  /** Appends one event and returns its frame, as a live subscriber is sent it. */
+  const appendFrame = (name: string, data: string) => {
+    log.append(name, data)
+    const frames = untaken + log.take()
+    untaken = ''
+    return frames
+  }
+  /** The stored batches, read back as a replay reads them. */
+  const batches = () => stored.map(readBack)
+  return { log, stored, batches, appendFrame }
 }
+
+const readBack = (batch: StoredBatch): EventBatch => ({
+  firstId: batch.firstId,
+  lastId: batch.lastId,
+  text: storedFrames(batch.records, batch.firstId),
+})
 
 /** Everything a client would get after `lastId`: the stored batches, then what memory holds. */
 function replay(batches: EventBatch[], log: ReturnType<typeof logWith>['log'], lastId: number) {
@@ -24,18 +49,22 @@ function replay(batches: EventBatch[], log: ReturnType<typeof logWith>['log'], l
 }
 
 describe('the event log of a conversation', () => {
-  it('numbers events on from the last id, one frame per event', () => {
+  it('numbers events on from the last id, one frame per event, as the SSE encoder writes them', () => {
     const { log } = logWith(41)
-    const first = log.append('text', JSON.stringify({ text: 'Hi' }))
-    const second = log.append('done', JSON.stringify({ turn: { text: 'Hi' } }))
+    log.append('text', JSON.stringify({ text: 'Hi' }))
+    log.append('done', JSON.stringify({ turn: { text: 'Hi' } }))
     expect(log.lastId).toBe(43)
+    const frames = log.take()
+    const sse = createSseEncoder(41)
+    const first = sse.event('text', '{"text":"Hi"}')
     expect(first).toBe('id: 42\nevent: text\ndata: {"text":"Hi"}\n\n')
-    expect(parseSse(first + second).events.map((e) => e.id)).toEqual(['42', '43'])
-    expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: first + second })
+    expect(frames).toBe(first + sse.event('done', JSON.stringify({ turn: { text: 'Hi' } })))
+    expect(parseSse(frames).events.map((e) => e.id)).toEqual(['42', '43'])
+    expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: frames })
   })
 
-  it('hands out the frames since the last take, first when a batch is due, and writes the batch from those texts', () => {
-    const batches: EventBatch[] = []
+  it('hands out the frames since the last take, first when a batch is due, and writes the batch as records', () => {
+    const stored: StoredBatch[] = []
     const taken: string[] = []
     const log = createEventLog({
       lastId: 0,
@@ -45,73 +74,94 @@ describe('the event log of a conversation', () => {
         expect(log.held()?.lastId).toBe(3)
         taken.push(log.take())
       },
-      write: (batch) => batches.push(batch),
+      write: (batch) => stored.push(batch),
     })
-    const a = log.append('text', JSON.stringify({ text: 'a' }))
-    expect(log.take()).toBe(a)
+    log.append('text', JSON.stringify({ text: 'a' }))
+    const a = log.take()
     expect(log.take()).toBe('')
-    const b = log.append('text', JSON.stringify({ text: 'b' }))
+    log.append('text', JSON.stringify({ text: 'b' }))
+    const b = log.held()!.text.slice(a.length)
     expect(log.held()).toEqual({ firstId: 1, lastId: 2, text: a + b })
-    expect(log.heldChars).toBe((a + b).length)
-    const c = log.append('text', JSON.stringify({ text: 'c' }))
-    expect(taken).toEqual([b + c])
-    expect(batches).toEqual([{ firstId: 1, lastId: 3, text: a + b + c }])
+    const held = log.heldChars
+    log.append('text', JSON.stringify({ text: 'c' }))
+    expect(taken).toHaveLength(1)
+    expect(taken[0]!.startsWith(b)).toBe(true)
+    const c = taken[0]!.slice(b.length)
+    expect(stored).toHaveLength(1)
+    expect(readBack(stored[0]!)).toEqual({ firstId: 1, lastId: 3, text: a + b + c })
+    // Records, about half the characters of the frames: no ids, no field names.
+    expect(stored[0]!.records.length).toBeGreaterThan(held)
+    expect(stored[0]!.records.length).toBeLessThan(0.6 * (a + b + c).length)
     expect(log.held()).toBeNull()
+    expect(log.heldChars).toBe(0)
     expect(log.take()).toBe('')
+  })
+
+  it('makes no frame for what no one takes, and hands out none that was skipped', () => {
+    const { log, batches, appendFrame } = logWith()
+    log.append('text', JSON.stringify({ text: 'unheard' }))
+    log.skip()
+    const next = appendFrame('text', JSON.stringify({ text: 'heard' }))
+    expect(parseSse(next).events.map((e) => [e.id, e.data])).toEqual([['2', '{"text":"heard"}']])
+    log.flush()
+    expect(parseSse(batches()[0]!.text).events.map((e) => e.id)).toEqual(['1', '2'])
   })
 
   it('writes a 1,000-token answer as one batch of whole events, at its end', () => {
     const { log, batches } = logWith()
     for (let i = 0; i < 1000; i++) log.append('text', JSON.stringify({ text: 'x' }))
-    expect(batches).toHaveLength(0)
+    expect(batches()).toHaveLength(0)
     log.flush()
-    expect(batches.map((batch) => [batch.firstId, batch.lastId])).toEqual([[1, 1000]])
-    expect([...splitFrames(batches[0]!.text)]).toHaveLength(1000)
+    expect(batches().map((batch) => [batch.firstId, batch.lastId])).toEqual([[1, 1000]])
+    expect([...splitFrames(batches()[0]!.text)]).toHaveLength(1000)
     expect(log.held()).toBeNull()
   })
 
   it('holds at most MAX_BATCH_EVENTS events, however small', () => {
-    const { log, batches } = logWith(0, { maxChars: Infinity })
-    for (let i = 0; i < 5000; i++) log.append('text', JSON.stringify({ text: 'x' }))
-    expect(batches.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([
+    const { log, stored } = logWith(0, { maxChars: Infinity })
+    for (let i = 0; i < 10_000; i++) log.append('text', JSON.stringify({ text: 'x' }))
+    expect(stored.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([
       MAX_BATCH_EVENTS,
       MAX_BATCH_EVENTS,
     ])
-    expect(log.heldEvents).toBe(5000 - 2 * MAX_BATCH_EVENTS)
+    expect(log.heldEvents).toBe(10_000 - 2 * MAX_BATCH_EVENTS)
   })
 
-  it('fills a batch to the character bound before the event bound, whatever the frames', () => {
-    const { log, batches } = logWith(9)
-    // The smallest frames there are: one-character texts.
-    for (let i = 0; i < 4000; i++) log.append('text', JSON.stringify({ text: 'x' }))
-    expect(batches.length).toBeGreaterThan(0)
-    for (const batch of batches) {
-      expect(batch.text.length).toBeGreaterThanOrEqual(64 * 1024)
+  it('fills a batch to the character bound before the event bound, whatever the events', () => {
+    const { log, stored } = logWith(9)
+    // The smallest events there are: one-character texts.
+    for (let i = 0; i < 8000; i++) log.append('text', JSON.stringify({ text: 'x' }))
+    expect(stored.length).toBeGreaterThan(0)
+    for (const batch of stored) {
+      expect(batch.records.length).toBeGreaterThanOrEqual(64 * 1024)
       expect(batch.lastId - batch.firstId + 1).toBeLessThan(MAX_BATCH_EVENTS)
     }
   })
 
-  it('writes a batch early when its frames reach the character bound', () => {
-    const { log, batches } = logWith(0, { maxChars: 1000 })
+  it('writes a batch early when its records reach the character bound', () => {
+    const { log, stored } = logWith(0, { maxChars: 1000 })
+    // Each record is 321 characters: a batch is written with its fourth.
     for (let i = 0; i < 10; i++) log.append('text', JSON.stringify({ text: 'y'.repeat(300) }))
-    expect(batches.map((batch) => [...splitFrames(batch.text)].length)).toEqual([3, 3, 3])
-    expect(log.heldEvents).toBe(1)
+    expect(stored.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([4, 4])
+    expect(log.heldEvents).toBe(2)
+    expect(log.heldChars).toBe(2 * 321)
   })
 
   it('replays exactly the events after any id, from storage and memory, with no gap or repeat', () => {
-    const { log, batches } = logWith(0, { maxEvents: 7 })
+    const { log, batches, appendFrame } = logWith(0, { maxEvents: 7 })
     const all: string[] = []
-    for (let i = 0; i < 40; i++) all.push(log.append('text', JSON.stringify({ text: `${i}\n\r` })))
+    for (let i = 0; i < 40; i++) all.push(appendFrame('text', JSON.stringify({ text: `${i}\n\r` })))
     for (let after = 0; after <= 40; after++) {
-      expect(replay(batches, log, after)).toBe(all.slice(after).join(''))
+      expect(replay(batches(), log, after)).toBe(all.slice(after).join(''))
     }
   })
 
   it('cuts a batch to the frames between two ids', () => {
-    const { log, batches } = logWith(9, { maxEvents: 5 })
+    const { batches, appendFrame } = logWith(9, { maxEvents: 5 })
     const all: string[] = []
-    for (let i = 0; i < 5; i++) all.push(log.append('text', JSON.stringify({ text: `line\n${i}` })))
-    const [batch] = batches
+    for (let i = 0; i < 5; i++)
+      all.push(appendFrame('text', JSON.stringify({ text: `line\n${i}` })))
+    const [batch] = batches()
     expect(batch).toMatchObject({ firstId: 10, lastId: 14 })
     for (let after = 8; after <= 15; after++) {
       for (let until = after; until <= 15; until++) {
@@ -123,15 +173,30 @@ describe('the event log of a conversation', () => {
   })
 
   it('keeps every frame free of blank lines, whatever its data, and refuses a line break in a name', () => {
-    const { log } = logWith()
-    expect(log.append('text', JSON.stringify('a\nb\r\u2028'))).toBe(
+    const { log, batches, appendFrame } = logWith()
+    expect(appendFrame('text', JSON.stringify('a\nb\r\u2028'))).toBe(
       'id: 1\nevent: text\ndata: "a\\nb\\r\u2028"\n\n',
     )
-    // Data that is not JSON text is still one frame: each line break starts a `data:` line.
-    const raw = log.append('text', 'a\n\nb\r\n')
+    // Data that is not JSON text is still one frame: each line break starts a `data:` line, and
+    // the stored record gives back the same frame.
+    const raw = appendFrame('text', 'a\n\nb\r\n')
     expect(raw).toBe('id: 2\nevent: text\ndata: a\ndata: \ndata: b\ndata: \n\n')
     expect([...splitFrames(log.held()!.text)]).toHaveLength(2)
     expect(() => log.append('te\nxt', '{}')).toThrow(/CR or LF/)
+    log.flush()
+    expect([...splitFrames(batches()[0]!.text)][1]).toBe(raw)
+  })
+
+  it('reads back batches stored before records: frames as text, and a JSON array of frames', () => {
+    const sse = createSseEncoder(6)
+    const frames = [sse.event('text', '{"text":"a"}'), sse.event('done', '{"turn":{}}')]
+    expect(storedFrames(frames.join(''), 7)).toBe(frames.join(''))
+    expect(storedFrames(JSON.stringify(frames), 7)).toBe(frames.join(''))
+    const { log, stored } = logWith(6)
+    log.append('text', '{"text":"a"}')
+    log.append('done', '{"turn":{}}')
+    log.flush()
+    expect(storedFrames(stored[0]!.records, 7)).toBe(frames.join(''))
   })
 
   it('reads Last-Event-ID from the header, else the query, and refuses what is not a count', () => {

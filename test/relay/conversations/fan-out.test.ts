@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest'
 import {
   createEventLog,
   framesBetween,
+  storedFrames,
   type EventBatch,
 } from '../../../src/relay/conversations/event-log.ts'
 import { createFanOut, type FanOutOptions } from '../../../src/relay/conversations/fan-out.ts'
+import { createSseEncoder } from '../../../src/relay/sse.ts'
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text()
@@ -37,7 +39,7 @@ function conversation(
   const log = createEventLog({
     lastId: 0,
     beforeWrite: () => fanOut.flush(),
-    write: (batch) => stored.push(batch),
+    write: (batch) => stored.push({ ...batch, text: storedFrames(batch.records, batch.firstId) }),
     maxEvents: options.maxEvents ?? 3,
   })
   const reads: number[] = []
@@ -46,6 +48,7 @@ function conversation(
     source: {
       lastId: () => log.lastId,
       take: () => log.take(),
+      skip: () => log.skip(),
       read(after, until) {
         const end = Math.min(until ?? Infinity, log.lastId)
         const held = log.held()
@@ -57,11 +60,13 @@ function conversation(
       },
     },
   })
+  // The frames every subscriber should get, as the relay's encoder writes them.
+  const sse = createSseEncoder()
   const frames: string[] = []
   const publish = (text: string) => {
-    const frame = log.append('text', JSON.stringify({ text }))
-    frames.push(frame)
-    fanOut.publish(frame.length)
+    const data = JSON.stringify({ text })
+    frames.push(sse.event('text', data))
+    fanOut.publish(log.append('text', data))
   }
   return { fanOut, log, publish, frames, reads }
 }
@@ -81,6 +86,21 @@ describe('the fan-out of a conversation', () => {
     expect(await readAll(first)).toBe(all)
     expect(await readAll(second)).toBe(all)
     expect(await readAll(late)).toBe(frames.slice(1).join(''))
+  })
+
+  it('gives a subscriber that joins an answer no one was listening to each event once', async () => {
+    const { fanOut, log, publish, frames } = conversation({ heartbeatMs: 0, maxEvents: 4 })
+    // Published with no one listening, then flushed as the answer's queue is: nothing goes out,
+    // and no frame is made.
+    publish('a')
+    publish('b')
+    fanOut.flush()
+    const late = fanOut.subscribe({ after: 0, follow: false })
+    publish('c')
+    publish('d')
+    publish('e')
+    fanOut.endAnswer(log.lastId)
+    expect(await readAll(late)).toBe(frames.join(''))
   })
 
   it('ends a replay at its last id, whatever is published after it', async () => {
