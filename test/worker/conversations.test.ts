@@ -531,8 +531,8 @@ describe('durable conversations in workerd', () => {
     expect(textOf(events)).toBe(LARGE_TEXT)
     await settled(id)
     const { stats, turns } = await stored(id)
-    // The most held at any point of the answer (about a batch: the chunk its subscriber is sent
-    // is taken from it, not copied), then nothing once it ended.
+    // The most held at any point of the answer (about a batch of records: the frames its
+    // subscriber is sent are made from them, not kept), then nothing once it ended.
     expect(stats.peakHeldChars).toBeGreaterThan(48 * 1024)
     expect(stats.peakHeldChars).toBeLessThanOrEqual(HELD_BOUND)
     expect(stats.heldEvents).toBe(0)
