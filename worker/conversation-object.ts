@@ -666,20 +666,20 @@ export class ConversationObject extends DurableObject<Env> {
   #read(after: number, until: number | undefined): { text: string; lastId: number } {
     const end = Math.min(until ?? Number.MAX_SAFE_INTEGER, this.#log.lastId)
     if (after >= end) return { text: '', lastId: after }
-    const held = this.#log.held()
+    // The stored batches first, a few rows a page; the events held once those are read, their
+    // frames made for this range only.
+    const firstHeld = this.#log.lastId - this.#log.heldEvents + 1
     let text = ''
     let lastId = after
-    if (held === null || after < held.firstId - 1) {
+    if (after < firstHeld - 1) {
       for (const batch of this.#store.batchesAfter(after)) {
         if (batch.firstId > end) break
         text += framesBetween(batch, after, end)
         lastId = Math.min(batch.lastId, end)
       }
     }
-    if (text === '' && held !== null) {
-      text = framesBetween(held, after, end)
-      lastId = Math.min(held.lastId, end)
-    }
+    const held = text === '' ? this.#log.held(after, end) : null
+    if (held !== null) ({ text, lastId } = held)
     this.#peakReplayChars = Math.max(this.#peakReplayChars, text.length)
     return { text, lastId }
   }
@@ -710,8 +710,8 @@ export class ConversationObject extends DurableObject<Env> {
     for (const batch of this.#store.batchesFrom(id)) {
       yield* splitFrames(framesBetween(batch, id - 1))
     }
-    const held = this.#log.held()
-    if (held !== null) yield* splitFrames(framesBetween(held, id - 1))
+    const held = this.#log.held(id - 1)
+    if (held !== null) yield* splitFrames(held.text)
   }
 
   #newLog(lastId: number): EventLog {

@@ -47,8 +47,11 @@ export type EventLog = {
   skip(): void
   /** Writes what is held (at the end of an answer). */
   flush(): void
-  /** The events held in memory (not yet written), as a batch of frames; null when none is. */
-  held(): EventBatch | null
+  /**
+   * The events held in memory (not yet written) with an id above `after` and at most `until`, as
+   * a batch of their frames (made for that range only); null when none is.
+   */
+  held(after?: number, until?: number): EventBatch | null
   /** The id of the last event appended. */
   readonly lastId: number
   /** How many events are held (appended, not yet written). */
@@ -95,10 +98,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
   let checked = ''
 
-  /** The frames of the held events from the `from`th on. */
-  const frames = (from: number) => {
+  /** The frames of the held events from the `from`th on, to the `to`th (not included). */
+  const frames = (from: number, to = names.length) => {
     let text = ''
-    for (let i = from, id = lastId - names.length + from + 1; i < names.length; i++, id++) {
+    for (let i = from, id = lastId - names.length + from + 1; i < to; i++, id++) {
       text += sseFrame(id, names[i]!, datas[i]!)
     }
     return text
@@ -134,8 +137,13 @@ export function createEventLog(options: EventLogOptions): EventLog {
       taken = names.length
     },
     flush,
-    held: () =>
-      names.length === 0 ? null : { firstId: lastId - names.length + 1, lastId, text: frames(0) },
+    held(after = 0, until = Infinity) {
+      const firstHeld = lastId - names.length + 1
+      const from = Math.max(0, after - firstHeld + 1)
+      const to = Math.min(names.length, until - firstHeld + 1)
+      if (from >= to) return null
+      return { firstId: firstHeld + from, lastId: firstHeld + to - 1, text: frames(from, to) }
+    },
     get lastId() {
       return lastId
     },

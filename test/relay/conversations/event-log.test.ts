@@ -156,6 +156,17 @@ describe('the event log of a conversation', () => {
     }
   })
 
+  it('makes the frames of the held events between two ids, and only those', () => {
+    const { log, appendFrame } = logWith(20, { maxEvents: 100 })
+    const all: string[] = []
+    for (let i = 0; i < 5; i++) all.push(appendFrame('text', JSON.stringify({ text: `${i}` })))
+    expect(log.held()).toEqual({ firstId: 21, lastId: 25, text: all.join('') })
+    expect(log.held(22, 24)).toEqual({ firstId: 23, lastId: 24, text: all[2]! + all[3]! })
+    expect(log.held(0, 21)).toEqual({ firstId: 21, lastId: 21, text: all[0] })
+    expect(log.held(25)).toBeNull()
+    expect(log.held(10, 20)).toBeNull()
+  })
+
   it('cuts a batch to the frames between two ids', () => {
     const { batches, appendFrame } = logWith(9, { maxEvents: 5 })
     const all: string[] = []
