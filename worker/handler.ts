@@ -99,8 +99,9 @@ const BODY_TIMEOUT_MS = 10_000
  * its conversation's Durable Object (`GET /v1/conversations` to the client's index object) with
  * the client's id in a header the object trusts, since only this Worker can reach it, and the
  * caller's `traceparent`, which the answer's span continues. The body is read here, under the
- * same size and time limits as `/v1/chat`, so a body that is not JSON never wakes an object. A message or regenerate is checked against the client's limits by its object,
- * which knows the conversation, the model and its price (see `ConversationObject`).
+ * same size and time limits as `/v1/chat`, so a body that is not JSON never wakes an object. A
+ * message or regenerate is checked against the client's limits by its object, which knows the
+ * conversation, the model and its price (see `ConversationObject`).
  */
 function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, bodyBytes: number) {
   return async (request: Request, clientId: string): Promise<Response> => {
