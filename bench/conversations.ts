@@ -14,11 +14,12 @@ import { createParser } from 'eventsource-parser'
 import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts'
 import { workerdChildren } from '../test/load/run-load.ts'
 import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
-import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
+import { fmt, isMain, median, middleHalf, printTable, verdict, type Row } from './harness.ts'
 import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
 
 const TOKEN = 'bench-token-0123456789abcdef'
-const VARS = {
+/** The settings of the Worker these rows run: scripted models, no rate limits. */
+export const VARS = {
   RELAY_TOKENS: TOKEN,
   MOCK_MODELS: 'on',
   MOCK_DELAY_MS: '0',
@@ -32,8 +33,8 @@ const RECONNECT_ROUNDS = 25
  * The provider path of the CPU rows: a 1,000-token Anthropic answer (500 thinking and 500 text
  * deltas, one token each), from a stand-in API on the loopback through the Anthropic adapter.
  */
-const PROVIDER_MODEL = 'anthropic/claude-sonnet-5'
-const PROVIDER_DELTAS = 500
+export const PROVIDER_MODEL = 'anthropic/claude-sonnet-5'
+export const PROVIDER_DELTAS = 500
 /** Answers per CPU sample, and samples per path. */
 const CPU_BATCH = 40
 const CPU_ROUNDS = 15
@@ -44,7 +45,7 @@ const RSS_EVERY_MS = 20
 type Stats = { rowsWritten: number; lastEventId: number; peakHeldChars: number }
 
 /** Where a Worker is, and how to call it with the bench's token. */
-type Target = { url: string | URL }
+export type Target = { url: string | URL }
 
 function call(on: Target, path: string, body?: unknown, headers: Record<string, string> = {}) {
   return fetch(new URL(path, on.url), {
@@ -58,7 +59,8 @@ function call(on: Target, path: string, body?: unknown, headers: Record<string, 
   })
 }
 
-async function create(on: Target): Promise<string> {
+/** Creates a conversation; returns its id. */
+export async function create(on: Target): Promise<string> {
   const response = await call(on, '/v1/conversations', {})
   if (response.status !== 201) throw new Error(`create answered ${response.status}`)
   return ((await response.json()) as { id: string }).id
@@ -66,10 +68,20 @@ async function create(on: Target): Promise<string> {
 
 const message = (model: string) => ({ model, turn: { role: 'user', content: 'Go' } })
 
-/** Sends a message and reads its answer to the end; returns the answer's SSE bytes. */
-async function answer(on: Target, id: string, model: string): Promise<number> {
+/** Sends a message and reads its answer to the end; returns its length. */
+export async function answer(on: Target, id: string, model: string): Promise<number> {
   const response = await call(on, `/v1/conversations/${id}/messages`, message(model))
   if (response.status !== 200) throw new Error(`message answered ${response.status}`)
+  return completed(await response.text(), model)
+}
+
+/** Asks `/v1/chat` to answer one user turn and reads the answer to the end; returns its length. */
+export async function chatAnswer(on: Target, model: string): Promise<number> {
+  const response = await call(on, '/v1/chat', {
+    model,
+    conversation: { turns: [{ role: 'user', content: 'Go' }] },
+  })
+  if (response.status !== 200) throw new Error(`/v1/chat answered ${response.status}`)
   return completed(await response.text(), model)
 }
 
@@ -101,7 +113,7 @@ async function settled(on: Target, id: string): Promise<void> {
  * A process's CPU time (every thread) in ms, from each thread's `schedstat` in /proc: nanoseconds
  * on a CPU, where `stat` counts 10 ms ticks (a quarter of a millisecond per answer in a sample).
  */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   let ns = 0
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -166,12 +178,7 @@ async function rowWrites(worker: TestWorker, section: string): Promise<Row> {
  */
 async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
   const chat = (model: string) => async () => {
-    const response = await call(worker, '/v1/chat', {
-      model,
-      conversation: { turns: [{ role: 'user', content: 'Go' }] },
-    })
-    if (response.status !== 200) throw new Error(`/v1/chat answered ${response.status}`)
-    completed(await response.text(), model)
+    await chatAnswer(worker, model)
   }
   const inConversation = (model: string) => async (id: string) => {
     await answer(worker, id, model)
@@ -230,12 +237,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
   const ratios = (a: keyof typeof paths, b: keyof typeof paths) =>
     samples[a].map((value, i) => value / samples[b][i]!)
   const ratio = (a: keyof typeof paths, b: keyof typeof paths) => median(ratios(a, b))
-  /** The middle half of the per-round ratios: how much the machine moved them. */
-  const spread = (a: keyof typeof paths, b: keyof typeof paths) => {
-    const sorted = ratios(a, b).toSorted((x, y) => x - y)
-    const quarter = Math.floor(sorted.length / 4)
-    return `${fmt(sorted[quarter]!)}-${fmt(sorted[sorted.length - 1 - quarter]!)}x`
-  }
+  const spread = (a: keyof typeof paths, b: keyof typeof paths) => `${middleHalf(ratios(a, b))}x`
   const marginal = (a: keyof typeof paths, b: keyof typeof paths) =>
     median(samples[a].map((value, i) => value - samples[b][i]!))
   /** The kernel's share of a path's CPU, from its ticks, applied to its median. */

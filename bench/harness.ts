@@ -58,6 +58,13 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** The middle half of `values`, as `low-high`: how much the machine moved them. */
+export function middleHalf(values: number[], digits = 2): string {
+  const sorted = values.toSorted((a, b) => a - b)
+  const quarter = Math.floor(sorted.length / 4)
+  return `${fmt(sorted[quarter]!, digits)}-${fmt(sorted[sorted.length - 1 - quarter]!, digits)}`
+}
+
 /**
  * A row of the printed table: one value, or one per column (e.g. per read size), with a note.
  * Rows with several values line their columns up with the rows around them.

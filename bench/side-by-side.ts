@@ -1,0 +1,131 @@
+/**
+ * The durable CPU rows of `bench/conversations.ts` for two trees side by side: this working tree
+ * and a git revision (checked out in a temporary worktree), each in its own workerd, one answer of
+ * each tree and path in turn. A change to the conversation path moves its ratio to `/v1/chat` by
+ * less than this machine moves that ratio between two runs of `bench/conversations.ts`; side by
+ * side, a slow moment weighs on both trees alike. Run the same revision against itself first to
+ * see the spread of the comparison.
+ * Run: `npx tsx bench/side-by-side.ts <revision> [rounds]`.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { workerdChildren } from '../test/load/run-load.ts'
+import type { TestWorker } from '../test/worker/start-worker.ts'
+import { startTestWorker } from '../test/worker/start-worker.ts'
+import {
+  answer,
+  chatAnswer,
+  cpuMs,
+  create,
+  PROVIDER_DELTAS,
+  PROVIDER_MODEL,
+  VARS,
+} from './conversations.ts'
+import { fmt, isMain, median, middleHalf, printTable, type Row } from './harness.ts'
+import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
+
+/** Answers of each tree and path a round, and rounds (after one that warms up). */
+const BATCH = 30
+const ROUNDS = 24
+const root = resolve(import.meta.dirname, '..')
+const MODELS = { scripted: 'test/tokens', Anthropic: PROVIDER_MODEL } as const
+type Path = { tree: number; model: keyof typeof MODELS; where: 'chat' | 'conversation' }
+
+/** A worker of one tree, and its workerd process. */
+type Running = { name: string; worker: TestWorker; pid: number }
+
+async function startTree(
+  name: string,
+  start: typeof startTestWorker,
+  vars: Record<string, string>,
+): Promise<Running> {
+  const before = workerdChildren()
+  const worker = await start(vars)
+  const started = workerdChildren().filter((pid) => !before.includes(pid))
+  if (started.length !== 1)
+    throw new Error(`${name}: found ${started.length} new workerd processes`)
+  return { name, worker, pid: started[0]! }
+}
+
+/** Both trees' ratios of a conversation's CPU to `/v1/chat`'s, per path, side by side. */
+export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'thinkwire-side-'))
+  execFileSync('git', ['worktree', 'add', '--detach', dir, revision], {
+    cwd: root,
+    stdio: 'ignore',
+  })
+  const upstream = await startAnthropicUpstream(
+    {},
+    anthropicRecording(PROVIDER_DELTAS, PROVIDER_DELTAS),
+  )
+  const trees: Running[] = []
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+    const other = (await import(pathToFileURL(join(dir, 'test/worker/start-worker.ts')).href)) as {
+      startTestWorker: typeof startTestWorker
+    }
+    const vars = { ...VARS, ANTHROPIC_API_KEY: 'bench-key', ANTHROPIC_BASE_URL: upstream.url }
+    trees.push(await startTree('this tree', startTestWorker, vars))
+    trees.push(await startTree(revision, other.startTestWorker, vars))
+    const paths: Path[] = []
+    for (const tree of [0, 1]) {
+      for (const model of ['scripted', 'Anthropic'] as const) {
+        for (const where of ['chat', 'conversation'] as const) paths.push({ tree, model, where })
+      }
+    }
+    const samples = paths.map((): number[] => [])
+    for (let round = 0; round <= rounds; round++) {
+      const ids = await Promise.all(
+        paths.map((path) =>
+          path.where === 'chat'
+            ? []
+            : Promise.all(Array.from({ length: BATCH }, () => create(trees[path.tree]!.worker))),
+        ),
+      )
+      await new Promise((done) => setTimeout(done, 100))
+      const spent = paths.map(() => 0)
+      for (let i = 0; i < BATCH; i++) {
+        for (let k = 0; k < paths.length; k++) {
+          const index = (k + i + round) % paths.length
+          const path = paths[index]!
+          const { worker, pid } = trees[path.tree]!
+          const model = MODELS[path.model]
+          const before = cpuMs(pid)
+          if (path.where === 'chat') await chatAnswer(worker, model)
+          else await answer(worker, ids[index]!.pop()!, model)
+          spent[index]! += cpuMs(pid) - before
+        }
+      }
+      if (round > 0) spent.forEach((ms, index) => samples[index]!.push(ms / BATCH))
+    }
+    const section = `durable CPU side by side (${rounds} rounds of ${BATCH} answers of each)`
+    const rows: Row[] = []
+    for (let i = 0; i < paths.length; i += 2) {
+      const [chat, conversation] = [samples[i]!, samples[i + 1]!]
+      const ratios = conversation.map((ms, round) => ms / chat[round]!)
+      rows.push({
+        section,
+        name: `${trees[paths[i]!.tree]!.name}, ${paths[i]!.model}: /v1/chat | conversation`,
+        value: [`${fmt(median(chat))} ms`, `${fmt(median(conversation))} ms`],
+        note: `${fmt(median(ratios), 3)}x (middle half ${middleHalf(ratios, 3)}x)`,
+      })
+    }
+    return rows
+  } finally {
+    for (const tree of trees) await tree.worker.dispose()
+    await upstream.close()
+    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'ignore' })
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const revision = process.argv[2]
+  if (revision === undefined)
+    throw new Error('usage: npx tsx bench/side-by-side.ts <revision> [rounds]')
+  printTable(
+    await sideBySide(revision, process.argv[3] === undefined ? ROUNDS : Number(process.argv[3])),
+  )
+}
