@@ -234,10 +234,17 @@ export function createConversationStore(sql: SqlHandle) {
   return store
 }
 
+/** A character of more than one byte in UTF-8. */
+const NON_ASCII = /[\u0080-\uffff]/
+
 /** The bytes of `text` in UTF-8, without encoding it (a lone surrogate counts as U+FFFD). */
 export function utf8Length(text: string): number {
+  // Counted from the first character that is not ASCII, found by a native scan: a turn in English,
+  // code or JSON has none, and a loop over its characters costs several times the scan.
+  const first = text.search(NON_ASCII)
+  if (first === -1) return text.length
   let bytes = text.length
-  for (let i = 0; i < text.length; i++) {
+  for (let i = first; i < text.length; i++) {
     const code = text.charCodeAt(i)
     if (code < 0x80) continue
     if (code < 0x800) {
