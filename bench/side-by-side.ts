@@ -78,13 +78,17 @@ export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row
     }
     const samples = paths.map((): number[] => [])
     for (let round = 0; round <= rounds; round++) {
-      const ids = await Promise.all(
-        paths.map((path) =>
+      // A batch of conversations at a time (as bench/conversations.ts makes them): more at once
+      // have had a Worker close connections under the client's pool.
+      const ids: string[][] = []
+      for (const path of paths) {
+        const { worker } = trees[path.tree]!
+        ids.push(
           path.where === 'chat'
             ? []
-            : Promise.all(Array.from({ length: BATCH }, () => create(trees[path.tree]!.worker))),
-        ),
-      )
+            : await Promise.all(Array.from({ length: BATCH }, () => create(worker))),
+        )
+      }
       await new Promise((done) => setTimeout(done, 100))
       const spent = paths.map(() => 0)
       for (let i = 0; i < BATCH; i++) {
