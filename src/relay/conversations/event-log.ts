@@ -170,6 +170,10 @@ export function storedFrames(text: string, firstId: number): string {
     const nameEnd = text.indexOf('\n', at + 1)
     const lengthEnd = text.indexOf('\n', nameEnd + 1)
     const end = lengthEnd + 1 + Number(text.slice(nameEnd + 1, lengthEnd))
+    // Only a row this log did not write could fail this; reading on could loop.
+    if (!(nameEnd > at && end > lengthEnd && end <= text.length)) {
+      throw new Error(`stored events from id ${firstId}: record ${id - firstId + 1} is malformed`)
+    }
     frames += sseFrame(id++, text.slice(at + 1, nameEnd), text.slice(lengthEnd + 1, end))
     at = end
   }

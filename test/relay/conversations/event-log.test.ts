@@ -211,6 +211,20 @@ describe('the event log of a conversation', () => {
     expect(storedFrames(stored[0]!.records, 7)).toBe(frames.join(''))
   })
 
+  it('refuses stored records it cannot read, naming the batch and the record, rather than loop', () => {
+    const { log, stored } = logWith(6)
+    log.append('text', '{"text":"a"}')
+    log.append('text', '{"text":"b"}')
+    log.flush()
+    const records = stored[0]!.records
+    // The second record's length says more than is there; then a record with no length line.
+    expect(() => storedFrames(records.replace(/\n12\n(?=\{"text":"b")/, '\n99\n'), 7)).toThrow(
+      'stored events from id 7: record 2 is malformed',
+    )
+    expect(() => storedFrames('\ntext', 7)).toThrow('record 1 is malformed')
+    expect(() => storedFrames('\ntext\nx\n{}', 7)).toThrow('record 1 is malformed')
+  })
+
   it('sends and replays exactly the frames the SSE encoder writes, whatever the events, bounds, takes and skips', () => {
     const step = fc.oneof(
       fc.record({
