@@ -35,8 +35,9 @@ function* rowsOf(json: string): Generator<string> {
  * event batches (each event's name and data, read back as the frames sent; a large batch's text
  * in `event_parts`, its `events` row left empty), and, in a client's index object, the list of
  * its conversations. No secondary index, since each would add a row write to every insert: reads
- * go by the primary keys (batches by their first id, turns in insertion order). Every write is counted in `rowsWritten`, which is
- * what storage is billed by. Nothing read is kept: callers load what a request needs.
+ * go by the primary keys (batches by their first id, turns in insertion order). Every write is
+ * counted in `rowsWritten`, which is what storage is billed by. Nothing read is kept: callers load
+ * what a request needs.
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0
