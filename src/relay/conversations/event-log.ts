@@ -62,7 +62,7 @@ export type EventLog = {
 
 /**
  * Most events held before a batch is written. The 64 KiB bound on their characters comes first
- * (the record of a relay event is at least 20 characters, so 64 KiB holds at most 3,277 of them):
+ * (the record of a relay event is at least 21 characters, so 64 KiB holds at most 3,121 of them):
  * a batch is as large as that bound lets it be, since each row written costs a storage call and a
  * B-tree insert whatever its size (a 1,000-token answer is one row). It bounds what an eviction
  * can lose, so an object that restarts mid-answer moves its ids past this many to never reuse one
