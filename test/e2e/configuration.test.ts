@@ -6,6 +6,7 @@ import {
   launchBrowser,
   openPage,
   removeSnapshot,
+  SETUP_MS,
   SIZES,
   startWorker,
   type Snapshot,
@@ -46,7 +47,7 @@ beforeAll(async () => {
   ])
   for (const start of starts) if (start.status === 'rejected') throw start.reason
   browser = await launchBrowser()
-})
+}, SETUP_MS)
 
 afterAll(async () => {
   await browser?.close()

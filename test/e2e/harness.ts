@@ -136,6 +136,13 @@ export async function link(worker: Worker): Promise<Link> {
   }
 }
 
+/**
+ * How long a test file's setup may take: the demo and the Worker built (20-40 s on this busy
+ * 2-core machine, beside another test file), then `wrangler dev` started, within 60 s and once
+ * more when the first start never answers (see `startWranglerDev`), and Chromium launched.
+ */
+export const SETUP_MS = 180_000
+
 /** What a test file drives: the demo under `wrangler dev`, and a Chromium. */
 export type DemoServer = { readonly worker: Worker; readonly browser: Browser }
 
@@ -150,7 +157,7 @@ export function serveDemo(vars: Readonly<Record<string, string>>): DemoServer {
     snapshot = buildSnapshot()
     server.worker = await startWorker(snapshot, vars)
     server.browser = await launchBrowser()
-  })
+  }, SETUP_MS)
   afterAll(async () => {
     await server.browser?.close()
     await server.worker?.stop()
