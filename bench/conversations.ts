@@ -15,11 +15,11 @@ import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts
 import { workerdChildren } from '../test/load/run-load.ts'
 import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
 import { fmt, isMain, median, middleHalf, printTable, verdict, type Row } from './harness.ts'
-import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
+import { anthropicRecording, startAnthropicUpstream, type Upstream } from './recordings.ts'
 
 const TOKEN = 'bench-token-0123456789abcdef'
 /** The settings of the Worker these rows run: scripted models, no rate limits. */
-export const VARS = {
+const VARS = {
   RELAY_TOKENS: TOKEN,
   MOCK_MODELS: 'on',
   MOCK_DELAY_MS: '0',
@@ -34,7 +34,7 @@ const RECONNECT_ROUNDS = 25
  * deltas, one token each), from a stand-in API on the loopback through the Anthropic adapter.
  */
 export const PROVIDER_MODEL = 'anthropic/claude-sonnet-5'
-export const PROVIDER_DELTAS = 500
+const PROVIDER_DELTAS = 500
 /** Answers per CPU sample, and samples per path. */
 const CPU_BATCH = 40
 const CPU_ROUNDS = 15
@@ -44,8 +44,37 @@ const RSS_EVERY_MS = 20
 
 type Stats = { rowsWritten: number; lastEventId: number; peakHeldChars: number }
 
+/** The stand-in API of the provider rows: the 1,000-token Anthropic answer, for any model. */
+export const startProviderUpstream = (): Promise<Upstream> =>
+  startAnthropicUpstream({}, anthropicRecording(PROVIDER_DELTAS, PROVIDER_DELTAS))
+
+/** A test Worker with the bench's settings, and its workerd process (whose CPU the rows read). */
+export type MeasuredWorker = { worker: TestWorker; pid: number }
+
+/**
+ * Starts the test Worker of this tree (or, with `start`, of another checkout) with the bench's
+ * settings and `upstream` as its Anthropic API, and finds the workerd process it started.
+ */
+export async function startMeasuredWorker(
+  upstream: Upstream,
+  start: typeof startTestWorker = startTestWorker,
+): Promise<MeasuredWorker> {
+  const before = workerdChildren()
+  const worker = await start({
+    ...VARS,
+    ANTHROPIC_API_KEY: 'bench-key',
+    ANTHROPIC_BASE_URL: upstream.url,
+  })
+  const started = workerdChildren().filter((pid) => !before.includes(pid))
+  if (started.length !== 1) {
+    await worker.dispose()
+    throw new Error(`found ${started.length} new workerd processes`)
+  }
+  return { worker, pid: started[0]! }
+}
+
 /** Where a Worker is, and how to call it with the bench's token. */
-export type Target = { url: string | URL }
+type Target = { url: string | URL }
 
 function call(on: Target, path: string, body?: unknown, headers: Record<string, string> = {}) {
   return fetch(new URL(path, on.url), {
@@ -439,20 +468,11 @@ async function reconnect(section: string): Promise<Row[]> {
  */
 export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
   const section = 'durable conversations (workerd)'
-  const upstream = await startAnthropicUpstream(
-    {},
-    anthropicRecording(PROVIDER_DELTAS, PROVIDER_DELTAS),
-  )
-  const before = workerdChildren()
-  const worker = await startTestWorker({
-    ...VARS,
-    ANTHROPIC_API_KEY: 'bench-key',
-    ANTHROPIC_BASE_URL: upstream.url,
-  })
-  const started = workerdChildren().filter((pid) => !before.includes(pid))
+  const upstream = await startProviderUpstream()
+  let measured: MeasuredWorker | undefined
   try {
-    if (started.length !== 1) throw new Error(`found ${started.length} new workerd processes`)
-    const pid = started[0]!
+    measured = await startMeasuredWorker(upstream)
+    const { worker, pid } = measured
     const rows = [await rowWrites(worker, section)]
     rows.push(...(await cpuPerAnswer(worker, pid, section)))
     if (only === 'cpu') return rows
@@ -460,7 +480,7 @@ export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
     rows.push(...(await reconnect(section)))
     return rows
   } finally {
-    await worker.dispose()
+    await measured?.worker.dispose()
     await upstream.close()
   }
 }

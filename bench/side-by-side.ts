@@ -12,20 +12,18 @@ import { mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { workerdChildren } from '../test/load/run-load.ts'
-import type { TestWorker } from '../test/worker/start-worker.ts'
-import { startTestWorker } from '../test/worker/start-worker.ts'
+import type { startTestWorker } from '../test/worker/start-worker.ts'
 import {
   answer,
   chatAnswer,
   cpuMs,
   create,
-  PROVIDER_DELTAS,
   PROVIDER_MODEL,
-  VARS,
+  startMeasuredWorker,
+  startProviderUpstream,
+  type MeasuredWorker,
 } from './conversations.ts'
 import { fmt, isMain, median, middleHalf, printTable, type Row } from './harness.ts'
-import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
 
 /** Answers of each tree and path a round, and rounds (after one that warms up). */
 const BATCH = 30
@@ -34,21 +32,8 @@ const root = resolve(import.meta.dirname, '..')
 const MODELS = { scripted: 'test/tokens', Anthropic: PROVIDER_MODEL } as const
 type Path = { tree: number; model: keyof typeof MODELS; where: 'chat' | 'conversation' }
 
-/** A worker of one tree, and its workerd process. */
-type Running = { name: string; worker: TestWorker; pid: number }
-
-async function startTree(
-  name: string,
-  start: typeof startTestWorker,
-  vars: Record<string, string>,
-): Promise<Running> {
-  const before = workerdChildren()
-  const worker = await start(vars)
-  const started = workerdChildren().filter((pid) => !before.includes(pid))
-  if (started.length !== 1)
-    throw new Error(`${name}: found ${started.length} new workerd processes`)
-  return { name, worker, pid: started[0]! }
-}
+/** The measured Worker of one tree, and the tree's name. */
+type Running = MeasuredWorker & { name: string }
 
 /** Both trees' ratios of a conversation's CPU to `/v1/chat`'s, per path, side by side. */
 export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row[]> {
@@ -57,19 +42,15 @@ export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row
     cwd: root,
     stdio: 'ignore',
   })
-  const upstream = await startAnthropicUpstream(
-    {},
-    anthropicRecording(PROVIDER_DELTAS, PROVIDER_DELTAS),
-  )
+  const upstream = await startProviderUpstream()
   const trees: Running[] = []
   try {
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
     const other = (await import(pathToFileURL(join(dir, 'test/worker/start-worker.ts')).href)) as {
       startTestWorker: typeof startTestWorker
     }
-    const vars = { ...VARS, ANTHROPIC_API_KEY: 'bench-key', ANTHROPIC_BASE_URL: upstream.url }
-    trees.push(await startTree('this tree', startTestWorker, vars))
-    trees.push(await startTree(revision, other.startTestWorker, vars))
+    trees.push({ name: 'this tree', ...(await startMeasuredWorker(upstream)) })
+    trees.push({ name: revision, ...(await startMeasuredWorker(upstream, other.startTestWorker)) })
     const paths: Path[] = []
     for (const tree of [0, 1]) {
       for (const model of ['scripted', 'Anthropic'] as const) {
