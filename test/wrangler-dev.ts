@@ -55,9 +55,9 @@ const NOT_READY = 'wrangler dev did not become ready'
  * Starts `wrangler dev` on free loopback ports (a port and an inspector port) and waits until it
  * answers `GET /v1/models`. A port found free may be taken by another process (a test file running
  * beside this one) before wrangler binds it: then it starts again on other ports. A start that
- * never answers within `startupMs` (seen once in CI, with three others starting beside it and
- * nothing in its output) is stopped and started once more; the second one's output begins with
- * the first one's. Metrics and the `Request.cf` download are off; wrangler runs in its own process
+ * never answers within `startupMs` (seen once in CI, where four started at once and the test's
+ * setup timed out before this deadline could say which) is stopped and started once more; the
+ * second one's output begins with the first one's. Metrics and the `Request.cf` download are off; wrangler runs in its own process
  * group, so `stop` also stops the workerd it starts.
  */
 export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {

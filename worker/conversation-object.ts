@@ -152,7 +152,7 @@ export class ConversationObject extends DurableObject<Env> {
   #alarmAt: number | null | undefined
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
-  /** The most characters of frames held at once (logged, not yet written). */
+  /** The most characters of records held at once (logged, not yet written). */
   #peakHeldChars = 0
   /** The most characters of frames one page of a replay held. */
   #peakReplayChars = 0

@@ -18,8 +18,8 @@ const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a lar
   .join('')
   .slice(0, 5 * 1024 * 1024)
 /**
- * The most characters of frames a conversation's object may hold at once: a batch not yet written
- * (64 KiB) with the frame that filled it. Frames not yet sent are part of it, not a copy.
+ * The most characters a conversation's object may hold at once: a batch of records not yet
+ * written (64 KiB) with the record that filled it. Frames not yet sent are made from it, not kept.
  */
 const HELD_BOUND = 64 * 1024 + 8 * 1024
 
