@@ -47,12 +47,15 @@ export function buildSnapshot(): Snapshot {
     // Vitest sets NODE_ENV=test, which would give a development build of React.
     env: { ...env, NODE_ENV: 'production' },
     stdio: 'pipe',
+    // Each build step ends (and says so) well before the setup's own timeout, which names nothing.
+    timeout: STEP_MS,
   })
   const bundle = join(dir, 'bundle')
   execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', bundle, '--assets', assets], {
     cwd: root,
     env,
     stdio: 'pipe',
+    timeout: STEP_MS,
   })
   return { dir, assets, bundle }
 }
@@ -143,6 +146,9 @@ export async function link(worker: Worker): Promise<Link> {
  */
 export const SETUP_MS = 180_000
 
+/** The most one step of a setup may take (a build, Chromium's launch): seconds, when it works. */
+const STEP_MS = 60_000
+
 /** What a test file drives: the demo under `wrangler dev`, and a Chromium. */
 export type DemoServer = { readonly worker: Worker; readonly browser: Browser }
 
@@ -168,6 +174,7 @@ export function serveDemo(vars: Readonly<Record<string, string>>): DemoServer {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
+    timeout: STEP_MS,
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   })
