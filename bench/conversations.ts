@@ -97,9 +97,18 @@ export async function create(on: Target): Promise<string> {
 
 const message = (model: string) => ({ model, turn: { role: 'user', content: 'Go' } })
 
-/** Sends a message and reads its answer to the end; returns its length. */
-export async function answer(on: Target, id: string, model: string): Promise<number> {
-  const response = await call(on, `/v1/conversations/${id}/messages`, message(model))
+/**
+ * Sends a message and reads its answer to the end; returns its length. `floor`: the test Worker's
+ * object answers it with the least a durable answer costs (`/v1/chat`'s stream and two rows).
+ */
+export async function answer(
+  on: Target,
+  id: string,
+  model: string,
+  floor = false,
+): Promise<number> {
+  const route = `/v1/conversations/${id}/messages${floor ? '?floor=true' : ''}`
+  const response = await call(on, route, message(model))
   if (response.status !== 200) throw new Error(`message answered ${response.status}`)
   return completed(await response.text(), model)
 }
@@ -209,9 +218,11 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
   const chat = (model: string) => async () => {
     await chatAnswer(worker, model)
   }
-  const inConversation = (model: string) => async (id: string) => {
-    await answer(worker, id, model)
-  }
+  const inConversation =
+    (model: string, floor = false) =>
+    async (id: string) => {
+      await answer(worker, id, model, floor)
+    }
   const paths = {
     chat: chat('test/tokens'),
     conversation: inConversation('test/tokens'),
@@ -219,7 +230,10 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     conversationShort: inConversation('test/short'),
     chatProvider: chat(PROVIDER_MODEL),
     conversationProvider: inConversation(PROVIDER_MODEL),
+    floor: inConversation('test/tokens', true),
+    floorProvider: inConversation(PROVIDER_MODEL, true),
   }
+  const inObject = (name: string) => name.startsWith('conversation') || name.startsWith('floor')
   const names = Object.keys(paths) as (keyof typeof paths)[]
   const samples = Object.fromEntries(names.map((name) => [name, []])) as unknown as Record<
     keyof typeof paths,
@@ -234,7 +248,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     // Conversations are made before the round starts (creating one is not part of an answer), a
     // batch at a time; a chat answer takes none.
     const ids: string[] = []
-    for (const _ of names.filter((name) => name.startsWith('conversation'))) {
+    for (const _ of names.filter(inObject)) {
       ids.push(...(await Promise.all(Array.from({ length: CPU_BATCH }, () => create(worker)))))
     }
     await settle()
@@ -247,7 +261,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     for (let i = 0; i < CPU_BATCH; i++) {
       for (let k = 0; k < names.length; k++) {
         const path = names[(k + i + round) % names.length]!
-        const id = path.startsWith('conversation') ? ids.pop()! : ''
+        const id = inObject(path) ? ids.pop()! : ''
         const before = cpuMs(pid)
         const ticksBefore = ticks(pid)
         await paths[path](id)
@@ -293,6 +307,12 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
       name: 'CPU, 1,000-token Anthropic answer: /v1/chat | conversation',
       value: [ms('chatProvider'), ms('conversationProvider')],
       note: `${verdict(ratio('conversationProvider', 'chatProvider'), 1.3)} (goal ≤ 1.3x; middle half ${spread('conversationProvider', 'chatProvider')}); the adapter reading a stand-in API on the loopback, sent at once`,
+    },
+    {
+      section,
+      name: 'CPU, the least a durable answer costs: scripted | Anthropic',
+      value: [ms('floor'), ms('floorProvider')],
+      note: `${fmt(ratio('floor', 'chat'))}x and ${fmt(ratio('floorProvider', 'chatProvider'))}x of /v1/chat: its own stream run in the object, one row written before the model call and one before done (the hop and the commits, which no durable answer avoids); the conversation costs ${fmt(ratio('conversation', 'floor'))}x and ${fmt(ratio('conversationProvider', 'floorProvider'))}x of it`,
     },
     {
       section,

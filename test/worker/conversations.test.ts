@@ -522,6 +522,24 @@ describe('durable conversations in workerd', () => {
     expect(frames((await readSse(replay)).raw)).toBe(frames(read.raw))
   })
 
+  it("answers the CPU bench's floor message with exactly what /v1/chat sends", async () => {
+    // The floor (`?floor=true`, the test Worker's object only) is what a conversation's CPU is
+    // measured against in bench/conversations.ts: the same bytes as /v1/chat, from the object.
+    const chat = await call('/v1/chat', {
+      body: { model: 'test/tokens', conversation: { turns: [ask('Go').turn] } },
+    })
+    const floor = await call(`/v1/conversations/${await create()}/messages?floor=true`, {
+      body: ask('Go', 'test/tokens'),
+    })
+    expect(floor.status).toBe(200)
+    // The scripted model numbers its calls in its items: the one difference between two answers.
+    const uncounted = (text: string) => text.replace(/"callIndex":\d+/, '"callIndex":0')
+    const chatText = uncounted(await chat.text())
+    expect(chatText.match(/\nevent: text\n/g)).toHaveLength(1000)
+    expect(chatText).toMatch(/\nevent: done\n/)
+    expect(uncounted(await floor.text()) === chatText).toBe(true)
+  })
+
   it('holds at most a batch of a 5 MB answer that arrives at once, and stores it whole', async () => {
     const id = await create()
     const response = await send(id, ask('Large', 'test/large-burst'))
