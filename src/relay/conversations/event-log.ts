@@ -79,6 +79,13 @@ const FRAME_END = '\n\n'
 /** An event's record: a line break, its name, one more, its data's length, one more, its data. */
 const record = (name: string, data: string) => `\n${name}\n${data.length}\n${data}`
 
+/** The characters of `record(name, data)`, without making it. */
+const recordLength = (name: string, data: string) => {
+  const n = data.length
+  const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : String(n).length
+  return name.length + digits + n + 3
+}
+
 /**
  * A conversation's events: monotonic ids, held in memory as records (name and data) and written
  * in batches, so a 1,000-event answer costs a few row writes instead of a thousand. SSE frames are
@@ -89,8 +96,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
   let lastId = options.lastId
-  // The held events: their records, as written, and their names and data, for their frames.
-  let records = ''
+  // The held events' names and data: their records are made when the batch is written (as one
+  // flat string: workerd binds a string built by appending to it more slowly), their frames when
+  // they are sent or replayed. And how many characters their records will hold.
+  let chars = 0
   let names: string[] = []
   let datas: string[] = []
   // How many of them the subscribers took.
@@ -109,8 +118,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const flush = () => {
     if (names.length === 0) return
     options.beforeWrite?.()
+    const records = names.map((name, i) => record(name, datas[i]!)).join('')
     const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
-    records = ''
+    chars = 0
     names = []
     datas = []
     taken = 0
@@ -121,12 +131,12 @@ export function createEventLog(options: EventLogOptions): EventLog {
     append(name, data) {
       if (name !== checked) checked = checkEventName(name)
       lastId++
-      const added = record(name, data)
-      records += added
+      const added = recordLength(name, data)
+      chars += added
       names.push(name)
       datas.push(data)
-      if (names.length >= maxEvents || records.length >= maxChars) flush()
-      return added.length
+      if (names.length >= maxEvents || chars >= maxChars) flush()
+      return added
     },
     take() {
       const text = frames(taken)
@@ -151,7 +161,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       return names.length
     },
     get heldChars() {
-      return records.length
+      return chars
     },
   }
 }

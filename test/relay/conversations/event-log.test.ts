@@ -148,6 +148,16 @@ describe('the event log of a conversation', () => {
     expect(log.heldChars).toBe(2 * 321)
   })
 
+  it('counts the characters of each record it writes, whatever the length of its data', () => {
+    for (const length of [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 123_456]) {
+      const { log, stored } = logWith(0, { maxChars: Infinity })
+      const added = log.append('thinking', 'x'.repeat(length)) + log.append('text', '{}')
+      expect(log.heldChars).toBe(added)
+      log.flush()
+      expect(stored[0]!.records).toHaveLength(added)
+    }
+  })
+
   it('replays exactly the events after any id, from storage and memory, with no gap or repeat', () => {
     const { log, batches, appendFrame } = logWith(0, { maxEvents: 7 })
     const all: string[] = []
