@@ -411,9 +411,9 @@ async function memory(worker: TestWorker, pid: number, section: string): Promise
     },
     {
       section,
-      name: 'most characters of frames the object held at once',
+      name: 'most characters of events the object held at once',
       value: `${(peakHeldChars / 1024).toFixed(0)} KiB`,
-      note: "the object's counter: a batch not yet written plus frames not yet sent",
+      note: "the object's counter: the records (names and data) of a batch not yet written; the frames sent are made from them as they go out",
     },
   ]
 }
