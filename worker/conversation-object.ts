@@ -414,7 +414,7 @@ export class ConversationObject extends DurableObject<Env> {
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
     const { model, turn, options } = checked.value
-    const adapter = resolveAdapter(this.#registry(), model, this.#settings.allows)
+    const adapter = resolveAdapter(this.registry(), model, this.#settings.allows)
     if (adapter instanceof Response) return adapter
 
     // What the call sends: every stored turn (read for it, and let go when it ends).
@@ -812,7 +812,8 @@ export class ConversationObject extends DurableObject<Env> {
     this.#store.saveMeta(meta)
   }
 
-  #registry(): Registry {
+  /** The models this object serves: the settings' and `providers()`, one registry per isolate. */
+  protected registry(): Registry {
     const providers = this.providers()
     let byEnv = registries.get(providers)
     if (byEnv === undefined) registries.set(providers, (byEnv = new WeakMap()))
