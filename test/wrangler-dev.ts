@@ -57,8 +57,8 @@ const NOT_READY = 'wrangler dev did not become ready'
  * beside this one) before wrangler binds it: then it starts again on other ports. A start that
  * never answers within `startupMs` (seen once in CI, where four started at once and the test's
  * setup timed out before this deadline could say which) is stopped and started once more; the
- * second one's output begins with the first one's. Metrics and the `Request.cf` download are off; wrangler runs in its own process
- * group, so `stop` also stops the workerd it starts.
+ * second one's output begins with the first one's. Metrics and the `Request.cf` download are off;
+ * wrangler runs in its own process group, so `stop` also stops the workerd it starts.
  */
 export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
   let stalled: string | undefined
