@@ -210,6 +210,58 @@ async function rowWrites(worker: TestWorker, section: string): Promise<Row> {
   }
 }
 
+/** A path of the CPU rows: one answer, the workerd it runs in, whether it needs a conversation. */
+export type TimedPath = {
+  worker: TestWorker
+  pid: number
+  conversation: boolean
+  answer(id: string): Promise<unknown>
+}
+
+/**
+ * workerd's CPU per answer of each path, per round (the ms of a round's answers of that path over
+ * their count). Each round makes the conversations it needs first, a batch at a time (creating
+ * one is not part of an answer), waits `pauseMs` (for what follows those requests in workerd:
+ * writes, alarms), then runs one answer of each path in turn, `batch` times, each timed alone: a
+ * slower moment of the machine weighs on every path alike, where timing a batch of one path at a
+ * time let it fall on one of them. A first round warms every path up and is left out; `each`,
+ * when given, runs every timed answer of the others (`timed`), to measure more around it.
+ */
+export async function cpuRounds(
+  paths: readonly TimedPath[],
+  { rounds, batch, pauseMs }: { rounds: number; batch: number; pauseMs: number },
+  each?: (index: number, timed: () => Promise<void>) => Promise<void>,
+): Promise<number[][]> {
+  const samples = paths.map((): number[] => [])
+  for (let round = 0; round <= rounds; round++) {
+    const ids: string[][] = []
+    for (const path of paths) {
+      ids.push(
+        path.conversation
+          ? await Promise.all(Array.from({ length: batch }, () => create(path.worker)))
+          : [],
+      )
+    }
+    await new Promise((done) => setTimeout(done, pauseMs))
+    const spent = paths.map(() => 0)
+    for (let i = 0; i < batch; i++) {
+      for (let k = 0; k < paths.length; k++) {
+        const index = (k + i + round) % paths.length
+        const path = paths[index]!
+        const id = path.conversation ? ids[index]!.pop()! : ''
+        const timed = async () => {
+          const before = cpuMs(path.pid)
+          await path.answer(id)
+          spent[index]! += cpuMs(path.pid) - before
+        }
+        await (round > 0 && each !== undefined ? each(index, timed) : timed())
+      }
+    }
+    if (round > 0) spent.forEach((ms, index) => samples[index]!.push(ms / batch))
+  }
+  return samples
+}
+
 /**
  * workerd's CPU per answer from the conversation's object and from `/v1/chat`: `test/tokens`
  * (1,000 text events of 4 characters) and `test/short` (2 events), in batches run in turn.
@@ -235,47 +287,23 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
   }
   const inObject = (name: string) => name.startsWith('conversation') || name.startsWith('floor')
   const names = Object.keys(paths) as (keyof typeof paths)[]
-  const samples = Object.fromEntries(names.map((name) => [name, []])) as unknown as Record<
+  /** Ticks in user space and in the kernel, per path, over the timed rounds. */
+  const split = names.map(() => ({ user: 0, kernel: 0 }))
+  const rounds = await cpuRounds(
+    names.map((name) => ({ worker, pid, conversation: inObject(name), answer: paths[name] })),
+    { rounds: CPU_ROUNDS, batch: CPU_BATCH, pauseMs: 50 },
+    async (index, timed) => {
+      const before = ticks(pid)
+      await timed()
+      const after = ticks(pid)
+      split[index]!.user += after.user - before.user
+      split[index]!.kernel += after.kernel - before.kernel
+    },
+  )
+  const samples = Object.fromEntries(names.map((name, i) => [name, rounds[i]!])) as Record<
     keyof typeof paths,
     number[]
   >
-  /** Ticks in user space and in the kernel, per path, over the timed rounds. */
-  const split = Object.fromEntries(names.map((name) => [name, { user: 0, kernel: 0 }])) as Record<
-    keyof typeof paths,
-    { user: number; kernel: number }
-  >
-  for (let round = 0; round < CPU_ROUNDS + 1; round++) {
-    // Conversations are made before the round starts (creating one is not part of an answer), a
-    // batch at a time; a chat answer takes none.
-    const ids: string[] = []
-    for (const _ of names.filter(inObject)) {
-      ids.push(...(await Promise.all(Array.from({ length: CPU_BATCH }, () => create(worker)))))
-    }
-    await settle()
-    const spent = Object.fromEntries(names.map((name) => [name, 0])) as Record<
-      keyof typeof paths,
-      number
-    >
-    // One answer of each path in turn, each timed alone: a slower moment of the machine weighs on
-    // every path alike, where timing a batch of one path at a time let it fall on one of them.
-    for (let i = 0; i < CPU_BATCH; i++) {
-      for (let k = 0; k < names.length; k++) {
-        const path = names[(k + i + round) % names.length]!
-        const id = inObject(path) ? ids.pop()! : ''
-        const before = cpuMs(pid)
-        const ticksBefore = ticks(pid)
-        await paths[path](id)
-        spent[path] += cpuMs(pid) - before
-        const ticksAfter = ticks(pid)
-        if (round > 0) {
-          split[path].user += ticksAfter.user - ticksBefore.user
-          split[path].kernel += ticksAfter.kernel - ticksBefore.kernel
-        }
-      }
-    }
-    // The first round warms every path up.
-    if (round > 0) for (const name of names) samples[name].push(spent[name] / CPU_BATCH)
-  }
   const ms = (path: keyof typeof paths) => `${fmt(median(samples[path]))} ms`
   const ratios = (a: keyof typeof paths, b: keyof typeof paths) =>
     samples[a].map((value, i) => value / samples[b][i]!)
@@ -284,8 +312,10 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
   const marginal = (a: keyof typeof paths, b: keyof typeof paths) =>
     median(samples[a].map((value, i) => value - samples[b][i]!))
   /** The kernel's share of a path's CPU, from its ticks, applied to its median. */
-  const kernelShare = (path: keyof typeof paths) =>
-    split[path].kernel / (split[path].user + split[path].kernel)
+  const kernelShare = (path: keyof typeof paths) => {
+    const { user, kernel } = split[names.indexOf(path)]!
+    return kernel / (user + kernel)
+  }
   const kernelMs = (path: keyof typeof paths) => median(samples[path]) * kernelShare(path)
   const userMs = (path: keyof typeof paths) => median(samples[path]) * (1 - kernelShare(path))
   const how = `workerd process CPU (every thread's schedstat) around each answer, ${CPU_BATCH} answers of each path a round in turn, median of ${CPU_ROUNDS} rounds; each answer counts its HTTP request and the Worker in front`
@@ -337,9 +367,6 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     },
   ]
 }
-
-/** Lets workerd finish what follows the last response (writes, alarms) before CPU is read. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
 
 /** Streams one `test/huge` answer (50 MB) to one client, reading workerd's RSS as it goes. */
 async function hugeAnswer(worker: TestWorker, pid: number, id: string) {

@@ -16,8 +16,7 @@ import type { startTestWorker } from '../test/worker/start-worker.ts'
 import {
   answer,
   chatAnswer,
-  cpuMs,
-  create,
+  cpuRounds,
   PROVIDER_MODEL,
   startMeasuredWorker,
   startProviderUpstream,
@@ -57,35 +56,21 @@ export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row
         for (const where of ['chat', 'conversation'] as const) paths.push({ tree, model, where })
       }
     }
-    const samples = paths.map((): number[] => [])
-    for (let round = 0; round <= rounds; round++) {
-      // A batch of conversations at a time (as bench/conversations.ts makes them): more at once
-      // have had a Worker close connections under the client's pool.
-      const ids: string[][] = []
-      for (const path of paths) {
-        const { worker } = trees[path.tree]!
-        ids.push(
-          path.where === 'chat'
-            ? []
-            : await Promise.all(Array.from({ length: BATCH }, () => create(worker))),
-        )
-      }
-      await new Promise((done) => setTimeout(done, 100))
-      const spent = paths.map(() => 0)
-      for (let i = 0; i < BATCH; i++) {
-        for (let k = 0; k < paths.length; k++) {
-          const index = (k + i + round) % paths.length
-          const path = paths[index]!
-          const { worker, pid } = trees[path.tree]!
-          const model = MODELS[path.model]
-          const before = cpuMs(pid)
-          if (path.where === 'chat') await chatAnswer(worker, model)
-          else await answer(worker, ids[index]!.pop()!, model)
-          spent[index]! += cpuMs(pid) - before
+    const samples = await cpuRounds(
+      paths.map(({ tree, model, where }) => {
+        const { worker, pid } = trees[tree]!
+        return {
+          worker,
+          pid,
+          conversation: where === 'conversation',
+          answer: (id: string) =>
+            where === 'chat'
+              ? chatAnswer(worker, MODELS[model])
+              : answer(worker, id, MODELS[model]),
         }
-      }
-      if (round > 0) spent.forEach((ms, index) => samples[index]!.push(ms / BATCH))
-    }
+      }),
+      { rounds, batch: BATCH, pauseMs: 100 },
+    )
     const section = `durable CPU side by side (${rounds} rounds of ${BATCH} answers of each)`
     const rows: Row[] = []
     for (let i = 0; i < paths.length; i += 2) {
