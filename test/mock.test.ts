@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
+import { z } from 'zod'
+import type { ToolSpec } from '../src/core/adapter.ts'
+import type { AssistantTurn, Conversation } from '../src/core/conversation.ts'
 import { createRegistry } from '../src/core/registry.ts'
+import { runTools } from '../src/core/tools.ts'
 import { createMock, mock, mockModelIds } from '../src/providers/mock/index.ts'
 import type { Event } from '../src/core/events.ts'
 import { collect } from './helpers/stream.ts'
@@ -169,5 +173,220 @@ describe('mock', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+})
+
+const clockTool: ToolSpec = {
+  name: 'clock',
+  description: 'The current time',
+  parameters: { type: 'object', properties: {} },
+}
+const weatherTool: ToolSpec = {
+  name: 'get_weather',
+  parameters: {
+    type: 'object',
+    properties: {
+      city: { type: 'string' },
+      unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+      days: { type: 'integer', minimum: 1, maximum: 7 },
+    },
+    required: ['city', 'unit'],
+  },
+}
+
+/** The `done` turn of a stream's events. */
+function turnOf(events: Event[]): AssistantTurn {
+  const done = events.at(-1)
+  if (done?.type !== 'done') throw new Error('no done event')
+  return done.turn
+}
+
+const ask = (content: string): Conversation => ({ turns: [{ role: 'user', content }] })
+
+describe('mock without a script, offered tools', () => {
+  it('calls the tool the user names, with arguments from its schema, and says why in its thinking', async () => {
+    const events = await collect(
+      mock().stream(ask('Use get_weather for "Oslo" in fahrenheit, for 3 days'), {
+        tools: [clockTool, weatherTool],
+      }),
+    )
+    const turn = turnOf(events)
+    const call = {
+      id: 'call_1_0',
+      name: 'get_weather',
+      input: { city: 'Oslo', unit: 'fahrenheit', days: 3 },
+    }
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([{ type: 'tool-call', call }])
+    expect(events.some((e) => e.type === 'text')).toBe(false)
+    expect(turn).toMatchObject({ stopReason: 'tool-calls', toolCalls: [call], text: '' })
+    expect(turn.thinking).toContain('The message names get_weather, so I call it.')
+    expect(turn.thinking).toContain('{"city":"Oslo","unit":"fahrenheit","days":3}')
+  })
+
+  it('calls only the first offered tool the message names, and says which others it named', async () => {
+    const turn = turnOf(
+      await collect(
+        mock().stream(ask('Check the clock, and get weather for Paris'), {
+          tools: [weatherTool, clockTool],
+        }),
+      ),
+    )
+    expect(turn.toolCalls?.map((call) => [call.id, call.name])).toEqual([
+      ['call_1_0', 'get_weather'],
+    ])
+    expect(turn.thinking).toContain('(and clock; one call is enough)')
+  })
+
+  it("follows the tool choice: 'none' calls none, 'required' the first offered, a name that tool", async () => {
+    const none = turnOf(
+      await collect(
+        mock().stream(ask('what does the clock say?'), { tools: [clockTool], toolChoice: 'none' }),
+      ),
+    )
+    expect(none.toolCalls ?? []).toEqual([])
+    expect(none.stopReason).toBe('stop')
+    expect(none.text).not.toContain('Mention a tool')
+
+    const required = turnOf(
+      await collect(
+        mock().stream(ask('hello'), { tools: [clockTool, weatherTool], toolChoice: 'required' }),
+      ),
+    )
+    expect(required.toolCalls?.map((call) => call.name)).toEqual(['clock'])
+
+    const named = turnOf(
+      await collect(
+        mock().stream(ask('the clock, please'), {
+          tools: [clockTool, weatherTool],
+          toolChoice: { name: 'get_weather' },
+        }),
+      ),
+    )
+    expect(named.toolCalls?.map((call) => call.name)).toEqual(['get_weather'])
+  })
+
+  it('says which tools it could call, and how to ask, when the message names none', async () => {
+    const turn = turnOf(
+      await collect(mock().stream(ask('Weather in Paris?'), { tools: [clockTool, weatherTool] })),
+    )
+    expect(turn.toolCalls ?? []).toEqual([])
+    expect(turn.text).toContain('You said: "Weather in Paris?"')
+    expect(turn.text).toMatch(/Mention a tool by name \(clock, get_weather\) and I will call it\.$/)
+  })
+
+  it('answers tool results by quoting each one, and says when one is an error', async () => {
+    const conversation: Conversation = {
+      turns: [
+        { role: 'user', content: 'clock and save_note "milk"' },
+        {
+          role: 'assistant',
+          text: '',
+          toolCalls: [
+            { id: 'a', name: 'clock', input: {} },
+            { id: 'b', name: 'save_note', input: { text: 'milk' } },
+          ],
+          usage: { inputTokens: 1, outputTokens: 1 },
+          stopReason: 'tool-calls',
+        },
+        {
+          role: 'tool',
+          results: [
+            { callId: 'a', name: 'clock', output: '2026-12-06T07:00:00Z' },
+            { callId: 'b', name: 'save_note', output: 'denied by the user', isError: true },
+          ],
+        },
+      ],
+    }
+    const turn = turnOf(await collect(mock().stream(conversation, { tools: [clockTool] })))
+    expect(turn.text).toBe(
+      'The clock tool returned "2026-12-06T07:00:00Z". ' +
+        'The save_note tool returned an error: "denied by the user".',
+    )
+    expect(turn.toolCalls ?? []).toEqual([])
+    expect(turn.stopReason).toBe('stop')
+    expect(turn.thinking).toContain('2 tool results (clock, save_note)')
+  })
+
+  it('quotes a long tool output clipped, and an output of nothing as nothing', async () => {
+    const results = (output: unknown): Conversation => ({
+      turns: [{ role: 'tool', results: [{ callId: 'a', name: 'big', output }] }],
+    })
+    const long = turnOf(await collect(mock().stream(results({ list: 'x'.repeat(500) }))))
+    expect(long.text).toBe(`The big tool returned {"list":"${'x'.repeat(191)}….`)
+    const nothing = turnOf(await collect(mock().stream(results(undefined))))
+    expect(nothing.text).toBe('The big tool returned nothing.')
+  })
+
+  it('gives each call an id that no earlier call of the conversation has', async () => {
+    const adapter = mock()
+    const first = turnOf(await collect(adapter.stream(ask('clock'), { tools: [clockTool] })))
+    const later: Conversation = {
+      turns: [
+        ...ask('clock').turns,
+        first,
+        { role: 'tool', results: [{ callId: first.toolCalls![0]!.id, name: 'clock', output: 1 }] },
+        { role: 'user', content: 'the clock again' },
+      ],
+    }
+    const second = turnOf(await collect(adapter.stream(later, { tools: [clockTool] })))
+    expect(second.toolCalls?.[0]?.id).not.toBe(first.toolCalls?.[0]?.id)
+  })
+
+  it('waits delayMs before each thinking delta of a tool call, as for text', async () => {
+    vi.useFakeTimers()
+    try {
+      const events: Event[] = []
+      const done = (async () => {
+        const stream = mock({ delayMs: 50 }).stream(ask('clock'), { tools: [clockTool] })
+        for await (const event of stream) events.push(event)
+      })()
+      await vi.advanceTimersByTimeAsync(49)
+      expect(events).toEqual([])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(events).toEqual([{ type: 'thinking', text: expect.any(String) }])
+      await vi.runAllTimersAsync()
+      await done
+      const thoughts = events.filter((e) => e.type === 'thinking').length
+      expect(thoughts).toBeGreaterThan(1)
+      expect(turnOf(events).toolCalls?.map((call) => call.name)).toEqual(['clock'])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('keeps a scripted answer as scripted when tools are offered', async () => {
+    const turn = turnOf(
+      await collect(
+        mock({ script: [{ text: 'as written' }] }).stream(ask('clock'), { tools: [clockTool] }),
+      ),
+    )
+    expect(turn.text).toBe('as written')
+    expect(turn.toolCalls ?? []).toEqual([])
+  })
+
+  it('runs a tool loop with runTools and ends by quoting what the tool returned', async () => {
+    const execute = vi.fn((input: { text: string }) => `saved: ${input.text}`)
+    const { turn, conversation, steps } = await runTools(
+      mock(),
+      ask('Please save_note "tea at 5"'),
+      {
+        tools: {
+          clock: {
+            parameters: { type: 'object', properties: {} },
+            execute: () => '2026-12-06T07:00:00Z',
+          },
+          save_note: { parameters: z.object({ text: z.string().min(1) }), execute },
+        },
+      },
+    )
+    expect(steps).toBe(2)
+    expect(execute).toHaveBeenCalledWith({ text: 'tea at 5' }, expect.anything())
+    expect(conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(turn.text).toBe('The save_note tool returned "saved: tea at 5".')
   })
 })

@@ -5,6 +5,7 @@ import type { ToolCall } from '../../core/events.ts'
 import { sleep } from '../../core/sleep.ts'
 import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
 import { encodeTurns } from '../../kit/replay.ts'
+import { defaultAnswer } from './default-answer.ts'
 import { mockCapabilities, mockModelIds } from './models.ts'
 
 export { mockCapabilities, mockModelIds }
@@ -48,7 +49,11 @@ export type MockOptions = {
    * Answers in order, one per call (the last one repeats), or a function of the call. Without a
    * script the mock thinks briefly and answers with a quote of the last user message; a message
    * that mentions "markdown" or "demo" gets a tour instead: a second or so of thinking, then an
-   * answer in markdown (a list, a code block and a table).
+   * answer in markdown (a list, a code block and a table). When the call offers tools, it calls
+   * every one the user's message names ("get_weather" or "get weather" names `get_weather`), in
+   * one step and as `toolChoice` allows, with arguments made from the tool's JSON Schema and the
+   * message; it answers tool results by quoting them. When it calls none, its answer says how to
+   * ask for one.
    */
   script?: MockResponse[] | ((call: MockCall) => MockResponse) | undefined
   /** Characters per `thinking`/`text` delta. @defaultValue 8 */
@@ -88,11 +93,17 @@ export type MockFactory = ((model: string) => MockAdapter) & { readonly models: 
  * An offline adapter: scripted, deterministic, streamed in small chunks, with scripted failures.
  * Its turns carry tagged items like any provider's, so replay and atomicity are testable. It is
  * also the smallest complete adapter: a producer under `guardStream` that yields deltas and
- * returns the finish record.
+ * returns the finish record. Without a script it echoes, and calls the tools a message names
+ * (see {@link MockOptions.script}), so every tool path runs without a key.
  *
  * @example
  * ```ts
  * const turn = await complete(mock(), { turns: [{ role: 'user', content: 'hi' }] })
+ *
+ * const clock = { parameters: { type: 'object' }, execute: () => new Date().toISOString() }
+ * const asked = { turns: [{ role: 'user' as const, content: 'What does the clock say?' }] }
+ * const { turn: answer } = await runTools(mock(), asked, { tools: { clock } })
+ * answer.text // 'The clock tool returned "2026-12-06T07:00:00.000Z".'
  * ```
  */
 export function mock(options: MockOptions = {}): MockAdapter {
@@ -108,7 +119,10 @@ export function mock(options: MockOptions = {}): MockAdapter {
     if (script !== undefined && script.length > 0) {
       return script[Math.min(call.index, script.length - 1)]!
     }
-    return defaultAnswer(call.conversation, options.repeat ?? 1)
+    return defaultAnswer(call.conversation, call.options, {
+      repeat: options.repeat ?? 1,
+      now: new Date(),
+    })
   }
 
   function produce(conversation: Conversation, callOptions: CallOptions): Producer {
@@ -221,57 +235,4 @@ function pieces(type: 'thinking' | 'text', value: string, size: number): Delta[]
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4)
-}
-
-function defaultAnswer(conversation: Conversation, repeat: number): MockResponse {
-  const last = conversation.turns.findLast((turn) => turn.role === 'user')
-  const question =
-    last === undefined
-      ? ''
-      : typeof last.content === 'string'
-        ? last.content
-        : last.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')
-  if (/\b(markdown|demo)\b/i.test(question)) return TOUR
-  const quoted = question.length > 200 ? `${question.slice(0, 200)}…` : question
-  const sentence = `You said: "${quoted}". I am thinkwire's offline mock model, so this answer is scripted. `
-  return {
-    thinking: `The user wrote ${question.length} characters. I will quote them back and say what I am.`,
-    text: sentence.repeat(Math.max(1, repeat)).trimEnd(),
-  }
-}
-
-/** The answer to a question about markdown or the demo: what a chat UI can show, in markdown. */
-const TOUR: MockResponse = {
-  thinking:
-    'The user wants to see what the demo can do. I will think for a moment, so the thinking ' +
-    'lane has something to show (and Stop has something to stop), then answer in markdown: a ' +
-    'list, a code block and a table.',
-  thinkingMs: 1500,
-  chunkSize: 16,
-  text: [
-    'Here is what the demo shows while an answer streams:',
-    '',
-    '1. **Thinking** arrives live in its own lane, and folds to *Thought for N s* when the answer starts.',
-    '2. **Stop** (or `Esc`) keeps what arrived; **Regenerate** asks again and keeps this answer until the new one is complete.',
-    "3. The conversation, with each model's opaque reasoning state, survives a reload.",
-    '',
-    'The same stream, from code:',
-    '',
-    '```ts',
-    "import { relay } from 'thinkwire/client'",
-    '',
-    "const adapter = relay({ url: '', model: 'mock/echo' })",
-    'for await (const event of adapter.stream(conversation)) {',
-    "  if (event.type === 'text') print(event.text)",
-    '}',
-    '```',
-    '',
-    '| event | carries |',
-    '| --- | --- |',
-    '| `thinking` | visible reasoning |',
-    '| `text` | the answer |',
-    '| `done` | the whole turn, with its usage |',
-    '',
-    'Ask anything else and the mock quotes it back.',
-  ].join('\n'),
 }
