@@ -13,32 +13,39 @@ export type BodyResult =
 const graceMs = (timeoutMs: number) => Math.min(1000, timeoutMs)
 
 /**
+ * How many times the size limit of a body the answer does not use is read and dropped, at most
+ * (8 MiB under the default 1 MiB limit), so that its connection can carry the next request.
+ */
+export const DROP_LIMITS = 8
+
+/**
  * Reads a JSON request body of at most `limit` bytes within `timeoutMs`. A `content-length` over
- * the limit is refused before reading, and the bytes are counted as they stream in (the header may
- * be absent or lie): past the limit nothing more is held, and what is still on its way is dropped
- * as `discardBody` does, so a client can make the relay hold neither more than `limit` bytes nor a
- * handler for longer than `timeoutMs` (plus the short grace of a refused body).
+ * the limit is refused without holding any of it, and the bytes are counted as they stream in (the
+ * header may be absent or lie): past the limit nothing more is held. Every refusal but a late body
+ * drops the rest of the body as {@link discardBody} does, so a client can make the relay hold
+ * neither more than `limit` bytes nor a handler for longer than `timeoutMs` (plus the short grace
+ * of a refused body), and a refused body does not cost the client its connection.
  */
 export async function readJsonBody(
   request: Request,
   limit: number,
   timeoutMs: number,
 ): Promise<BodyResult> {
+  const refuse = async (status: 413 | 415, message: string): Promise<BodyResult> => {
+    await discardBody(request, limit, timeoutMs)
+    return { ok: false, status, message }
+  }
   const type = (request.headers.get('content-type') ?? '').split(';')
   if (type[0]!.trim().toLowerCase() !== 'application/json') {
-    return { ok: false, status: 415, message: "content-type must be 'application/json'" }
+    return refuse(415, "content-type must be 'application/json'")
   }
   const charset = type.slice(1).find((param) => param.trim().toLowerCase().startsWith('charset='))
   if (charset !== undefined && !/^\s*charset="?utf-8"?\s*$/i.test(charset)) {
-    return { ok: false, status: 415, message: 'content-type charset must be utf-8' }
+    return refuse(415, 'content-type charset must be utf-8')
   }
-  const tooLarge = {
-    ok: false,
-    status: 413,
-    message: `body must be at most ${limit} bytes`,
-  } as const
+  const tooLarge = `body must be at most ${limit} bytes`
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  if (declared > limit) return tooLarge
+  if (declared > limit) return refuse(413, tooLarge)
   if (request.body === null) return { ok: false, status: 400, message: 'body is required' }
 
   const reader = request.body.getReader()
@@ -59,8 +66,8 @@ export async function readJsonBody(
       if (step.done) break
       bytes += step.value.byteLength
       if (bytes > limit) {
-        await drain(reader, limit, graceMs(timeoutMs))
-        return tooLarge
+        await drain(reader, bytes, DROP_LIMITS * limit, graceMs(timeoutMs))
+        return { ok: false, status: 413, message: tooLarge }
       }
       chunks.push(step.value)
     }
@@ -86,24 +93,37 @@ export async function readJsonBody(
 }
 
 /**
- * Reads and drops a body the answer does not need, for at most `maxBytes` and the short grace of
- * a body with this `timeoutMs`, then cancels what is left. An answer sent while a request body is
- * unread makes some servers (workerd) reset the connection, which fails the client's next request
- * on it; the grace lets a body that is already on its way arrive, while a client that sends slowly
- * or without end gets its answer once the grace is over.
+ * Reads a body the answer does not need (or refuses) to its end and drops it, for at most
+ * {@link DROP_LIMITS} times `limit` bytes and the short grace of a body with this `timeoutMs`, then
+ * cancels what is left. A body left partly read when the answer goes out costs its connection:
+ * workerd closes it after the answer, so a client's next request on it fails (and `wrangler dev`'s
+ * proxy, which keeps its own connections to the Worker, answers the next request of any client
+ * with a 503 "Your worker restarted mid-request"). The grace lets a body already on its way
+ * arrive, while a client that sends slowly or without end gets its answer once it is over. A
+ * `content-length` over what would be read is not read at all: reading part of it would cost the
+ * connection all the same.
  */
 export async function discardBody(
   request: Request,
-  maxBytes: number,
+  limit: number,
   timeoutMs: number,
 ): Promise<void> {
   if (request.body === null || request.bodyUsed) return
-  await drain(request.body.getReader(), maxBytes, graceMs(timeoutMs))
+  const most = DROP_LIMITS * limit
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > most) return
+  // A declared length is a bound of its own: a body that goes on past it is not read further.
+  const bound = declared >= 0 ? declared : most
+  await drain(request.body.getReader(), 0, bound, graceMs(timeoutMs))
 }
 
-/** Reads and drops what `reader` still gives, for at most `maxBytes` and `maxMs`, then cancels it. */
+/**
+ * Reads and drops what `reader` still gives, `bytes` having been read already, until it ends or
+ * more than `maxBytes` have been read in all, for at most `maxMs`; then cancels it.
+ */
 async function drain(
   reader: ReadableStreamDefaultReader<Uint8Array>,
+  bytes: number,
   maxBytes: number,
   maxMs: number,
 ): Promise<void> {
@@ -112,7 +132,7 @@ async function drain(
     timer = setTimeout(() => resolve('late'), maxMs)
   })
   try {
-    for (let bytes = 0; bytes <= maxBytes;) {
+    while (bytes <= maxBytes) {
       const step = await Promise.race([reader.read(), late])
       if (step === 'late' || step.done) break
       bytes += step.value.byteLength

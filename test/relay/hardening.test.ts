@@ -8,6 +8,7 @@ import type { Conversation } from '../../src/core/conversation.ts'
 import type { Event } from '../../src/core/events.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { DEFAULT_OUTPUT_RESERVE } from '../../src/relay/chat-route.ts'
+import { DROP_LIMITS } from '../../src/relay/read-body.ts'
 import {
   createRelay,
   memoryRateLimiter,
@@ -168,22 +169,20 @@ describe('relay hardening: no waiting on a body the answer does not need', () =>
     })
   })
 
-  it('holds nothing past the size limit and drops at most one more limit of an endless body', async () => {
+  it('holds nothing past the size limit and reads at most DROP_LIMITS limits of an endless body', async () => {
     const small = createRelay({ providers: offline, limits: { bodyBytes: 8 * 1024 } })
     const sent = flood()
     const response = await small.fetch(post('/v1/chat', sent.stream))
     expect(response.status).toBe(413)
-    // The limit, one more limit dropped as it comes, and one read ahead: never a third.
-    expect(sent.bytes()).toBeLessThanOrEqual(2 * 8 * 1024 + 2 * 1024)
+    // The limit, then what follows dropped as it comes up to DROP_LIMITS limits, and one read ahead.
+    expect(sent.bytes()).toBeLessThanOrEqual(DROP_LIMITS * 8 * 1024 + 2 * 1024)
   })
 
-  it('reads a body a little over the limit to its end before the 413, so the client gets it', async () => {
-    // An answer sent while the body is unread makes workerd reset the connection, and a client
-    // still writing its body then sees the reset instead of the 413 that names the limit.
-    const small = createRelay({ providers: offline, limits: { bodyBytes: 8 * 1024 } })
+  /** A body of `kib` KiB in 1 KiB chunks that notes when it was read to its end. */
+  function sized(kib: number): { stream: ReadableStream<Uint8Array>; ended(): boolean } {
     let ended = false
+    let left = kib
     const chunk = new TextEncoder().encode('x'.repeat(1024))
-    let left = 12
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
         if (left-- > 0) return controller.enqueue(chunk)
@@ -191,13 +190,56 @@ describe('relay hardening: no waiting on a body the answer does not need', () =>
         controller.close()
       },
     })
-    const response = await small.fetch(post('/v1/chat', stream))
-    expect(response.status).toBe(413)
+    return { stream, ended: () => ended }
+  }
+
+  // An answer sent while the body is partly read costs the connection: workerd closes it after the
+  // answer (a client still writing sees a reset instead of the answer, and its next request on it
+  // fails), and wrangler dev's proxy answers the next request of any client with a 503.
+  it.each([
+    ['/v1/chat', 'application/json', 413, 12, 'a little over the limit'],
+    ['/v1/chat', 'application/json', 413, 24, 'three times the limit'],
+    ['/v1/chat', 'application/json', 413, DROP_LIMITS * 8, 'DROP_LIMITS times the limit'],
+    ['/v1/chat/completions', 'application/json', 413, 24, 'three times the limit'],
+    ['/v1/chat', 'text/plain', 415, 24, 'three times the limit'],
+    ['/v1/nothing', 'application/json', 404, 24, 'three times the limit'],
+  ] as const)(
+    'reads a body to %s (%s) to its end before the %i when it is %i KiB, %s',
+    async (path, type, status, kib, _size) => {
+      const small = createRelay({ providers: offline, limits: { bodyBytes: 8 * 1024 } })
+      for (const length of [String(kib * 1024), undefined]) {
+        const sent = sized(kib)
+        const headers: Record<string, string> = { 'content-type': type }
+        if (length !== undefined) headers['content-length'] = length
+        const response = await small.fetch(post(path, sent.stream, { headers }))
+        expect(response.status).toBe(status)
+        expect(sent.ended()).toBe(true)
+      }
+    },
+  )
+
+  it('names the limit in the 413 of a body read to its end', async () => {
+    const small = createRelay({ providers: offline, limits: { bodyBytes: 8 * 1024 } })
+    const response = await small.fetch(post('/v1/chat', sized(24).stream))
     expect(await errorBody(response)).toEqual({
       kind: 'invalid-request',
       message: 'body must be at most 8192 bytes',
     })
-    expect(ended).toBe(true)
+  })
+
+  it('reads nothing of a body whose content-length is over DROP_LIMITS limits', async () => {
+    const small = createRelay({ providers: offline, limits: { bodyBytes: 8 * 1024 } })
+    const length = String(DROP_LIMITS * 8 * 1024 + 1)
+    for (const [path, status] of [
+      ['/v1/chat', 413],
+      ['/v1/nothing', 404],
+    ] as const) {
+      const sent = flood()
+      const headers = { 'content-length': length }
+      expect((await small.fetch(post(path, sent.stream, { headers }))).status).toBe(status)
+      // A stream pulls one chunk (1 KiB) ahead of its reader: nothing past that was asked for.
+      expect(sent.bytes()).toBeLessThan(2 * 1024)
+    }
   })
 })
 

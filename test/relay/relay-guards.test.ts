@@ -10,6 +10,7 @@ import {
   type RelayLogEntry,
 } from '../../src/relay/index.ts'
 import { DEFAULT_OUTPUT_RESERVE } from '../../src/relay/chat-route.ts'
+import { DROP_LIMITS } from '../../src/relay/read-body.ts'
 import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
 
 const body = { model: 'mock/echo', conversation: { turns: ask() } }
@@ -180,8 +181,8 @@ describe('createRelay: body limits', () => {
       request,
     )
     expect(response.status).toBe(413)
-    // Up to the limit is held; past it, up to the limit again is drained (dropped as it comes).
-    expect(read.bytes).toBeLessThanOrEqual(2800)
+    // Up to the limit is held; past it, up to DROP_LIMITS limits in all are read and dropped.
+    expect(read.bytes).toBeLessThanOrEqual(DROP_LIMITS * 1000 + 400)
   })
 
   it('refuses bodies that are not JSON, not UTF-8 or not parseable', async () => {
