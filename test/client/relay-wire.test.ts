@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { relay } from '../../src/client/index.ts'
 import type { CallOptions } from '../../src/core/adapter.ts'
 import type { Conversation } from '../../src/core/conversation.ts'
@@ -88,19 +89,23 @@ describe('relay client on the wire', () => {
     expect(events).toEqual(reference)
   })
 
-  it('gives identical events for random chunkings', async () => {
-    const length = new TextEncoder().encode(body).length
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 1, max: length - 1 }), { maxLength: 40 }),
-        async (splitAt) => {
-          const events = await collect(client({ body, splitAt }).adapter.stream(ask))
-          expect(events).toEqual(reference)
-        },
-      ),
-      { numRuns: 300 },
-    )
-  })
+  it(
+    'gives identical events for random chunkings',
+    async () => {
+      const length = new TextEncoder().encode(body).length
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.integer({ min: 1, max: length - 1 }), { maxLength: 40 }),
+          async (splitAt) => {
+            const events = await collect(client({ body, splitAt }).adapter.stream(ask))
+            expect(events).toEqual(reference)
+          },
+        ),
+        { numRuns: 300, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   it('passes the done turn through untouched, items included', async () => {
     const { adapter } = client({

@@ -138,13 +138,36 @@ async function check(c: Case, target: Target, stats: FuzzStats): Promise<void> {
   }
 }
 
-/** Runs the relay HTTP fuzz for `numRuns` cases with `seed`; throws on the first failing case. */
-export async function fuzzRelayHttp(numRuns: number, seed: number): Promise<FuzzStats> {
+/**
+ * Runs the relay HTTP fuzz for `numRuns` cases with `seed`; throws on the first failing case.
+ * `plugins` go to fast-check (a time limit, say: the stats then count the cases that ran).
+ */
+export async function fuzzRelayHttp(
+  numRuns: number,
+  seed: number,
+  plugins: fc.Plugin<unknown>[] = [],
+): Promise<FuzzStats> {
   const target = createFuzzTarget()
   const stats: FuzzStats = { cases: 0, statuses: {}, modelCalls: 0 }
   await fc.assert(
     fc.asyncProperty(anyRequest, (c) => check(c, target, stats)),
-    { numRuns, seed, endOnFailure: true },
+    { numRuns, seed, endOnFailure: true, plugins },
   )
+  return stats
+}
+
+/**
+ * What the first `numRuns` cases of `seed` (those {@link fuzzRelayHttp} runs first) are predicted
+ * to earn: how many get each status, and how many reach the model. It reads the generator only,
+ * so it holds however many cases a time-limited run got to.
+ */
+export function predictedCoverage(numRuns: number, seed: number): Omit<FuzzStats, 'cases'> {
+  const stats: Omit<FuzzStats, 'cases'> = { statuses: {}, modelCalls: 0 }
+  for (const c of fc.sample(anyRequest, { numRuns, seed })) {
+    const withBody = !['GET', 'HEAD'].includes(c.method.toUpperCase())
+    const predicted = predict(withBody ? c : { ...c, body: raw('', 400) })
+    stats.statuses[predicted.status] = (stats.statuses[predicted.status] ?? 0) + 1
+    if (predicted.reaches) stats.modelCalls++
+  }
   return stats
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { fixtureChunkingProperty, providerFixtures, relayChunkingProperty } from './sse-chunking.ts'
 
 // The provider tests cut each fixture at every single byte offset, and test/client cuts one fixed
@@ -7,9 +8,17 @@ import { fixtureChunkingProperty, providerFixtures, relayChunkingProperty } from
 // and any Unicode inside the text), and fixtures are cut at many points at once.
 
 describe('SSE under random chunk boundaries', () => {
-  it('gives relay() exactly the events the relay encoded, however the bytes are cut', async () => {
-    await fc.assert(relayChunkingProperty(4), { numRuns: 150, seed: 20_260_703 })
-  })
+  it(
+    'gives relay() exactly the events the relay encoded, however the bytes are cut',
+    async () => {
+      await fc.assert(relayChunkingProperty(4), {
+        numRuns: 150,
+        seed: 20_260_703,
+        plugins: timeBound(),
+      })
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   const fixtures = providerFixtures()
 
@@ -24,8 +33,12 @@ describe('SSE under random chunk boundaries', () => {
   })
 
   for (const fixture of fixtures) {
-    it(`reads ${fixture.name} identically when cut at many random points at once`, async () => {
-      await fixtureChunkingProperty(fixture, 20, 20_260_704)
-    })
+    it(
+      `reads ${fixture.name} identically when cut at many random points at once`,
+      async () => {
+        await fixtureChunkingProperty(fixture, 20, 20_260_704, timeBound())
+      },
+      PROPERTY_TEST_TIMEOUT_MS,
+    )
   }
 })

@@ -226,11 +226,15 @@ export function providerFixtures(): Fixture[] {
   )
 }
 
-/** Property 2 for one fixture: its adapter gives the uncut result under any multi-point chunking. */
+/**
+ * Property 2 for one fixture: its adapter gives the uncut result under any multi-point chunking.
+ * `plugins` go to fast-check (a time limit, say).
+ */
 export async function fixtureChunkingProperty(
   fixture: Fixture,
   numRuns: number,
   seed: number,
+  plugins: fc.Plugin<unknown>[] = [],
 ): Promise<void> {
   const read = (splitAt?: number[]) => {
     const replay = replayFetch([{ body: fixture.body, splitAt }])
@@ -244,6 +248,6 @@ export async function fixtureChunkingProperty(
     fc.asyncProperty(cuts(length, 80), async (splitAt) =>
       same(uncut, await read(splitAt), `${fixture.name} cut at ${splitAt.join(',')}`),
     ),
-    { numRuns, seed, endOnFailure: true },
+    { numRuns, seed, endOnFailure: true, plugins },
   )
 }

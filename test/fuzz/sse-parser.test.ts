@@ -1,12 +1,17 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { createSseParser, type EventSourceMessage } from '../../src/kit/sse-parser.ts'
 import { chunksOf, ownParse, referenceParse, sameAsReference } from './sse-parser.ts'
 
 describe('createSseParser', () => {
-  it('sees what eventsource-parser sees, for random streams cut at random points', () => {
-    fc.assert(sameAsReference, { numRuns: 2000, seed: 20_261_202 })
-  })
+  it(
+    'sees what eventsource-parser sees, for random streams cut at random points',
+    () => {
+      fc.assert(sameAsReference, { numRuns: 2000, seed: 20_261_202, plugins: timeBound() })
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   it('ends a line at a CRLF that a chunk boundary splits, and at a lone CR', () => {
     const stream = 'event: a\r\ndata: 1\r\n\r\ndata: 2\r\rdata: 3\n\n'

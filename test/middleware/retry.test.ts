@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { ThinkwireError, type ErrorKind } from '../../src/core/errors.ts'
 import { backoffDelay, withRetry, type RetryInfo } from '../../src/middleware/retry.ts'
 import { mock } from '../../src/providers/mock/index.ts'
@@ -149,21 +150,26 @@ describe('withRetry', () => {
     expect(inner.calls).toHaveLength(3)
   })
 
-  it('keeps every backoff within [0, its ceiling) for any jitter', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 20 }),
-        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-        fc.integer({ min: 1, max: 10_000 }),
-        (attempt, random, initialDelayMs) => {
-          const policy = { initialDelayMs, maxDelayMs: 30_000, factor: 2, random: () => random }
-          const ceiling = Math.min(30_000, initialDelayMs * 2 ** (attempt - 1))
-          const delay = backoffDelay(attempt, policy)
-          return delay >= 0 && delay < ceiling
-        },
-      ),
-    )
-  })
+  it(
+    'keeps every backoff within [0, its ceiling) for any jitter',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 20 }),
+          fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+          fc.integer({ min: 1, max: 10_000 }),
+          (attempt, random, initialDelayMs) => {
+            const policy = { initialDelayMs, maxDelayMs: 30_000, factor: 2, random: () => random }
+            const ceiling = Math.min(30_000, initialDelayMs * 2 ** (attempt - 1))
+            const delay = backoffDelay(attempt, policy)
+            return delay >= 0 && delay < ceiling
+          },
+        ),
+        { numRuns: 100, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   it('stops after maxRetries and throws the last error', async () => {
     const inner = mock({ script: [{ fail: { kind: 'server', message: 'down' } }] })

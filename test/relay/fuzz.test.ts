@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay } from '../../src/relay/index.ts'
 import { chat } from './helpers.ts'
@@ -226,34 +227,52 @@ async function checkAnswer(response: Response): Promise<void> {
 }
 
 describe('createRelay: fuzzed bodies', () => {
+  /** The cases the properties below ran: fewer than asked on a machine too busy to run them all. */
+  let runs = 0
   afterAll(() => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined()
     expect(Object.keys(Object.prototype)).toEqual([])
   })
 
-  it('answers structured near-valid bodies with 4xx JSON or a complete stream, never a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(body, async (value) => checkAnswer(await chat(relay, value))),
-      { seed: 20_260_101, numRuns: 2000 },
-    )
-  })
+  it(
+    'answers structured near-valid bodies with 4xx JSON or a complete stream, never a 5xx',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(body, async (value) => {
+          runs++
+          await checkAnswer(await chat(relay, value))
+        }),
+        { seed: 20_260_101, numRuns: 1000, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
-  it('answers arbitrary JSON and arbitrary text the same way', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          fc.jsonValue().map((v) => JSON.stringify(v)),
-          fc.string({ unit: 'binary' }),
+  it(
+    'answers arbitrary JSON and arbitrary text the same way',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            fc.string({ unit: 'binary' }),
+          ),
+          async (text) => {
+            runs++
+            await checkAnswer(await chat(relay, text))
+          },
         ),
-        async (text) => checkAnswer(await chat(relay, text)),
-      ),
-      { seed: 42, numRuns: 1000 },
-    )
-  })
+        { seed: 42, numRuns: 1000, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   it('hands the model only conversations whose turns have a known role', () => {
-    // The generators reach the model often enough for this to mean something.
-    expect(adapter.calls.length).toBeGreaterThan(300)
+    // The generators reach the model often enough for this to mean something: in one case in ten
+    // at least (about one in three with these seeds), of however many the properties ran.
+    expect(runs).toBeGreaterThan(0)
+    expect(adapter.calls.length).toBeGreaterThan(runs / 10)
     for (const call of adapter.calls) {
       for (const t of call.conversation.turns)
         expect(['user', 'assistant', 'tool']).toContain(t.role)

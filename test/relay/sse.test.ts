@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { createSseEncoder } from '../../src/relay/sse.ts'
 import { parseSse } from './sse-reader.ts'
 
@@ -41,34 +42,44 @@ describe('createSseEncoder', () => {
     expect(createSseEncoder().comment('a\nb')).toBe(': a\n: b\n\n')
   })
 
-  it('round-trips any JSON payload through a real SSE parser', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.constantFrom('text', 'thinking', 'done'), fc.jsonValue())),
-        (events) => {
-          const sse = createSseEncoder()
-          const raw = events.map(([name, value]) => sse.event(name, JSON.stringify(value))).join('')
-          const parsed = parseSse(raw).events
-          expect(parsed.map((e) => [e.event, JSON.parse(e.data)])).toEqual(
-            events.map(([name, value]) => [name, JSON.parse(JSON.stringify(value))]),
-          )
-          expect(parsed.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)))
-        },
-      ),
-      { seed: 7, numRuns: 300 },
-    )
-  })
+  it(
+    'round-trips any JSON payload through a real SSE parser',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.constantFrom('text', 'thinking', 'done'), fc.jsonValue())),
+          (events) => {
+            const sse = createSseEncoder()
+            const raw = events
+              .map(([name, value]) => sse.event(name, JSON.stringify(value)))
+              .join('')
+            const parsed = parseSse(raw).events
+            expect(parsed.map((e) => [e.event, JSON.parse(e.data)])).toEqual(
+              events.map(([name, value]) => [name, JSON.parse(JSON.stringify(value))]),
+            )
+            expect(parsed.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)))
+          },
+        ),
+        { seed: 7, numRuns: 300, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
-  it('keeps any text intact across line endings, as a parser joins data lines with LF', () => {
-    fc.assert(
-      fc.property(
-        fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', 'é', ':', '\u2028') }),
-        (text) => {
-          const [event] = parseSse(createSseEncoder().event('t', text)).events
-          expect(event?.data).toBe(text.replace(/\r\n|\r/g, '\n'))
-        },
-      ),
-      { seed: 11, numRuns: 300 },
-    )
-  })
+  it(
+    'keeps any text intact across line endings, as a parser joins data lines with LF',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', 'é', ':', '\u2028') }),
+          (text) => {
+            const [event] = parseSse(createSseEncoder().event('t', text)).events
+            expect(event?.data).toBe(text.replace(/\r\n|\r/g, '\n'))
+          },
+        ),
+        { seed: 11, numRuns: 300, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import {
   completionResponse,
@@ -222,27 +223,31 @@ describe('completionResponse', () => {
 })
 
 describe('createCompletionEncoder: the templated hot path', () => {
-  it('writes every later text and thinking delta exactly as JSON.stringify of the whole chunk', () => {
-    fc.assert(
-      fc.property(
-        fc.string({ unit: 'grapheme', minLength: 1 }),
-        fc.constantFrom('text' as const, 'thinking' as const),
-        fc.string(),
-        (text, type, model) => {
-          const encode = createCompletionEncoder({ ...meta, model, includeUsage: false })
-          encode.delta({ type: 'text', text: 'first' })
-          const delta = type === 'text' ? { content: text } : { reasoning_content: text }
-          const chunk = {
-            id: meta.id,
-            object: 'chat.completion.chunk',
-            created: meta.created,
-            model,
-            choices: [{ index: 0, delta, finish_reason: null }],
-          }
-          expect(encode.delta({ type, text })).toBe(`data: ${JSON.stringify(chunk)}\n\n`)
-        },
-      ),
-      { numRuns: 300, seed: 20_261_202 },
-    )
-  })
+  it(
+    'writes every later text and thinking delta exactly as JSON.stringify of the whole chunk',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.string({ unit: 'grapheme', minLength: 1 }),
+          fc.constantFrom('text' as const, 'thinking' as const),
+          fc.string(),
+          (text, type, model) => {
+            const encode = createCompletionEncoder({ ...meta, model, includeUsage: false })
+            encode.delta({ type: 'text', text: 'first' })
+            const delta = type === 'text' ? { content: text } : { reasoning_content: text }
+            const chunk = {
+              id: meta.id,
+              object: 'chat.completion.chunk',
+              created: meta.created,
+              model,
+              choices: [{ index: 0, delta, finish_reason: null }],
+            }
+            expect(encode.delta({ type, text })).toBe(`data: ${JSON.stringify(chunk)}\n\n`)
+          },
+        ),
+        { numRuns: 300, seed: 20_261_202, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })

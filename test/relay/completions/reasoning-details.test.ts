@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import {
   decodeReasoningDetails,
@@ -69,39 +70,43 @@ describe('encodeReasoningDetails', () => {
     })
   })
 
-  it('round-trips any JSON text, thinking, inputs and items data', () => {
-    const text = fc.string({ unit: 'binary' })
-    fc.assert(
-      fc.property(
-        text,
-        fc.option(text, { nil: undefined }),
-        fc.array(
-          fc.record({
-            id: text.filter((s) => s !== ''),
-            name: text.filter((s) => s !== ''),
-            input: fc.jsonValue(),
-          }),
-          { maxLength: 3 },
+  it(
+    'round-trips any JSON text, thinking, inputs and items data',
+    () => {
+      const text = fc.string({ unit: 'binary' })
+      fc.assert(
+        fc.property(
+          text,
+          fc.option(text, { nil: undefined }),
+          fc.array(
+            fc.record({
+              id: text.filter((s) => s !== ''),
+              name: text.filter((s) => s !== ''),
+              input: fc.jsonValue(),
+            }),
+            { maxLength: 3 },
+          ),
+          fc.array(fc.jsonValue(), { maxLength: 3 }),
+          (answer, thinking, toolCalls, data) => {
+            const input: AssistantTurn = {
+              ...turn,
+              text: answer,
+              thinking,
+              toolCalls,
+              items: { ...turn.items!, data },
+            }
+            const decoded = decodeReasoningDetails(encodeReasoningDetails(input))
+            // JSON has no -0: compare as JSON, which is what crosses the wire.
+            expect(JSON.parse(JSON.stringify(decoded))).toEqual(
+              JSON.parse(JSON.stringify({ text: answer, thinking, toolCalls, items: input.items })),
+            )
+          },
         ),
-        fc.array(fc.jsonValue(), { maxLength: 3 }),
-        (answer, thinking, toolCalls, data) => {
-          const input: AssistantTurn = {
-            ...turn,
-            text: answer,
-            thinking,
-            toolCalls,
-            items: { ...turn.items!, data },
-          }
-          const decoded = decodeReasoningDetails(encodeReasoningDetails(input))
-          // JSON has no -0: compare as JSON, which is what crosses the wire.
-          expect(JSON.parse(JSON.stringify(decoded))).toEqual(
-            JSON.parse(JSON.stringify({ text: answer, thinking, toolCalls, items: input.items })),
-          )
-        },
-      ),
-      { seed: 15, numRuns: 300 },
-    )
-  })
+        { seed: 15, numRuns: 300, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })
 
 describe('decodeReasoningDetails', () => {
@@ -148,21 +153,25 @@ describe('decodeReasoningDetails', () => {
     expect(decodeReasoningDetails(value)).toBeUndefined()
   })
 
-  it('never throws, whatever it is given', () => {
-    const entry = fc.record({
-      type: fc.constantFrom('reasoning.encrypted', 'x'),
-      format: fc.constantFrom('thinkwire-v1', 'y'),
-      data: fc.oneof(
-        fc.string(),
-        fc.base64String(),
-        fc.jsonValue().map((v) => detailsOf(v)[0]!.data),
-      ),
-    })
-    fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.array(entry, { maxLength: 3 })), (value) => {
-        decodeReasoningDetails(value)
-      }),
-      { seed: 15, numRuns: 1000 },
-    )
-  })
+  it(
+    'never throws, whatever it is given',
+    () => {
+      const entry = fc.record({
+        type: fc.constantFrom('reasoning.encrypted', 'x'),
+        format: fc.constantFrom('thinkwire-v1', 'y'),
+        data: fc.oneof(
+          fc.string(),
+          fc.base64String(),
+          fc.jsonValue().map((v) => detailsOf(v)[0]!.data),
+        ),
+      })
+      fc.assert(
+        fc.property(fc.oneof(fc.jsonValue(), fc.array(entry, { maxLength: 3 })), (value) => {
+          decodeReasoningDetails(value)
+        }),
+        { seed: 15, numRuns: 1000, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import {
   createEventLog,
   framesBetween,
@@ -235,75 +236,79 @@ describe('the event log of a conversation', () => {
     expect(() => storedFrames('\ntext\nx\n{}', 7)).toThrow('record 1 is malformed')
   })
 
-  it('sends and replays exactly the frames the SSE encoder writes, whatever the events, bounds, takes and skips', () => {
-    const step = fc.oneof(
-      fc.record({
-        name: fc.constantFrom('text', 'thinking', 'tool-call', 'turn', 'done', 'error'),
-        // JSON and text that is not: line breaks, empty, astral characters, digits after the length.
-        data: fc.oneof(
-          fc.json(),
-          fc.string({ unit: fc.constantFrom('a', '7', ' ', ':', '\n', '\r', 'é', '😀') }),
-          fc.string({ unit: 'binary' }),
-        ),
-      }),
-      fc.constantFrom('take' as const, 'skip' as const, 'flush' as const),
-    )
-    const run = fc.record({
-      lastId: fc.nat(1000),
-      maxEvents: fc.integer({ min: 1, max: 6 }),
-      maxChars: fc.integer({ min: 1, max: 400 }),
-      steps: fc.array(step, { maxLength: 60 }),
-    })
-    fc.assert(
-      fc.property(run, ({ lastId, maxEvents, maxChars, steps }) => {
-        const stored: StoredBatch[] = []
-        let sent = ''
-        const log = createEventLog({
-          lastId,
-          maxEvents,
-          maxChars,
-          // As the object wires it: the live subscribers take what they were not sent.
-          beforeWrite: () => (sent += log.take()),
-          write: (batch) => stored.push(batch),
-        })
-        const sse = createSseEncoder(lastId)
-        let all = ''
-        // The model: frames appended since the last take, skip or write, and what should be sent.
-        let pending = ''
-        let expected = ''
-        for (const next of steps) {
-          const written = stored.length
-          if (next === 'skip') {
-            log.skip()
-            pending = ''
-          } else if (next === 'take') {
-            sent += log.take()
-          } else if (next === 'flush') {
-            log.flush()
-          } else {
-            log.append(next.name, next.data)
-            const frame = sse.event(next.name, next.data)
-            all += frame
-            pending += frame
+  it(
+    'sends and replays exactly the frames the SSE encoder writes, whatever the events, bounds, takes and skips',
+    () => {
+      const step = fc.oneof(
+        fc.record({
+          name: fc.constantFrom('text', 'thinking', 'tool-call', 'turn', 'done', 'error'),
+          // JSON and text that is not: line breaks, empty, astral characters, digits after the length.
+          data: fc.oneof(
+            fc.json(),
+            fc.string({ unit: fc.constantFrom('a', '7', ' ', ':', '\n', '\r', 'é', '😀') }),
+            fc.string({ unit: 'binary' }),
+          ),
+        }),
+        fc.constantFrom('take' as const, 'skip' as const, 'flush' as const),
+      )
+      const run = fc.record({
+        lastId: fc.nat(1000),
+        maxEvents: fc.integer({ min: 1, max: 6 }),
+        maxChars: fc.integer({ min: 1, max: 400 }),
+        steps: fc.array(step, { maxLength: 60 }),
+      })
+      fc.assert(
+        fc.property(run, ({ lastId, maxEvents, maxChars, steps }) => {
+          const stored: StoredBatch[] = []
+          let sent = ''
+          const log = createEventLog({
+            lastId,
+            maxEvents,
+            maxChars,
+            // As the object wires it: the live subscribers take what they were not sent.
+            beforeWrite: () => (sent += log.take()),
+            write: (batch) => stored.push(batch),
+          })
+          const sse = createSseEncoder(lastId)
+          let all = ''
+          // The model: frames appended since the last take, skip or write, and what should be sent.
+          let pending = ''
+          let expected = ''
+          for (const next of steps) {
+            const written = stored.length
+            if (next === 'skip') {
+              log.skip()
+              pending = ''
+            } else if (next === 'take') {
+              sent += log.take()
+            } else if (next === 'flush') {
+              log.flush()
+            } else {
+              log.append(next.name, next.data)
+              const frame = sse.event(next.name, next.data)
+              all += frame
+              pending += frame
+            }
+            if (next === 'take' || stored.length > written) {
+              expected += pending
+              pending = ''
+            }
           }
-          if (next === 'take' || stored.length > written) {
-            expected += pending
-            pending = ''
+          expect(sent).toBe(expected)
+          // Every event once, in order, from storage then memory, after any id.
+          const batches = stored.map(readBack)
+          const frames = [...splitFrames(all)]
+          for (const after of [lastId, lastId + 1, log.lastId - 1, log.lastId]) {
+            expect(replay(batches, log, after)).toBe(
+              frames.slice(Math.max(0, after - lastId)).join(''),
+            )
           }
-        }
-        expect(sent).toBe(expected)
-        // Every event once, in order, from storage then memory, after any id.
-        const batches = stored.map(readBack)
-        const frames = [...splitFrames(all)]
-        for (const after of [lastId, lastId + 1, log.lastId - 1, log.lastId]) {
-          expect(replay(batches, log, after)).toBe(
-            frames.slice(Math.max(0, after - lastId)).join(''),
-          )
-        }
-      }),
-      { numRuns: 300, seed: 20_261_203 },
-    )
-  })
+        }),
+        { numRuns: 300, seed: 20_261_203, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 
   it('reads Last-Event-ID from the header, else the query, and refuses what is not a count', () => {
     const url = new URL('https://relay.test/v1/conversations/x/stream?lastEventId=7')
