@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { OpaqueItems } from '../../src/core/conversation.ts'
 import { ThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
@@ -294,53 +294,69 @@ describe('guardStream', () => {
     expect(error).toMatchObject({ kind: 'aborted' })
   })
 
-  it('turns upstream silence longer than idleTimeoutMs into a timeout, but not a slow consumer', async () => {
-    let touched = 0
-    const stream = guardStream(
-      { ...setup, options: { idleTimeoutMs: 40 } },
-      async function* ({ touch }) {
-        yield { type: 'text', text: 'a' }
-        for (let i = 0; i < 4; i++) {
-          await sleep(20)
-          touch()
-          touched++
-        }
-        yield { type: 'text', text: 'b' }
-        await new Promise(() => {})
-        return finish
-      },
-    )
-    const events: Event[] = []
-    let error: unknown
-    try {
-      for await (const e of stream) {
-        events.push(e)
-        await sleep(60) // a slow consumer does not count as upstream silence
-      }
-    } catch (e) {
-      error = e
-    }
-    expect(touched).toBe(4)
-    expect(events.map((e) => (e.type === 'text' ? e.text : e.type))).toEqual(['a', 'b'])
-    expect(error).toMatchObject({
-      kind: 'timeout',
-      retryable: true,
-      message: 'p: no data for 40 ms',
+  // The idle timer reads a clock: these run on a fake one, so a busy machine cannot stretch a
+  // 20 ms wait past the 40 ms timeout.
+  describe('on a fake clock', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     })
-  })
+    afterEach(() => {
+      vi.useRealTimers()
+    })
 
-  it('counts an empty batch as a sign of life for the idle timer', async () => {
-    const stream = guardStream({ ...setup, options: { idleTimeoutMs: 40 } }, async function* () {
-      for (let i = 0; i < 4; i++) {
-        await sleep(20)
-        yield []
-      }
-      yield { type: 'text', text: 'a' }
-      return finish
+    it('turns upstream silence longer than idleTimeoutMs into a timeout, but not a slow consumer', async () => {
+      let touched = 0
+      const stream = guardStream(
+        { ...setup, options: { idleTimeoutMs: 40 } },
+        async function* ({ touch }) {
+          yield { type: 'text', text: 'a' }
+          for (let i = 0; i < 4; i++) {
+            await sleep(20)
+            touch()
+            touched++
+          }
+          yield { type: 'text', text: 'b' }
+          await new Promise(() => {})
+          return finish
+        },
+      )
+      const events: Event[] = []
+      const consumed = (async () => {
+        for await (const e of stream) {
+          events.push(e)
+          await sleep(60) // a slow consumer does not count as upstream silence
+        }
+      })().then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      // a, 60 ms held; 4 × 20 ms of touches; b, 60 ms held; then 40 ms of silence.
+      await vi.advanceTimersByTimeAsync(60 + 4 * 20 + 60 + 39)
+      expect(events.map((e) => (e.type === 'text' ? e.text : e.type))).toEqual(['a', 'b'])
+      expect(touched).toBe(4)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(await consumed).toMatchObject({
+        kind: 'timeout',
+        retryable: true,
+        message: 'p: no data for 40 ms',
+      })
     })
-    const { events, error } = await run(stream)
-    expect(error).toBeUndefined()
-    expect(events.at(-1)?.type).toBe('done')
+
+    it('counts an empty batch as a sign of life for the idle timer', async () => {
+      const stream = guardStream({ ...setup, options: { idleTimeoutMs: 40 } }, async function* () {
+        for (let i = 0; i < 4; i++) {
+          await sleep(39)
+          yield []
+        }
+        yield { type: 'text', text: 'a' }
+        return finish
+      })
+      const ran = run(stream)
+      await vi.advanceTimersByTimeAsync(4 * 39)
+      const { events, error } = await ran
+      expect(error).toBeUndefined()
+      expect(events.at(-1)?.type).toBe('done')
+    })
   })
 
   it('sleep rejects at once when aborted', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Adapter } from '../../src/core/adapter.ts'
 import type { ErrorKind } from '../../src/core/errors.ts'
 import { createRegistry } from '../../src/core/registry.ts'
@@ -298,20 +298,32 @@ describe('createRelay: streaming', () => {
   })
 
   it('starts the stream after heartbeatMs when the first event is slow, and still ends it', async () => {
-    const adapter = mock({ script: [{ text: 'late', stallAfterEvents: 0 }] })
-    const relay = createRelay({
-      providers: { mock: [adapter] },
-      heartbeatMs: 10,
-      idleTimeoutMs: 60,
+    // On a fake clock: on a busy machine, real timers could fire the idle timeout before the
+    // stream's first heartbeat.
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     })
-    const response = await chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
-    const read = await streamed(response)
-    expect(read.comments.length).toBeGreaterThanOrEqual(1)
-    expect(payloads(read)).toEqual([
-      {
-        event: 'error',
-        data: { kind: 'timeout', message: 'mock: no data for 60 ms', retryable: true },
-      },
-    ])
+    try {
+      const adapter = mock({ script: [{ text: 'late', stallAfterEvents: 0 }] })
+      const relay = createRelay({
+        providers: { mock: [adapter] },
+        heartbeatMs: 10,
+        idleTimeoutMs: 60,
+      })
+      const answer = chat(relay, { model: 'mock/echo', conversation: { turns: ask() } })
+      await vi.advanceTimersByTimeAsync(10)
+      const read = streamed(await answer)
+      await vi.advanceTimersByTimeAsync(50)
+      const { comments } = await read
+      expect(comments.length).toBeGreaterThanOrEqual(1)
+      expect(payloads(await read)).toEqual([
+        {
+          event: 'error',
+          data: { kind: 'timeout', message: 'mock: no data for 60 ms', retryable: true },
+        },
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -561,12 +561,18 @@ describe('validateChatRequest: bounded work', () => {
   }
   const roomy = { ...limits, turns: 2 * n + 1, toolCalls: n, toolResults: n }
 
+  /** This process's CPU time in ms: unlike the wall clock, it does not run while others do. */
+  const cpuMs = () => {
+    const used = process.cpuUsage()
+    return (used.user + used.system) / 1000
+  }
+
   function fastest(body: unknown): number {
     let best = Infinity
     for (let i = 0; i < 5; i++) {
-      const started = performance.now()
+      const started = cpuMs()
       const checked = validateChatRequest(body, roomy)
-      best = Math.min(best, performance.now() - started)
+      best = Math.min(best, cpuMs() - started)
       if (!checked.ok) throw new Error(checked.error.message)
     }
     return best
