@@ -1,11 +1,29 @@
-/** What an auth hook answers: the client's id, or anything else to refuse the request. */
-export type RelayClient = string | null | undefined | false
+/**
+ * What an auth hook answers to refuse a request and say why. `refuse` becomes the error's message:
+ * say why in general terms (`'the token has expired'`), never echo a credential.
+ */
+export type RelayRefusal = {
+  refuse: string
+  /**
+   * 401 (no valid credentials), 403 (a known client that may not call) or 503 (the check itself
+   * could not run, say the identity provider's keys could not be fetched).
+   * @defaultValue 401
+   */
+  status?: 401 | 403 | 503 | undefined
+}
+
+/**
+ * What an auth hook answers: the client's id, a {@link RelayRefusal} that says why not, or
+ * anything else to refuse the request with the relay's own message.
+ */
+export type RelayClient = string | RelayRefusal | null | undefined | false
 
 /**
  * Who may call the relay: a list of bearer tokens (each at least 16 characters), or a hook that
- * names the client of a request (its id keys the rate limit). A request is admitted only when the
- * hook returns a non-empty string; `null`, `undefined` (a `Map` lookup that missed), `false`, `''`
- * and anything that is not a string refuse it.
+ * names the client of a request (its id keys the rate limit, and owns conversations). A request is
+ * admitted only when the hook returns a non-empty string; a {@link RelayRefusal} refuses it with
+ * its reason, and `null`, `undefined` (a `Map` lookup that missed), `false`, `''` and anything
+ * else refuse it too.
  */
 export type RelayAuth =
   | readonly string[]
@@ -14,20 +32,23 @@ export type RelayAuth =
 /** Options of {@link createAuthenticate}. */
 export type AuthenticateOptions = {
   /**
-   * The HMAC secret that turns a token into its client id. Without it the secret is derived from
-   * the token list itself: ids then agree between isolates and processes with the same tokens (as a
-   * shared rate limiter needs) and are of no use to anyone who does not hold the tokens, but they
-   * change whenever the list does.
+   * The HMAC key that turns a token into its client id: a string (its UTF-8 bytes) or the key
+   * bytes. Without it the key is derived from the token list itself ({@link deriveClientIdKey}):
+   * ids then agree between isolates and processes with the same tokens, but change whenever the
+   * list does.
    * @defaultValue derived from the tokens
    */
-  clientIdSecret?: string | undefined
+  clientIdSecret?: string | Uint8Array | undefined
 }
 
-/** Names the client of a request, or null when it is not allowed in. */
-export type Authenticate = (request: Request) => Promise<string | null>
+/** Names the client of a request; a refusal (with its reason, or null without one) otherwise. */
+export type Authenticate = (request: Request) => Promise<string | RelayRefusal | null>
 
 /** The shortest bearer token accepted: shorter ones can be guessed. */
 export const MIN_TOKEN_LENGTH = 16
+
+/** The longest reason a refusal may give; a longer one is cut (a hook's text, not the relay's). */
+const MAX_REASON_LENGTH = 200
 
 const utf8 = new TextEncoder()
 
@@ -46,22 +67,24 @@ export function createAuthenticate(
     return async (request) => {
       // Fail closed: a hook typed loosely (or written in JavaScript) admits only by naming a client.
       const client: unknown = await auth(request)
-      return typeof client === 'string' && client !== '' ? client : null
+      if (typeof client === 'string') return client === '' ? null : client
+      return refusalOf(client)
     }
   }
   checkTokens(auth)
   const { clientIdSecret } = options
-  if (clientIdSecret === '') throw new TypeError('clientIdSecret must not be empty')
+  if (clientIdSecret !== undefined && clientIdSecret.length === 0) {
+    throw new TypeError('clientIdSecret must not be empty')
+  }
   let clients: Promise<{ key: CryptoKey; ids: Map<string, string> }> | undefined
   const load = () =>
     (clients ??= (async () => {
       const secret =
         clientIdSecret === undefined
-          ? await crypto.subtle.digest(
-              'SHA-256',
-              utf8.encode(`thinkwire client ids\n${auth.toSorted().join('\n')}`),
-            )
-          : utf8.encode(clientIdSecret)
+          ? await deriveClientIdKey(auth)
+          : typeof clientIdSecret === 'string'
+            ? utf8.encode(clientIdSecret)
+            : new Uint8Array(clientIdSecret)
       const key = await crypto.subtle.importKey(
         'raw',
         secret,
@@ -73,13 +96,42 @@ export function createAuthenticate(
       return { key, ids: new Map(macs.map((hex) => [hex, `token:${hex.slice(0, 16)}`])) }
     })())
   return async (request) => {
-    const header = request.headers.get('authorization')
-    const match = header === null ? null : /^bearer\s+(\S+)\s*$/i.exec(header)
-    if (match === null) return null
+    const token = bearerToken(request)
+    if (token === undefined) return null
     const { key, ids } = await load()
     // Looked up by MAC, not by token: a Map's string compare would leak how much of a token matched.
-    return ids.get(await mac(key, match[1]!)) ?? null
+    return ids.get(await mac(key, token)) ?? null
   }
+}
+
+/**
+ * The client-id key a token list gives when no `clientIdSecret` is set: SHA-256 of the sorted
+ * tokens under a fixed label. Storing these bytes as the secret keeps every id the list gave,
+ * whatever the list becomes later.
+ */
+export async function deriveClientIdKey(
+  tokens: readonly string[],
+): Promise<Uint8Array<ArrayBuffer>> {
+  const text = `thinkwire client ids\n${tokens.toSorted().join('\n')}`
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', utf8.encode(text)))
+}
+
+/** The token of an `authorization: Bearer <token>` header (any case of the scheme), if any. */
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get('authorization')
+  const match = header === null ? null : /^bearer\s+(\S+)\s*$/i.exec(header)
+  return match?.[1]
+}
+
+/** A hook's refusal as the relay reads it: its reason when well formed, else none. */
+function refusalOf(value: unknown): RelayRefusal | null {
+  if (typeof value !== 'object' || value === null) return null
+  const reason: unknown = Reflect.get(value, 'refuse')
+  const status: unknown = Reflect.get(value, 'status')
+  if (typeof reason !== 'string' || reason.trim() === '') return null
+  const refuse =
+    reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}…` : reason
+  return status === 403 || status === 503 ? { refuse, status } : { refuse }
 }
 
 /** Refuses a token list that could never work or could be guessed; messages never hold a token. */

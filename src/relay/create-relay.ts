@@ -1,8 +1,8 @@
 import { createRegistry, type Registry } from '../core/registry.ts'
 import { pricingAt } from '../core/pricing.ts'
-import { createAuthenticate } from './auth.ts'
+import { createAuthenticate, type RelayRefusal } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
-import { chatDialect, completionsDialect, type Dialect } from './dialects.ts'
+import { chatDialect, completionsDialect, type Dialect, type ErrorResponder } from './dialects.ts'
 import { createCors } from './cors.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
 import { discardBody } from './read-body.ts'
@@ -89,9 +89,8 @@ export function createRelay(options: RelayOptions): Relay {
       response = errorResponse(405, 'invalid-request', message, {}, { allow })
     } else {
       const clientId = await authenticate(request)
-      if (clientId === null) {
-        const message = 'a valid bearer token is required'
-        response = errorResponse(401, 'auth', message, {}, { 'www-authenticate': 'Bearer' })
+      if (typeof clientId !== 'string') {
+        response = refusalResponse(errorResponse, clientId)
       } else {
         trace.entry.clientId = clientId
         if (conversations !== undefined) {
@@ -144,6 +143,19 @@ export function createRelay(options: RelayOptions): Relay {
       }
       return response
     },
+  }
+}
+
+/** A refused request's answer in its route's dialect: 401 by default, or the hook's 403 or 503. */
+function refusalResponse(errorResponse: ErrorResponder, refusal: RelayRefusal | null): Response {
+  const message = refusal?.refuse ?? 'a valid bearer token is required'
+  switch (refusal?.status ?? 401) {
+    case 401:
+      return errorResponse(401, 'auth', message, {}, { 'www-authenticate': 'Bearer' })
+    case 403:
+      return errorResponse(403, 'auth', message)
+    case 503:
+      return errorResponse(503, 'overloaded', message, { retryable: true })
   }
 }
 

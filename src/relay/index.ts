@@ -1,6 +1,7 @@
 export { createRelay } from './create-relay.ts'
 export type { Relay, RelayContext, RelayLimits, RelayLogEntry, RelayOptions } from './options.ts'
-export type { RelayAuth, RelayClient } from './auth.ts'
+export type { RelayAuth, RelayClient, RelayRefusal } from './auth.ts'
+export { jwtAuth, type JwtAuthOptions } from './jwt-auth.ts'
 export type { CorsOptions } from './cors.ts'
 export {
   callSpan,

@@ -34,7 +34,7 @@ export type RelayLogEntry = {
   /** The route (`/v1/chat`, ...), or `'unknown'` for a path the relay does not serve. */
   path: string
   status: number
-  /** The client's id (an HMAC of its token, or its address; never the token). */
+  /** The client's id (an HMAC of its token, a JWT's `jwt:<sub>`, or its address; never a token). */
   clientId?: string | undefined
   /** The model, once the relay knows it serves it. */
   model?: string | undefined
@@ -60,7 +60,11 @@ export type RelayOptions = {
   providers?: { readonly [provider: string]: ProviderEntry } | undefined
   /** Only these `"provider/model"` ids (or `"provider/*"`) are served. @defaultValue all */
   models?: readonly string[] | undefined
-  /** Bearer tokens, or a function naming the client. @defaultValue no auth: client `'anonymous'` */
+  /**
+   * Bearer tokens, or a function naming the client (see `jwtAuth` for end-user tokens). A hook may
+   * refuse with a reason (`{ refuse: 'the token has expired' }`), which the 401 tells the client.
+   * @defaultValue no auth: every request is the client `'anonymous'`
+   */
   auth?: RelayAuth | undefined
   /** Browser origins allowed to call. @defaultValue none: cross-origin browser calls are refused */
   cors?: CorsOptions | undefined
@@ -68,11 +72,13 @@ export type RelayOptions = {
   /** Per-client budget, checked before each call and settled with the real usage after it. */
   rateLimiter?: RateLimiter | undefined
   /**
-   * The secret that turns a bearer token into the client id the rate limiter and the log see (an
-   * HMAC of the token). Give it when several isolates or processes share one rate limiter.
-   * @defaultValue a random secret per relay instance
+   * The HMAC key that turns a bearer token of `auth` into the client id the rate limiter, the log
+   * and conversations see: a string (its UTF-8 bytes) or the key bytes. Give it whenever ids must
+   * outlive a change of the token list (a stored conversation belongs to its client's id).
+   * @defaultValue derived from the token list: the same in every process with that list, but every
+   * id changes when a token is added or removed
    */
-  clientIdSecret?: string | undefined
+  clientIdSecret?: string | Uint8Array | undefined
   /** HMAC secrets that seal the `done` turns: the first signs, all verify. */
   sealKeys?: readonly string[] | undefined
   /** A comment goes out after this much silence. @defaultValue 15000 */

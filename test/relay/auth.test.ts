@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { createAuthenticate, type RelayAuth } from '../../src/relay/auth.ts'
+import {
+  createAuthenticate,
+  deriveClientIdKey,
+  type RelayAuth,
+  type RelayRefusal,
+} from '../../src/relay/auth.ts'
+import { createRelay } from '../../src/relay/create-relay.ts'
+import { errorBody, offline } from './helpers.ts'
 
 const TOKENS = ['token-one-abcdef0123', 'token-two-abcdef4567']
 const SECRET = 'client-id-secret-0123456789abcdef'
@@ -130,5 +137,120 @@ describe('createAuthenticate: tokens', () => {
 
   it('names every request the anonymous client when there is no auth', async () => {
     expect(await createAuthenticate(undefined)(request())).toBe('anonymous')
+  })
+})
+
+describe('createAuthenticate: client-id keys', () => {
+  it('takes the key as bytes: a string secret and its UTF-8 bytes give the same ids', async () => {
+    const asText = createAuthenticate(TOKENS, { clientIdSecret: SECRET })
+    const asBytes = createAuthenticate(TOKENS, {
+      clientIdSecret: new TextEncoder().encode(SECRET),
+    })
+    expect(await asBytes(bearer(TOKENS[0]!))).toBe(await asText(bearer(TOKENS[0]!)))
+    expect(() => createAuthenticate(TOKENS, { clientIdSecret: new Uint8Array() })).toThrow(
+      /^clientIdSecret must not be empty$/,
+    )
+  })
+
+  it('keeps every id a token list gave without a secret when its derived key becomes the secret, also after a token is added', async () => {
+    const before = createAuthenticate(TOKENS)
+    const key = await deriveClientIdKey(TOKENS)
+    const after = createAuthenticate([...TOKENS, 'token-three-abcdef89'], { clientIdSecret: key })
+    for (const token of TOKENS) {
+      expect(await after(bearer(token))).toBe(await before(bearer(token)))
+    }
+    // Without the key, the grown list moves every id.
+    const moved = createAuthenticate([...TOKENS, 'token-three-abcdef89'])
+    expect(await moved(bearer(TOKENS[0]!))).not.toBe(await before(bearer(TOKENS[0]!)))
+  })
+
+  it('derives the key from the sorted tokens as the relay always has: SHA-256 of a label and the list', async () => {
+    const expected = new Uint8Array(
+      await crypto.subtle.digest(
+        'SHA-256',
+        new TextEncoder().encode(`thinkwire client ids\n${TOKENS.toSorted().join('\n')}`),
+      ),
+    )
+    expect(await deriveClientIdKey(TOKENS.toReversed())).toEqual(expected)
+  })
+})
+
+describe('createAuthenticate: refusals with a reason', () => {
+  it('keeps the reason and status a hook refuses with, and drops a malformed refusal', async () => {
+    const refusing = (value: unknown) => createAuthenticate(looseHook(value))(request())
+    expect(await refusing({ refuse: 'the token has expired' })).toEqual({
+      refuse: 'the token has expired',
+    })
+    expect(await refusing({ refuse: 'banned', status: 403 })).toEqual({
+      refuse: 'banned',
+      status: 403,
+    })
+    expect(await refusing({ refuse: 'keys down', status: 503 })).toEqual({
+      refuse: 'keys down',
+      status: 503,
+    })
+    // Any other status is a 401, and a refusal without a reason is a plain one.
+    expect(await refusing({ refuse: 'odd', status: 200 })).toEqual({ refuse: 'odd' })
+    for (const malformed of [
+      {},
+      { refuse: '' },
+      { refuse: '  ' },
+      { refuse: 42 },
+      { status: 403 },
+    ]) {
+      expect(await refusing(malformed)).toBeNull()
+    }
+    const long = (await refusing({ refuse: 'x'.repeat(500) })) as RelayRefusal
+    expect(long.refuse).toHaveLength(201)
+  })
+})
+
+describe('createRelay: what a refused request is told', () => {
+  const relayWith = (auth: RelayAuth) => createRelay({ providers: offline, auth })
+  const call = (path: string) =>
+    new Request(`http://relay.test${path}`, {
+      method: path === '/v1/models' ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: path === '/v1/models' ? null : '{}',
+    })
+
+  it("answers a hook's refusal as a 401 with its reason, in /v1/chat's shape", async () => {
+    const relay = relayWith(() => ({ refuse: 'the token has expired' }))
+    const response = await relay.fetch(call('/v1/chat'))
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe('Bearer')
+    expect(await errorBody(response)).toEqual({ kind: 'auth', message: 'the token has expired' })
+  })
+
+  it("answers it in OpenAI's error shape on /v1/chat/completions", async () => {
+    const relay = relayWith(() => ({ refuse: 'the token has expired' }))
+    const response = await relay.fetch(call('/v1/chat/completions'))
+    expect(response.status).toBe(401)
+    const { error } = (await response.json()) as { error: Record<string, unknown> }
+    expect(error['message']).toBe('the token has expired')
+    expect(Object.keys(error).toSorted()).toEqual(['code', 'message', 'param', 'type'])
+  })
+
+  it('answers 403 and a retryable 503 when the hook says so, and the plain 401 without a reason', async () => {
+    const forbidden = await relayWith(() => ({ refuse: 'banned', status: 403 })).fetch(
+      call('/v1/models'),
+    )
+    expect(forbidden.status).toBe(403)
+    expect(await errorBody(forbidden)).toEqual({ kind: 'auth', message: 'banned' })
+    const down = await relayWith(() => ({ refuse: 'keys down', status: 503 })).fetch(
+      call('/v1/models'),
+    )
+    expect(down.status).toBe(503)
+    expect(await errorBody(down)).toEqual({
+      kind: 'overloaded',
+      message: 'keys down',
+      retryable: true,
+    })
+    const plain = await relayWith(() => null).fetch(call('/v1/models'))
+    expect(plain.status).toBe(401)
+    expect(await errorBody(plain)).toEqual({
+      kind: 'auth',
+      message: 'a valid bearer token is required',
+    })
   })
 })
