@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
+import { TEST_WORKER_VARS } from './helpers/test-worker-vars.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const wranglerJs = join(root, 'node_modules/wrangler/bin/wrangler.js')
@@ -19,7 +20,10 @@ export type WranglerDev = {
 export type WranglerDevOptions = {
   /** What follows `wrangler dev`: the config, the script, assets, state folder, log level. */
   args: readonly string[]
-  /** The Worker's settings, each passed as `--var NAME:value`. */
+  /**
+   * The Worker's settings, each passed as `--var NAME:value`, over `TEST_WORKER_VARS` (open to
+   * anyone, a `CLIENT_ID_SECRET`) unless they set those too.
+   */
   vars: Readonly<Record<string, string>>
   /** Whether the answer to `GET /v1/models` says the Worker is ready. @defaultValue `response.ok` */
   ready?: ((response: Response) => boolean) | undefined
@@ -93,7 +97,10 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
       '--inspector-port',
       String(inspector),
       '--show-interactive-dev-session=false',
-      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+      ...Object.entries({ ...TEST_WORKER_VARS, ...vars }).flatMap(([name, value]) => [
+        '--var',
+        `${name}:${value}`,
+      ]),
     ],
     {
       cwd: root,

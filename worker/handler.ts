@@ -1,7 +1,5 @@
-import type { ProviderEntry } from '../src/index.ts'
-import { MIN_TOKEN_LENGTH } from '../src/relay/auth.ts'
 import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
-import { readJsonBody } from '../src/relay/read-body.ts'
+import { discardBody, readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
 import {
   createRelay,
@@ -9,28 +7,11 @@ import {
   type Relay,
   type RelayLogEntry,
 } from '../src/relay/index.ts'
-import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import { CLIENT_HEADER } from './conversation-object.ts'
-import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
-import { registryFromEnv } from './registry.ts'
-import {
-  addressClientId,
-  count,
-  list,
-  modelsSetting,
-  secret,
-  secrets,
-  setting,
-} from './settings.ts'
+import { countRefusal, durableRateLimiter } from './rate-limiter.ts'
+import { readRelaySettings, type HandlerOptions } from './relay-settings.ts'
 
-/** Options of {@link createHandler}. */
-export type HandlerOptions = {
-  /** Providers served besides those the settings configure (a test worker adds scripted mocks). */
-  providers?: { readonly [provider: string]: ProviderEntry } | undefined
-}
-
-/** The shortest seal key or client-id secret accepted (256 bits of a random hex or base64 string). */
-const MIN_SECRET_LENGTH = 32
+export type { HandlerOptions } from './relay-settings.ts'
 
 /** The Worker's fetch: builds the relay from `env` once per isolate and hands it each request. */
 export function createHandler(options: HandlerOptions = {}) {
@@ -44,6 +25,8 @@ export function createHandler(options: HandlerOptions = {}) {
         // A setting is wrong: say which (the message names it, never its value).
         const message = error instanceof TypeError ? error.message : 'the relay could not start'
         console.error(JSON.stringify({ event: 'config-error', message }))
+        // The body goes unread, as on any refusal: dropped first, or workerd resets the connection.
+        await discardBody(request, 1024 * 1024, 10_000)
         return Response.json({ error: { kind: 'server', message } }, { status: 500 })
       }
       relays.set(env, relay)
@@ -53,41 +36,27 @@ export function createHandler(options: HandlerOptions = {}) {
 }
 
 function relayFromEnv(env: Env, options: HandlerOptions): Relay {
-  // Secrets split on commas only, so a passphrase with spaces stays one key.
-  const tokens = secrets(env, 'RELAY_TOKENS', { minLength: MIN_TOKEN_LENGTH, spaces: false })
-  const sealKeys = secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
-  const clientIdSecret = secret(env, 'CLIENT_ID_SECRET', MIN_SECRET_LENGTH)
-  const origins = list(setting(env, 'ALLOWED_ORIGINS'))
-  const maxTokens = count(env, 'MAX_TOKENS', 0)
-  const limits = limitsFromEnv(env)
+  const settings = readRelaySettings(env, options)
+  const { limits, origins, request } = settings
   const rateLimiter =
     limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits)
-  const bodyBytes = count(env, 'MAX_BODY_BYTES', 1024 * 1024)
   return createRelay({
-    registry: registryFromEnv(env, options.providers),
-    models: modelsSetting(env),
-    // Without tokens, clients are told apart by address (set by Cloudflare's edge), IPv6 by /64.
-    auth:
-      tokens.length > 0
-        ? tokens
-        : (request) => addressClientId(request.headers.get('cf-connecting-ip')),
-    // Token client ids are HMACs under this secret (without it, under one derived from the tokens).
-    clientIdSecret,
+    registry: settings.registry,
+    models: settings.models,
+    // Tokens (their ids HMACs under CLIENT_ID_SECRET), end-user JWTs, a custom Worker's hook; with
+    // none, closed, or open to anyone by address when ALLOW_ANONYMOUS says so.
+    auth: settings.auth,
     cors: origins.length === 0 ? undefined : { origins: origins.includes('*') ? '*' : origins },
-    sealKeys: sealKeys.length === 0 ? undefined : sealKeys,
+    sealKeys: settings.sealKeys.length === 0 ? undefined : settings.sealKeys,
     rateLimiter,
-    limits: {
-      bodyBytes,
-      turns: count(env, 'MAX_TURNS', 1000),
-      maxTokens: maxTokens > 0 ? maxTokens : undefined,
-    },
-    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
-    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
-    conversations: conversationRoutes(env, rateLimiter, bodyBytes),
+    limits: request,
+    heartbeatMs: settings.heartbeatMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    conversations: conversationRoutes(env, rateLimiter, request.bodyBytes),
     log: logLine,
-    // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`, sent after each answer with `waitUntil`; none when
-    // it is unset. A conversation's object traces its own answers from the same settings.
-    tracing: otlpTracing((name) => setting(env, name)),
+    // Traces sent after each answer with `waitUntil`. A conversation's object traces its own
+    // answers from the same settings.
+    tracing: settings.tracing,
   })
 }
 

@@ -15,7 +15,6 @@ import {
   type SpendReport,
   type WindowState,
 } from '../src/relay/index.ts'
-import { count, dollars } from './settings.ts'
 
 const WINDOW = 'window'
 const BUDGET = 'budget'
@@ -104,24 +103,8 @@ export function durableRateLimiter(
   }
 }
 
-/**
- * The per-client limits the settings ask for (`RATE_LIMIT_REQUESTS_PER_MINUTE`,
- * `RATE_LIMIT_TOKENS_PER_MINUTE`, `BUDGET_USD_PER_DAY`, `BUDGET_USD_PER_MONTH`), or undefined when
- * they ask for none. The Worker (for `/v1/chat`) and each conversation's object (for its answers)
- * read the same ones.
- */
-export function limitsFromEnv(env: Env): MemoryLimits | undefined {
-  const limits: MemoryLimits = {}
-  const rpm = count(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 0)
-  const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
-  const perDay = dollars(env, 'BUDGET_USD_PER_DAY')
-  const perMonth = dollars(env, 'BUDGET_USD_PER_MONTH')
-  if (rpm > 0) limits.requestsPerMinute = rpm
-  if (tpm > 0) limits.tokensPerMinute = tpm
-  if (perDay > 0) limits.usdPerDay = perDay
-  if (perMonth > 0) limits.usdPerMonth = perMonth
-  return Object.keys(limits).length === 0 ? undefined : limits
-}
+// Read with the other settings (worker/settings.ts, which runs in Node for `npm start`'s check).
+export { limitsFromEnv } from './settings.ts'
 
 /**
  * A refused request still counts against the client's request rate (at no cost), as on

@@ -37,7 +37,7 @@ const PROVIDERS: { readonly [name: string]: (settings: Settings) => AdapterFacto
  * configured, `on` always, `off` never).
  */
 export function registryFromEnv(
-  env: Env,
+  env: object,
   extra: { readonly [provider: string]: ProviderEntry } = {},
 ): Registry {
   const entries: Record<string, ProviderEntry> = {}
@@ -70,7 +70,7 @@ export function registryFromEnv(
  * a known server by name (its preset), or any server as `name=baseURL`. Each endpoint's key comes
  * from `<NAME>_API_KEY` and its served models from `<NAME>_MODELS`.
  */
-function compatibleEndpoints(env: Env): Record<string, ProviderEntry> {
+function compatibleEndpoints(env: object): Record<string, ProviderEntry> {
   const entries: Record<string, ProviderEntry> = {}
   for (const entry of list(setting(env, 'OPENAI_COMPATIBLE'))) {
     const match = /^([a-z0-9][a-z0-9-]*)(?:=(https?:\/\/\S+))?$/.exec(entry)
@@ -104,7 +104,7 @@ function served(factory: AdapterFactory, models: string | undefined): ProviderEn
 }
 
 /** An http(s) URL setting, or undefined when it is empty. */
-function urlSetting(env: Env, name: string): string | undefined {
+function urlSetting(env: object, name: string): string | undefined {
   const value = setting(env, name)
   if (value === undefined || value === '') return undefined
   if (!/^https?:\/\/\S+$/.test(value)) throw new TypeError(`${name} must be an http(s) URL`)

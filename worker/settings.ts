@@ -1,7 +1,12 @@
+import type { MemoryLimits } from '../src/relay/rate-limit.ts'
+
 /**
  * Reads the Worker's string settings (vars and secrets). Messages name the setting, never its value.
- * `env` is any object (the Worker's `Env`, or a plain one in a unit test).
+ * `env` is any object (the Worker's `Env`, or a plain one in a unit test or `npm start`'s check).
  */
+
+/** The shortest seal key or client-id secret accepted (256 bits of a random hex or base64 string). */
+export const MIN_SECRET_LENGTH = 32
 
 /** A comma- or whitespace-separated list, without empty entries. */
 export function list(value: string | undefined): string[] {
@@ -58,8 +63,51 @@ export function secret(env: object, name: string, minLength: number): string | u
   return value
 }
 
+/**
+ * A secret HMAC key: a plain secret of at least `minLength` characters (its UTF-8 bytes are the
+ * key), or `base64:` and the key bytes themselves, at least `minLength` of them (what
+ * `npm run client-id-secret` prints). Undefined when unset or empty; refused by name otherwise.
+ */
+export function keySecret(
+  env: object,
+  name: string,
+  minLength: number,
+): string | Uint8Array | undefined {
+  const value = setting(env, name)?.trim() ?? ''
+  if (!value.startsWith(BASE64_PREFIX)) return secret(env, name, minLength)
+  const bytes = base64Bytes(value.slice(BASE64_PREFIX.length))
+  if (bytes === undefined) {
+    throw new TypeError(`${name} must be base64 after '${BASE64_PREFIX}'`)
+  }
+  if (bytes.length < minLength) {
+    throw new TypeError(`${name} must hold at least ${minLength} bytes after '${BASE64_PREFIX}'`)
+  }
+  return bytes
+}
+
+/** The prefix of a key given as its bytes. */
+export const BASE64_PREFIX = 'base64:'
+
+/** Bytes of standard or URL-safe base64 (padding optional), or undefined when it is not base64. */
+function base64Bytes(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
+    return undefined
+  }
+  const standard = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/')
+  const binary = atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='))
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0))
+}
+
+/** `"true"` or `"false"` (or unset or empty: `fallback`); anything else is refused by name. */
+export function flag(env: object, name: string, fallback: boolean): boolean {
+  const value = setting(env, name)?.trim() ?? ''
+  if (value === '') return fallback
+  if (value === 'true' || value === 'false') return value === 'true'
+  throw new TypeError(`${name} must be "true", "false" or empty`)
+}
+
 /** A whole number of at least 0, or `fallback` when unset. */
-export function count<E extends object>(env: E, name: keyof E & string, fallback: number): number {
+export function count(env: object, name: string, fallback: number): number {
   const value = setting(env, name)
   if (value === undefined || value.trim() === '') return fallback
   const parsed = Number(value)
@@ -80,6 +128,25 @@ export function dollars(env: object, name: string): number {
     throw new TypeError(`${name} must be an amount of US dollars such as 25 or 0.50`)
   }
   return Number(value)
+}
+
+/**
+ * The per-client limits the settings ask for (`RATE_LIMIT_REQUESTS_PER_MINUTE`,
+ * `RATE_LIMIT_TOKENS_PER_MINUTE`, `BUDGET_USD_PER_DAY`, `BUDGET_USD_PER_MONTH`), or undefined when
+ * they ask for none. The Worker (for `/v1/chat`) and each conversation's object (for its answers)
+ * read the same ones.
+ */
+export function limitsFromEnv(env: object): MemoryLimits | undefined {
+  const limits: MemoryLimits = {}
+  const rpm = count(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 0)
+  const tpm = count(env, 'RATE_LIMIT_TOKENS_PER_MINUTE', 0)
+  const perDay = dollars(env, 'BUDGET_USD_PER_DAY')
+  const perMonth = dollars(env, 'BUDGET_USD_PER_MONTH')
+  if (rpm > 0) limits.requestsPerMinute = rpm
+  if (tpm > 0) limits.tokensPerMinute = tpm
+  if (perDay > 0) limits.usdPerDay = perDay
+  if (perMonth > 0) limits.usdPerMonth = perMonth
+  return Object.keys(limits).length === 0 ? undefined : limits
 }
 
 /** A string setting by name, also one that is not declared in `Env` (e.g. `GROQ_API_KEY`). */

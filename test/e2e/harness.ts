@@ -70,7 +70,8 @@ export type Worker = WranglerDev
 /**
  * Starts `wrangler dev` on the snapshot with these settings (`--var NAME:value`), each in its own
  * state folder, and waits until it answers. Rate limits are off unless given: the tests send more
- * than a person would.
+ * than a person would. As every test Worker, it is open to anyone (`ALLOW_ANONYMOUS`) unless
+ * `vars` say otherwise (see `startWranglerDev`).
  */
 export function startWorker(
   snapshot: Snapshot,

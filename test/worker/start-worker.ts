@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream'
 import { build } from 'esbuild'
 import { Miniflare, type MiniflareOptions } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler'
+import { TEST_WORKER_VARS } from '../helpers/test-worker-vars.ts'
 
 /** A Worker running in workerd, reached over real HTTP. */
 export type TestWorker = {
@@ -33,8 +34,9 @@ const root = resolve(import.meta.dirname, '../..')
  * Starts the test entry (`fixtures/test-worker.ts`: the deployed Worker plus scripted models, or
  * `entry`, a path from the repository root) in workerd, configured from wrangler.toml
  * (compatibility date and flags, the Durable Object, the assets routing), with these settings over
- * the `[vars]` and a stand-in demo as its assets. `.dev.vars` is never read, so a developer's real
- * keys cannot reach the tests.
+ * the `[vars]` and a stand-in demo as its assets. It is open to anyone (`ALLOW_ANONYMOUS`) and has a
+ * `CLIENT_ID_SECRET` unless `vars` say otherwise (see `TEST_WORKER_VARS`). `.dev.vars` is never
+ * read, so a developer's real keys cannot reach the tests.
  */
 export async function startTestWorker(
   vars: Record<string, string>,
@@ -70,7 +72,7 @@ export async function startTestWorker(
   }
   const mf = new Miniflare({
     ...workerOptions,
-    bindings: { ...config.vars, ...vars },
+    bindings: { ...config.vars, ...TEST_WORKER_VARS, ...vars },
     modules: true,
     modulesRoot: bundle,
     scriptPath: join(bundle, 'index.js'),

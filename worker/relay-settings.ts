@@ -1,0 +1,88 @@
+import type { ProviderEntry, Registry } from '../src/index.ts'
+import type { RelayAuth } from '../src/relay/auth.ts'
+import { otlpTracing } from '../src/relay/otlp-exporter.ts'
+import type { MemoryLimits } from '../src/relay/rate-limit.ts'
+import type { TracingOptions } from '../src/relay/tracing.ts'
+import { hasAuth, readAuthSettings, workerAuth } from './client-auth.ts'
+import { registryFromEnv } from './registry.ts'
+import {
+  count,
+  limitsFromEnv,
+  list,
+  MIN_SECRET_LENGTH,
+  modelsSetting,
+  secrets,
+  setting,
+} from './settings.ts'
+
+/** Options of the Worker's handler (`createHandler`), for a custom Worker built on it. */
+export type HandlerOptions = {
+  /** Providers served besides those the settings configure (a test worker adds scripted mocks). */
+  providers?: { readonly [provider: string]: ProviderEntry } | undefined
+  /**
+   * Admits clients besides `RELAY_TOKENS` and `AUTH_JWKS_URL` (a custom Worker's session check,
+   * say): a hook, or tokens that join `RELAY_TOKENS`. Any of the three closes the relay to
+   * everyone else, whatever `ALLOW_ANONYMOUS` says.
+   */
+  auth?: RelayAuth | undefined
+}
+
+/** Everything the Worker reads of its settings, checked. */
+export type RelaySettings = {
+  registry: Registry
+  /** `MODELS`: the served ids, or undefined for every model of the registry. */
+  models: string[] | undefined
+  auth: RelayAuth
+  /** Whether the relay admits anyone: no auth is set and `ALLOW_ANONYMOUS` is "true". */
+  open: boolean
+  /** `ALLOWED_ORIGINS`. */
+  origins: string[]
+  /** `SEAL_KEYS`. */
+  sealKeys: string[]
+  /** The per-client rate limits and budgets, or undefined for none. */
+  limits: MemoryLimits | undefined
+  /** `MAX_BODY_BYTES`, `MAX_TURNS` and `MAX_TOKENS` (undefined: the relay's default). */
+  request: { bodyBytes: number; turns: number; maxTokens: number | undefined }
+  heartbeatMs: number
+  idleTimeoutMs: number
+  tracing: TracingOptions | undefined
+  /** What each conversation's object reads: checked here, so a bad one is seen at once. */
+  conversations: { turns: number; bytes: number; ttlDays: number }
+}
+
+/**
+ * Reads every setting of the Worker from `env` (its `Env`, or the values `npm start` is about to
+ * pass to `wrangler dev`), and throws a `TypeError` naming the first that is wrong, never its
+ * value. Runs in Node as well as in workerd: nothing here imports `cloudflare:*`.
+ */
+export function readRelaySettings(env: object, options: HandlerOptions = {}): RelaySettings {
+  // Auth first: the settings a deployment must get right before any other.
+  const authSettings = readAuthSettings(env)
+  const auth = workerAuth(authSettings, options.auth)
+  // Secrets split on commas only, so a passphrase with spaces stays one key.
+  const sealKeys = secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
+  const maxTokens = count(env, 'MAX_TOKENS', 0)
+  return {
+    registry: registryFromEnv(env, options.providers),
+    models: modelsSetting(env),
+    auth,
+    open: authSettings.allowAnonymous && !hasAuth(authSettings, options.auth),
+    origins: list(setting(env, 'ALLOWED_ORIGINS')),
+    sealKeys,
+    limits: limitsFromEnv(env),
+    request: {
+      bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
+      turns: count(env, 'MAX_TURNS', 1000),
+      maxTokens: maxTokens > 0 ? maxTokens : undefined,
+    },
+    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
+    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+    // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`; none when it is unset.
+    tracing: otlpTracing((name) => setting(env, name)),
+    conversations: {
+      turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
+      bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
+      ttlDays: count(env, 'CONVERSATION_TTL_DAYS', 0),
+    },
+  }
+}
