@@ -67,7 +67,10 @@ export async function chatRoute(
   if (!parsed.ok) {
     return (
       (await countRefusal(rateLimiter, clientId, dialect)) ??
-      errorResponse(400, 'invalid-request', parsed.message, { field: parsed.field })
+      errorResponse(400, 'invalid-request', parsed.message, {
+        field: parsed.field,
+        code: parsed.code,
+      })
     )
   }
   const { call } = parsed
@@ -75,7 +78,7 @@ export async function chatRoute(
   let conversation = call.conversation
   if (call.notes.length > 0) trace.entry.notes = [...call.notes]
 
-  const adapter = resolveAdapter(setup.registry, model, setup.allows)
+  const adapter = resolveAdapter(setup.registry, model, setup.allows, errorResponse)
   if (adapter instanceof Response) return adapter
   trace.entry.model = model
   let sealWarnings: string[] = []

@@ -132,7 +132,8 @@ export function createRelay(options: RelayOptions): Relay {
         response = await route(request, url, trace, context)
       } catch {
         // Only a fault of the relay's own setup gets here (a factory or auth hook that threw).
-        response = chatDialect.error(500, 'server', 'the relay failed to handle the request')
+        const error = routeOf(url.pathname)?.dialect.error ?? chatDialect.error
+        response = error(500, 'server', 'the relay failed to handle the request')
       }
       // The chat route read its body; any other answer lets a body on its way arrive, briefly.
       await discardBody(request, setup.limits.bodyBytes, setup.limits.bodyTimeoutMs)

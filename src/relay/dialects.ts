@@ -64,7 +64,9 @@ export type Dialect = {
   parse(
     body: unknown,
     limits: RequestLimits,
-  ): { ok: true; call: DialectCall } | { ok: false; field?: string | undefined; message: string }
+  ):
+    | { ok: true; call: DialectCall }
+    | { ok: false; field?: string | undefined; message: string; code?: string | undefined }
   error: ErrorResponder
   /**
    * What a sealed turn that was changed gets: a 400 naming it (`/v1/chat`), or its items dropped,
@@ -140,7 +142,8 @@ export const completionsDialect: Dialect = {
   parse(body, limits) {
     const translated = translateCompletionRequest(body)
     if (!translated.ok) {
-      return { ok: false, field: translated.param ?? undefined, message: translated.message }
+      const { param, message, code } = translated
+      return { ok: false, field: param ?? undefined, message, code }
     }
     const checked = validateChatRequest(translated.request, limits)
     if (!checked.ok) {
@@ -176,7 +179,13 @@ export const completionsDialect: Dialect = {
     const out = { ...headers }
     if (details.retryAfterMs !== undefined)
       out['retry-after'] = retryAfterHeader(details.retryAfterMs)
-    const response = completionErrorResponse(status, kind, message, { param: details.field }, out)
+    const response = completionErrorResponse(
+      status,
+      kind,
+      message,
+      { param: details.field, code: details.code },
+      out,
+    )
     return describeError(response, kind, details.field)
   },
   onChangedSeal: 'drop',

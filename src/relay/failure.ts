@@ -2,6 +2,7 @@ import type { Adapter } from '../core/adapter.ts'
 import { isThinkwireError, toThinkwireError, type ThinkwireError } from '../core/errors.ts'
 import type { Registry } from '../core/registry.ts'
 import { redactError } from '../kit/redact.ts'
+import type { ErrorResponder } from './dialects.ts'
 import { errorResponse } from './responses.ts'
 import { statusFromKind } from './status.ts'
 
@@ -19,25 +20,26 @@ export function relayFailure(
 }
 
 /**
- * The adapter the registry gives for `model`, or the relay's answer when it gives none: 404 for a
- * model the relay does not serve (`allows` says no) or the registry does not know, and by kind
- * for anything a provider's factory threw (its message redacted: a factory handles the key).
+ * The adapter the registry gives for `model`, or the relay's answer when it gives none, in the
+ * shape of `error` (the route's dialect): 404 for a model the relay does not serve (`allows` says
+ * no) or the registry does not know, and by kind for anything a provider's factory threw (its
+ * message redacted: a factory handles the key).
  */
 export function resolveAdapter(
   registry: Registry,
   model: string,
   allows: (model: string) => boolean,
+  error: ErrorResponder = errorResponse,
 ): Adapter | Response {
   if (!allows(model)) {
-    return errorResponse(404, 'invalid-request', `model '${model}' is not served by this relay`, {
-      field: 'model',
-    })
+    const message = `model '${model}' is not served by this relay`
+    return error(404, 'invalid-request', message, { field: 'model' })
   }
   try {
     return registry.resolve(model)
-  } catch (error) {
-    if (!isThinkwireError(error)) throw error
-    const status = error.status === 404 ? 404 : statusFromKind(error.kind)
-    return errorResponse(status, error.kind, redactError(error).message, { field: 'model' })
+  } catch (thrown) {
+    if (!isThinkwireError(thrown)) throw thrown
+    const status = thrown.status === 404 ? 404 : statusFromKind(thrown.kind)
+    return error(status, thrown.kind, redactError(thrown).message, { field: 'model' })
   }
 }

@@ -14,6 +14,11 @@ export type ErrorDetails = {
   field?: string | undefined
   retryable?: boolean | undefined
   retryAfterMs?: number | undefined
+  /**
+   * OpenAI's `code`, for a dialect whose errors carry one (`/v1/chat`'s do not).
+   * @defaultValue worked out from the status, kind and field
+   */
+  code?: string | null | undefined
 }
 
 const described = new WeakMap<Response, { kind: ErrorKind; field?: string | undefined }>()

@@ -1,15 +1,15 @@
 /**
- * `POST /v1/chat/completions` in process: the route's own guards in OpenAI's error shape, the
- * answers streamed and not, failures after the first chunk, dropped reasoning state in the log,
- * and fuzzed bodies that only ever get a 4xx JSON error or an answer.
+ * `POST /v1/chat/completions` in process: the OpenAI fields named at fault, dropped reasoning
+ * state in the log, fuzzed bodies that only ever get a 4xx JSON error or an answer, and usage
+ * cost. Every refusal's shape, and the openai SDK's error for it, is in `completions/errors.test.ts`.
  */
 import fc from 'fast-check'
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import type { Adapter } from '../../src/core/adapter.ts'
 import type { Pricing } from '../../src/core/pricing.ts'
 import { guardStream } from '../../src/kit/guard-stream.ts'
-import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay, type RelayLogEntry } from '../../src/relay/index.ts'
 import { offline } from './helpers.ts'
 
@@ -38,26 +38,8 @@ async function openaiError(response: Response) {
   return ((await response.json()) as { error: Record<string, unknown> }).error
 }
 
-describe('/v1/chat/completions guards', () => {
-  const relay = createRelay({
-    providers: offline,
-    auth: [TOKEN],
-    cors: { origins: ['https://app.test'] },
-    limits: { bodyTimeoutMs: 100 },
-  })
-
-  it('answers 401, 403 and 405 in OpenAI’s error shape', async () => {
-    const none = await post(relay, ask, { authorization: '' })
-    expect(none.status).toBe(401)
-    expect(await openaiError(none)).toMatchObject({ type: 'authentication_error', param: null })
-    const foreign = await post(relay, ask, { origin: 'https://evil.test' })
-    expect(foreign.status).toBe(403)
-    expect(await openaiError(foreign)).toMatchObject({ type: 'permission_error' })
-    const wrongMethod = await post(relay, undefined, {}, 'GET')
-    expect(wrongMethod.status).toBe(405)
-    expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS')
-    expect(await openaiError(wrongMethod)).toMatchObject({ type: 'invalid_request_error' })
-  })
+describe('/v1/chat/completions fields at fault', () => {
+  const relay = createRelay({ providers: offline, auth: [TOKEN] })
 
   it('names the OpenAI field at fault, from the translation and from the relay’s own limits', async () => {
     const bad = await post(relay, { ...ask, messages: [{ role: 'wizard', content: 'x' }] })
@@ -74,34 +56,6 @@ describe('/v1/chat/completions guards', () => {
 })
 
 describe('/v1/chat/completions answers', () => {
-  it('ends a stream that fails after its first chunk with an error and no [DONE]', async () => {
-    const relay = createRelay({
-      providers: {
-        mock: [mock({ script: [{ text: 'Halb', fail: { kind: 'server', afterEvents: 1 } }] })],
-      },
-      auth: [TOKEN],
-    })
-    const response = await post(relay, { ...ask, stream: true })
-    expect(response.status).toBe(200)
-    const text = await response.text()
-    expect(text).toContain('"content":"Halb"')
-    expect(text).toContain('data: {"error":')
-    expect(text).not.toContain('[DONE]')
-  })
-
-  it('answers a failure of a call that does not stream with a JSON error and its status', async () => {
-    const relay = createRelay({
-      providers: {
-        mock: [mock({ script: [{ fail: { kind: 'rate-limit', retryAfterMs: 3000 } }] })],
-      },
-      auth: [TOKEN],
-    })
-    const response = await post(relay, ask)
-    expect(response.status).toBe(429)
-    expect(response.headers.get('retry-after')).toBe('3')
-    expect(await openaiError(response)).toMatchObject({ type: 'rate_limit_error' })
-  })
-
   it('drops reasoning state it cannot verify, answers anyway, and notes it in the log', async () => {
     const entries: RelayLogEntry[] = []
     const relay = createRelay({
@@ -171,116 +125,25 @@ describe('/v1/chat/completions fuzzed', () => {
     ),
   })).value
 
-  it('answers every body with a 4xx OpenAI error or an answer, never a 500', async () => {
-    await fc.assert(
-      fc.asyncProperty(json, async (body) => {
-        const response = await post(relay, body)
-        const text = await response.text()
-        expect(response.status).not.toBeGreaterThanOrEqual(500)
-        if (response.status >= 400) {
-          const error = (JSON.parse(text) as { error: { type: string; message: string } }).error
-          expect(typeof error.message).toBe('string')
-          expect(error.type).toBe('invalid_request_error')
-        }
-      }),
-      { numRuns: 400, seed: 20_261_202 },
-    )
-  })
-})
-
-describe('/v1/chat/completions errors through the official openai SDK', () => {
-  const failing = (kind: 'rate-limit' | 'server' | 'timeout' | 'overloaded') =>
-    mock({ model: kind, script: [{ fail: { kind, retryAfterMs: 2000 } }] })
-  const relay = createRelay({
-    providers: {
-      mock: [
-        mock(),
-        failing('rate-limit'),
-        failing('server'),
-        failing('timeout'),
-        failing('overloaded'),
-      ],
+  it(
+    'answers every body with a 4xx OpenAI error or an answer, never a 500',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(json, async (body) => {
+          const response = await post(relay, body)
+          const text = await response.text()
+          expect(response.status).not.toBeGreaterThanOrEqual(500)
+          if (response.status >= 400) {
+            const error = (JSON.parse(text) as { error: { type: string; message: string } }).error
+            expect(typeof error.message).toBe('string')
+            expect(error.type).toBe('invalid_request_error')
+          }
+        }),
+        { numRuns: 400, seed: 20_261_202, plugins: timeBound() },
+      )
     },
-    auth: [TOKEN],
-    cors: { origins: ['https://app.test'] },
-    limits: { bodyBytes: 4096, bodyTimeoutMs: 100 },
-  })
-  const client = (headers: Record<string, string> = {}, apiKey = TOKEN) =>
-    new OpenAI({
-      apiKey,
-      baseURL: 'http://relay.test/v1',
-      maxRetries: 0,
-      defaultHeaders: headers,
-      fetch: (input, init) => relay.fetch(new Request(input, init)),
-    })
-  const question = (model = 'mock/echo', content = 'Hi') => ({
-    model,
-    messages: [{ role: 'user' as const, content }],
-  })
-
-  it.each([
-    [
-      '401',
-      () => client({}, 'wrong-token-0123456789').chat.completions.create(question()),
-      OpenAI.AuthenticationError,
-      401,
-    ],
-    [
-      '403',
-      () => client({ origin: 'https://evil.test' }).chat.completions.create(question()),
-      OpenAI.PermissionDeniedError,
-      403,
-    ],
-    [
-      '404',
-      () => client().chat.completions.create(question('mock/nothing')),
-      OpenAI.NotFoundError,
-      404,
-    ],
-    [
-      '400',
-      () => client().chat.completions.create({ ...question(), temperature: -3 }),
-      OpenAI.BadRequestError,
-      400,
-    ],
-    [
-      '413',
-      () => client().chat.completions.create(question('mock/echo', 'x'.repeat(5000))),
-      OpenAI.APIError,
-      413,
-    ],
-    [
-      '429',
-      () => client().chat.completions.create(question('mock/rate-limit')),
-      OpenAI.RateLimitError,
-      429,
-    ],
-    [
-      '502',
-      () => client().chat.completions.create(question('mock/server')),
-      OpenAI.InternalServerError,
-      502,
-    ],
-    [
-      '503',
-      () => client().chat.completions.create(question('mock/overloaded')),
-      OpenAI.InternalServerError,
-      503,
-    ],
-    [
-      '504',
-      () => client().chat.completions.create(question('mock/timeout')),
-      OpenAI.InternalServerError,
-      504,
-    ],
-  ] as const)('raises the SDK’s type for a %s', async (_, call, type, status) => {
-    const error = await call().then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    )
-    expect(error).toBeInstanceOf(type)
-    expect(error).toMatchObject({ status })
-  })
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })
 
 /** $3 input, $0.30 cached input, $15 output per million tokens. */

@@ -11,8 +11,22 @@ import { streamText } from 'ai'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import OpenAI from 'openai'
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionCreateParams,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  expectOpenAIError,
+  expectRaised,
+  expectStreamError,
+  expectStreamRaised,
+  unchanged,
+  withBody,
+  withHeaders,
+  type ExpectedError,
+  type Rewrite,
+} from '../relay/completions/openai-errors.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-completions-0123456789'
@@ -251,24 +265,149 @@ describe('/v1/chat/completions with the official openai SDK', () => {
     expect(JSON.stringify(upstreamBodies[0])).not.toContain(SIGNATURE)
   })
 
-  it('raises the SDK’s own error types with the relay’s statuses', async () => {
-    const ask = { messages: [{ role: 'user' as const, content: 'Hi' }] }
-    const stranger = new OpenAI({ apiKey: 'wrong-token-0123456789', baseURL, maxRetries: 0 })
-    await expect(
-      stranger.chat.completions.create({ model: 'mock/echo', ...ask }),
-    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError)
-    const missing = openai().chat.completions.create({ model: 'mock/nothing', ...ask })
-    await expect(missing).rejects.toBeInstanceOf(OpenAI.NotFoundError)
-    const twice = openai().chat.completions.create({ model: 'mock/echo', n: 2, ...ask })
-    await expect(twice).rejects.toMatchObject({ status: 400, param: 'n' })
-    await expect(twice).rejects.toBeInstanceOf(OpenAI.BadRequestError)
-  })
-
   it('lists the models in OpenAI’s shape', async () => {
     const ids: string[] = []
     for await (const model of openai().models.list()) ids.push(model.id)
     expect(ids).toContain('mock/echo')
     expect(ids).toContain(CLAUDE)
+  })
+})
+
+describe('/v1/chat/completions errors through the Worker', () => {
+  const ask = (model = 'mock/echo', content = 'Hi') => ({
+    model,
+    messages: [{ role: 'user' as const, content }],
+  })
+  const invalid = { type: 'invalid_request_error', code: null, param: null } as const
+  const cases: [string, ChatCompletionCreateParams, Rewrite, string, ExpectedError][] = [
+    [
+      'a body that is not JSON',
+      ask(),
+      withBody('{"model":'),
+      TOKEN,
+      { status: 400, ...invalid, raises: OpenAI.BadRequestError },
+    ],
+    [
+      'a content-type other than JSON',
+      ask(),
+      withHeaders({ 'content-type': 'text/plain' }),
+      TOKEN,
+      { status: 415, ...invalid, raises: OpenAI.APIError },
+    ],
+    [
+      'a body over the size limit',
+      ask('mock/echo', 'x'.repeat(1_100_000)),
+      unchanged,
+      TOKEN,
+      { status: 413, ...invalid, raises: OpenAI.APIError },
+    ],
+    [
+      'a model the relay does not serve',
+      ask('mock/nothing'),
+      unchanged,
+      TOKEN,
+      {
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        param: 'model',
+        raises: OpenAI.NotFoundError,
+      },
+    ],
+    [
+      'a field the relay does not take',
+      { ...ask(), n: 2 },
+      unchanged,
+      TOKEN,
+      {
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'invalid_value',
+        param: 'n',
+        raises: OpenAI.BadRequestError,
+      },
+    ],
+    [
+      'a field that is not part of the OpenAI API',
+      { ...ask(), base_url: 'http://evil.test' } as ChatCompletionCreateParams,
+      unchanged,
+      TOKEN,
+      {
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'unknown_parameter',
+        param: 'base_url',
+        raises: OpenAI.BadRequestError,
+      },
+    ],
+    [
+      'a token the relay does not know',
+      ask(),
+      unchanged,
+      'wrong-token-0123456789',
+      {
+        status: 401,
+        type: 'authentication_error',
+        code: 'invalid_api_key',
+        param: null,
+        raises: OpenAI.AuthenticationError,
+        headers: { 'www-authenticate': 'Bearer' },
+      },
+    ],
+    [
+      'a method other than POST',
+      ask(),
+      withBody(null, 'GET'),
+      TOKEN,
+      { status: 405, ...invalid, raises: OpenAI.APIError, headers: { allow: 'POST, OPTIONS' } },
+    ],
+    [
+      'a provider over its rate limit',
+      ask('test/refuse'),
+      unchanged,
+      TOKEN,
+      {
+        status: 429,
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        param: null,
+        raises: OpenAI.RateLimitError,
+        headers: { 'retry-after': '7' },
+      },
+    ],
+  ]
+
+  it.each(cases)(
+    'answers %s in OpenAI’s error shape, which the openai SDK raises as its typed error',
+    async (_, params, rewrite, apiKey, expected) => {
+      const sent = rewrite(
+        new Request(`${baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+          body: JSON.stringify(params),
+        }),
+      )
+      const error = await expectOpenAIError(await fetch(sent), expected)
+      const sdk = new OpenAI({
+        apiKey,
+        baseURL,
+        maxRetries: 0,
+        fetch: (input, init) => fetch(rewrite(new Request(input, init))),
+      })
+      await expectRaised(() => sdk.chat.completions.create(params), expected, error)
+    },
+  )
+
+  it('ends a stream that fails after its first chunk with an error chunk and no [DONE]', async () => {
+    const response = await worker.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ ...ask('test/break'), stream: true }),
+    })
+    expect(response.status).toBe(200)
+    const error = expectStreamError(await response.text(), 'server_error')
+    const stream = await openai().chat.completions.create({ ...ask('test/break'), stream: true })
+    await expectStreamRaised(stream, 'partial answer', error)
   })
 })
 

@@ -89,6 +89,7 @@ export function completionErrorResponse(
 /** OpenAI's `code` where it has one that clients look for; `invalid_value` for a field at fault. */
 function codeOf(status: number, kind: ErrorKind, param: string | null): string | null {
   if (status === 404 && param === 'model') return 'model_not_found'
+  if (status === 401) return 'invalid_api_key'
   if (kind === 'context-length') return 'context_length_exceeded'
   if (kind === 'rate-limit') return 'rate_limit_exceeded'
   if (status === 400 && param !== null) return 'invalid_value'
