@@ -1,4 +1,5 @@
 import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
+import { routeErrorResponse } from '../src/relay/create-relay.ts'
 import { discardBody, readJsonBody } from '../src/relay/read-body.ts'
 import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
 import {
@@ -27,7 +28,7 @@ export function createHandler(options: HandlerOptions = {}) {
         console.error(JSON.stringify({ event: 'config-error', message }))
         // The body goes unread, as on any refusal: dropped first, or workerd resets the connection.
         await discardBody(request, 1024 * 1024, 10_000)
-        return Response.json({ error: { kind: 'server', message } }, { status: 500 })
+        return routeErrorResponse(request, 500, 'server', message)
       }
       relays.set(env, relay)
     }

@@ -1,3 +1,4 @@
+import type { ErrorKind } from '../core/errors.ts'
 import { createRegistry, type Registry } from '../core/registry.ts'
 import { pricingAt } from '../core/pricing.ts'
 import { createAuthenticate, type RelayRefusal } from './auth.ts'
@@ -25,6 +26,21 @@ const CONVERSATION_ROUTE = {
   methods: ['GET', 'POST', 'DELETE'],
   dialect: chatDialect,
 } as const
+
+/**
+ * An error answer in the shape of the route `request` asks for (OpenAI's on
+ * `/v1/chat/completions`, the relay's elsewhere), for a host that must refuse a request before a
+ * relay exists, such as a Worker whose settings are wrong.
+ */
+export function routeErrorResponse(
+  request: Request,
+  status: number,
+  kind: ErrorKind,
+  message: string,
+): Response {
+  const dialect = routeOf(new URL(request.url).pathname)?.dialect ?? chatDialect
+  return dialect.error(status, kind, message)
+}
 
 function routeOf(path: string): { methods: readonly string[]; dialect: Dialect } | undefined {
   if (Object.hasOwn(ROUTES, path)) return ROUTES[path]

@@ -503,6 +503,21 @@ describe('worker in workerd: settings', () => {
         error: { kind: 'server', message: 'MAX_TURNS must be a whole number of at least 0' },
       })
       expect(text).not.toContain('lots-of-turns')
+      // Each route answers in its own shape, so an OpenAI client reads the reason too.
+      const completions = await broken.fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      expect(completions.status).toBe(500)
+      expect(await completions.json()).toEqual({
+        error: {
+          message: 'MAX_TURNS must be a whole number of at least 0',
+          type: 'server_error',
+          code: null,
+          param: null,
+        },
+      })
     } finally {
       await broken.dispose()
     }
