@@ -1,7 +1,7 @@
-import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { Delta } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import { parsePartialJson } from '../../kit/partial-json.ts'
 import { END } from '../../kit/read-event-stream.ts'
 
 /** The message a stream assembled, once `message_stop` arrived. */
@@ -229,19 +229,10 @@ const LATER_TOTALS = [
 ] as const
 
 /**
- * A block's input as the SDK reads it (`{}` when empty, JSON, or as much of it as parses: a
+ * A block's input as the SDK reads it (`{}` when blank, JSON, or as much of it as parses: a
  * cut-off response), and whether it was complete (blank, or valid JSON).
  */
 function parseInput(json: string): { value: unknown; complete: boolean } {
-  if (json === '') return { value: {}, complete: true }
-  try {
-    return { value: JSON.parse(json), complete: true }
-  } catch {
-    const complete = json.trim() === ''
-    try {
-      return { value: partialParse(json) as unknown, complete }
-    } catch {
-      return { value: {}, complete }
-    }
-  }
+  if (json.trim() === '') return { value: {}, complete: true }
+  return parsePartialJson(json) ?? { value: {}, complete: false }
 }
