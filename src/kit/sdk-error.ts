@@ -5,6 +5,7 @@ import {
   providerError,
   type ThinkwireError,
 } from '../core/errors.ts'
+import { nodeFetchTimeout } from './node-fetch-timeout.ts'
 import { redact } from './redact.ts'
 
 type ErrorClass = abstract new (...args: never[]) => Error
@@ -21,9 +22,10 @@ export type SdkTransportErrors = {
 
 /**
  * The start every SDK error mapping shares: a `ThinkwireError` as it is, the SDK's abort as
- * `aborted`, its timeout as `timeout`, a failed connection as `network` (the SDK error kept as
- * `cause`). Undefined for anything else, such as an HTTP error or an error sent inside the stream,
- * which the adapter maps by its provider's own codes.
+ * `aborted`, its timeout and Node's fetch timeouts as `timeout` (see {@link nodeFetchTimeout}), a
+ * failed connection as `network` (the SDK error kept as `cause`). Undefined for anything else,
+ * such as an HTTP error or an error sent inside the stream, which the adapter maps by its
+ * provider's own codes.
  *
  * @example
  * ```ts
@@ -38,6 +40,8 @@ export function sdkTransportError(
 ): ThinkwireError | undefined {
   if (isThinkwireError(error)) return error
   if (error instanceof sdk.APIUserAbortError) return abortedError(provider, error)
+  const nodeTimeout = nodeFetchTimeout(error, provider)
+  if (nodeTimeout !== undefined) return nodeTimeout
   // A timeout is a connection error too: it is told apart first.
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return providerError('timeout', provider, 'the request timed out', error)
