@@ -1,19 +1,11 @@
 /** Effort levels as providers name them, lowest first. */
-export const EFFORT_ORDER: readonly string[] = [
-  'none',
-  'minimal',
-  'low',
-  'medium',
-  'high',
-  'xhigh',
-  'max',
-]
+const EFFORT_ORDER: readonly string[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']
 
 /** The largest budget (in tokens) that still counts as each level; above `high`, it is `max`. */
 export type BudgetThresholds = { low: number; medium: number; high: number }
 
 /** thinkwire's own reading of a budget: up to 4k low, 12k medium, 24k high, more is max. */
-export const DEFAULT_BUDGET_THRESHOLDS: BudgetThresholds = {
+const DEFAULT_BUDGET_THRESHOLDS: BudgetThresholds = {
   low: 4_096,
   medium: 12_288,
   high: 24_576,

@@ -1,12 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { Adapter } from '../../core/adapter.ts'
+import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
-import { guardStream } from '../../kit/guard-stream.ts'
+import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapAnthropicError } from './map-error.ts'
 import { anthropicModel, anthropicModels, capabilitiesOf } from './models.ts'
 import { anthropicPricing } from './prices.ts'
-import { withPricing } from '../../core/pricing.ts'
 import { streamMessage } from './stream-message.ts'
 
 export { anthropicModels }
@@ -86,23 +86,19 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
   if (!Number.isInteger(continuations) || continuations < 0) {
     throw new TypeError('anthropic: pauseContinuations must be a whole number, 0 or more')
   }
-  const create = (model: string): Adapter => {
-    const entry = anthropicModel(model)
-    const capabilities = withPricing(capabilitiesOf(entry.row), anthropicPricing(model))
-    const { pricing } = capabilities
-    return {
-      provider: PROVIDER,
-      model,
-      capabilities,
-      stream(conversation, options = {}) {
-        return guardStream(
-          { provider: PROVIDER, model, options, mapError: mapAnthropicError, pricing },
+  return defineAdapter({
+    provider: PROVIDER,
+    models: anthropicModels,
+    mapError: mapAnthropicError,
+    model(model) {
+      const entry = anthropicModel(model)
+      return {
+        capabilities: withPricing(capabilitiesOf(entry.row), anthropicPricing(model)),
+        stream: (conversation, options) =>
           streamMessage(client, entry, conversation, options, continuations),
-        )
-      },
-    }
-  }
-  return Object.assign(create, { models: anthropicModels })
+      }
+    },
+  })
 }
 
 function createClient(settings: AnthropicSettings): Anthropic {

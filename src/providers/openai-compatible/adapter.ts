@@ -2,7 +2,7 @@ import OpenAI from 'openai'
 import type { Adapter } from '../../core/adapter.ts'
 import { ThinkwireError } from '../../core/errors.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
-import { guardStream } from '../../kit/guard-stream.ts'
+import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapCompatibleError } from './map-error.ts'
 import { capabilitiesOf, compatibleModel, type CompatibleModels } from './models.ts'
@@ -70,25 +70,19 @@ export function createOpenAICompatible(settings: OpenAICompatibleSettings): Adap
   const { provider } = settings
   checkSettings(settings)
   const client = createClient(settings)
-  const mapError = (error: unknown) => mapCompatibleError(error, provider)
-  const create = (model: string): Adapter => {
-    const info = compatibleModel(model, settings.reasoning, settings.models)
-    const setup = { client, provider, info, maxEventChars: settings.maxEventChars }
-    const capabilities = capabilitiesOf(info)
-    const { pricing } = capabilities
-    return {
-      provider,
-      model,
-      capabilities,
-      stream(conversation, options = {}) {
-        return guardStream(
-          { provider, model, options, mapError, pricing },
-          streamCompletion(setup, conversation, options),
-        )
-      },
-    }
-  }
-  return Object.assign(create, { models: settings.modelIds ?? [] })
+  return defineAdapter({
+    provider,
+    models: settings.modelIds ?? [],
+    mapError: (error) => mapCompatibleError(error, provider),
+    model(model) {
+      const info = compatibleModel(model, settings.reasoning, settings.models)
+      const setup = { client, provider, info, maxEventChars: settings.maxEventChars }
+      return {
+        capabilities: capabilitiesOf(info),
+        stream: (conversation, options) => streamCompletion(setup, conversation, options),
+      }
+    },
+  })
 }
 
 /** Refuses settings that would make every request fail, naming the field at fault. */

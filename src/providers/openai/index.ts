@@ -1,12 +1,12 @@
 import OpenAI from 'openai'
 import type { Adapter } from '../../core/adapter.ts'
+import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
-import { guardStream } from '../../kit/guard-stream.ts'
+import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapOpenaiError } from './map-error.ts'
 import { capabilitiesOf, openaiModel, openaiModels } from './models.ts'
 import { openaiPricing } from './prices.ts'
-import { withPricing } from '../../core/pricing.ts'
 import { streamResponse, type StreamSetup } from './stream-response.ts'
 
 export { openaiModels }
@@ -75,23 +75,19 @@ export function openai(options: OpenAIOptions): Adapter {
 export function createOpenAI(settings: OpenAISettings): AdapterFactory {
   const client = createClient(settings)
   const { maxEventChars } = settings
-  const create = (model: string): Adapter => {
-    const row = openaiModel(model)
-    const setup: StreamSetup = { client, row, maxEventChars }
-    const capabilities = withPricing(capabilitiesOf(row), openaiPricing(model))
-    const { pricing } = capabilities
-    return {
-      provider: PROVIDER,
-      model,
-      capabilities,
-      stream: (conversation, options = {}) =>
-        guardStream(
-          { provider: PROVIDER, model, options, mapError: mapOpenaiError, pricing },
-          streamResponse(setup, conversation, options),
-        ),
-    }
-  }
-  return Object.assign(create, { models: openaiModels })
+  return defineAdapter({
+    provider: PROVIDER,
+    models: openaiModels,
+    mapError: mapOpenaiError,
+    model(model) {
+      const row = openaiModel(model)
+      const setup: StreamSetup = { client, row, maxEventChars }
+      return {
+        capabilities: withPricing(capabilitiesOf(row), openaiPricing(model)),
+        stream: (conversation, options) => streamResponse(setup, conversation, options),
+      }
+    },
+  })
 }
 
 function createClient(settings: OpenAISettings): OpenAI {
