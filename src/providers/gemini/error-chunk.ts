@@ -1,20 +1,23 @@
 import { ApiError } from '@google/genai'
 import { isRecord } from '../../kit/json.ts'
+import { mapGeminiError, type HeaderSource } from './map-error.ts'
 
 /**
- * Throws the SDK's `ApiError` for `{ error: { code, status } }` with an HTTP error code, as the
- * SDK's own stream reader does for an error object sent in place of a chunk.
+ * Throws for `{ error: { code, status } }` with an HTTP error code, sent in place of a chunk: the
+ * SDK's `ApiError` (as the SDK's own stream reader makes it) mapped with the headers of the
+ * response it came in.
  */
-export function throwIfErrorChunk(data: unknown): void {
+export function throwIfErrorChunk(data: unknown, provider: string, headers: HeaderSource): void {
   if (!isRecord(data)) return
   const error = data['error']
   if (!isRecord(error)) return
   const { code, status } = error
   if (typeof code !== 'number' || code < 400 || code >= 600) return
-  throw new ApiError({
+  const apiError = new ApiError({
     message: `got status: ${String(status)}. ${JSON.stringify(data)}`,
     status: code,
   })
+  throw mapGeminiError(apiError, provider, headers)
 }
 
 /** How much of a body's start is kept while it may still be a JSON error body. */
@@ -25,10 +28,13 @@ const OPEN_BRACE = 0x7b
  * A `readEventStream` `inspect` hook that watches the start of the body: Gemini may answer a
  * stream request with a bare JSON error object in place of Server-Sent Events (no event comes
  * out of it). A body whose first character other than whitespace is `{` is gathered until it
- * parses, and an error object in it throws the SDK's `ApiError`. Any other body is left alone
- * after its first characters.
+ * parses, and an error object in it throws as {@link throwIfErrorChunk} does. Any other body is
+ * left alone after its first characters.
  */
-export function createBareErrorCheck(): (text: string) => void {
+export function createBareErrorCheck(
+  provider: string,
+  headers: HeaderSource,
+): (text: string) => void {
   let head: string | undefined = ''
   return (text) => {
     if (head === undefined) return
@@ -47,6 +53,6 @@ export function createBareErrorCheck(): (text: string) => void {
       return
     }
     head = undefined
-    throwIfErrorChunk(parsed)
+    throwIfErrorChunk(parsed, provider, headers)
   }
 }

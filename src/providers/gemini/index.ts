@@ -1,13 +1,12 @@
 import { GoogleGenAI } from '@google/genai'
 import type { Adapter } from '../../core/adapter.ts'
+import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
-import { guardStream } from '../../kit/guard-stream.ts'
+import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapGeminiError } from './map-error.ts'
 import { capabilitiesOf, geminiModel, geminiModels } from './models.ts'
 import { geminiPricing } from './prices.ts'
-import { withPricing } from '../../core/pricing.ts'
-import type { Exchange } from './send-request.ts'
 import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
 export { geminiModels }
@@ -19,7 +18,13 @@ export type GeminiSettings = {
   apiKey: string
   /** @defaultValue `https://generativelanguage.googleapis.com` */
   baseURL?: string | undefined
-  /** A `fetch` to send requests with (tests pass one that replays recorded streams). */
+  /**
+   * A `fetch` to send requests with (tests pass one that replays recorded streams).
+   * @defaultValue `globalThis.fetch`, as it is at each request. In Node, that fetch gives up after
+   * 300 s without response headers, or between two parts of the body (a `timeout` error that says
+   * so); a model that thinks longer than that in silence needs a fetch that waits longer, see
+   * {@link gemini}.
+   */
   fetch?: typeof globalThis.fetch | undefined
   /** Extra headers on every request. */
   headers?: Record<string, string> | undefined
@@ -57,32 +62,20 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
         },
       }),
   )
-  const factory = (model: string): Adapter => {
-    const row = geminiModel(model)
-    const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }
-    const capabilities = withPricing(capabilitiesOf(row), geminiPricing(model))
-    const { pricing } = capabilities
-    return {
-      provider: PROVIDER,
-      model,
-      capabilities,
-      stream(conversation, options = {}) {
-        // The raw response of this call, so an HTTP error can read its headers.
-        const exchange: Exchange = {}
-        return guardStream(
-          {
-            provider: PROVIDER,
-            model,
-            options,
-            pricing,
-            mapError: (error) => mapGeminiError(error, PROVIDER, exchange.response?.headers),
-          },
-          (context) => streamTurn(setup, conversation, options, context, exchange),
-        )
-      },
-    }
-  }
-  return Object.assign(factory, { models: geminiModels })
+  return defineAdapter({
+    provider: PROVIDER,
+    models: geminiModels,
+    mapError: (error) => mapGeminiError(error, PROVIDER),
+    model(model) {
+      const row = geminiModel(model)
+      const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }
+      return {
+        capabilities: withPricing(capabilitiesOf(row), geminiPricing(model)),
+        stream: (conversation, options) => (context) =>
+          streamTurn(setup, conversation, options, context),
+      }
+    },
+  })
 }
 
 /**
@@ -94,12 +87,29 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
  * `invalid-output`. The SDK does not retry: wrap the adapter in `withRetry` for that. To serve
  * several models from one SDK client, use {@link createGemini}.
  *
+ * In Node, the built-in fetch gives up on a response after 300 s without its headers, or between
+ * two parts of its body, which a long think can reach (Workers and browsers have no such limit).
+ * The adapter reaches into no runtime internals to lift it: pass a `fetch` that waits longer,
+ * such as one with a dispatcher of the `undici` package (second example), or set that dispatcher
+ * for the whole process with undici's `setGlobalDispatcher`.
+ *
  * @example
  * ```ts
  * const adapter = gemini({ apiKey, model: 'gemini-3-flash-preview' })
  * for await (const event of adapter.stream({ turns: [{ role: 'user', content: 'Hi' }] })) {
  *   if (event.type === 'text') console.log(event.text)
  * }
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { Agent } from 'undici'
+ * const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 })
+ * const adapter = gemini({
+ *   apiKey,
+ *   model: 'gemini-3.1-pro-preview',
+ *   fetch: (input, init) => fetch(input, { ...init, dispatcher } as RequestInit),
+ * })
  * ```
  */
 export function gemini(options: GeminiOptions): Adapter {

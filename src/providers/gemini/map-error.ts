@@ -6,16 +6,18 @@ import {
 } from '../../core/errors.ts'
 import { httpError } from '../../kit/http-error.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import { nodeFetchTimeout } from '../../kit/node-fetch-timeout.ts'
 
 /** Response headers, as `httpError` reads them. */
-type HeaderSource = { get(name: string): string | null }
+export type HeaderSource = { get(name: string): string | null }
 
 /**
  * Maps what the Gemini SDK throws to a `ThinkwireError`. The SDK's `ApiError` carries the HTTP
  * status and, as its message, the JSON error body (`{ error: { code, message, status, details } }`),
  * also for an error object sent in the middle of a stream. A 429's `google.rpc.RetryInfo`
  * `retryDelay` (e.g. `"7s"`) becomes `retryAfterMs`; without one, a `retry-after` header of the
- * response (which a proxy may add) does.
+ * response (which a proxy may add) does. Node's fetch timeouts are `timeout` errors that say how to
+ * allow longer (see `nodeFetchTimeout`).
  */
 export function mapGeminiError(
   error: unknown,
@@ -23,7 +25,8 @@ export function mapGeminiError(
   headers?: HeaderSource | undefined,
 ): ThinkwireError {
   if (isThinkwireError(error)) return error
-  if (!isApiError(error)) return toThinkwireError(error, provider)
+  if (!isApiError(error))
+    return nodeFetchTimeout(error, provider) ?? toThinkwireError(error, provider)
   const { status } = error
   const body = errorBody(error.message)
   const message = typeof body?.['message'] === 'string' ? body['message'] : error.message
@@ -43,7 +46,8 @@ export function mapGeminiError(
   })
 }
 
-function isApiError(error: unknown): error is Error & { status: number } {
+/** The SDK's `ApiError` (read by its name, so a second copy of the SDK is recognized too). */
+export function isApiError(error: unknown): error is Error & { status: number } {
   return (
     error instanceof Error &&
     error.name === 'ApiError' &&

@@ -9,7 +9,7 @@ import { createBareErrorCheck, throwIfErrorChunk } from './error-chunk.ts'
 import { createChunkMapper, type ChunkDeltas } from './map-chunks.ts'
 import { cutsOpenCall, finishOf } from './map-finish.ts'
 import type { GeminiModel } from './models.ts'
-import { sendRequest, type Exchange } from './send-request.ts'
+import { sendRequest } from './send-request.ts'
 
 /** What every turn of one adapter shares. */
 export type TurnSetup = {
@@ -35,7 +35,6 @@ export async function* streamTurn(
   conversation: Conversation,
   options: CallOptions,
   context: StreamContext,
-  exchange: Exchange,
 ): AsyncGenerator<Delta | readonly Delta[] | DeltaSource, Finish, undefined> {
   const { provider, client, model, row } = setup
   const { signal, tag } = context
@@ -45,7 +44,8 @@ export async function* streamTurn(
   const contents = encodeContents(conversation.turns, tag, {
     placeholderSignature: row.requiresToolCallSignature,
   })
-  const response = await sendRequest(client, { model, contents, config }, setup.fetch, exchange)
+  const response = await sendRequest(client, { model, contents, config }, setup.fetch, provider)
+  const { headers } = response
 
   const turnPosition = conversation.turns.length
   const mapper = createChunkMapper((index) => `gemini_${turnPosition}_${index}`)
@@ -53,7 +53,7 @@ export async function* streamTurn(
   const terminal: { deltas: ChunkDeltas } = { deltas: undefined }
   const decode = (message: EventSourceMessage): ChunkDeltas | typeof END => {
     const chunk: unknown = JSON.parse(message.data)
-    throwIfErrorChunk(chunk)
+    throwIfErrorChunk(chunk, provider, headers)
     const deltas = mapper.map(chunk)
     if (!mapper.ended) return deltas
     terminal.deltas = deltas
@@ -63,7 +63,7 @@ export async function* streamTurn(
   yield readEventStream(response.body, {
     provider,
     decode,
-    inspect: createBareErrorCheck(),
+    inspect: createBareErrorCheck(provider, headers),
     signal,
   })
   if (terminal.deltas !== undefined) yield terminal.deltas

@@ -1,43 +1,34 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { gemini } from '../../../src/providers/gemini/index.ts'
-import { withoutNodeTimeouts } from '../../../src/providers/gemini/no-timeout.ts'
-import { collect, fixture } from './harness.ts'
+import { collect, failure, fixture } from './harness.ts'
 
 afterEach(() => vi.unstubAllGlobals())
 
-describe("Node's fetch timeouts", () => {
-  it('are lifted per request by a dispatcher that forwards to the global one', () => {
-    const init = withoutNodeTimeouts({ method: 'POST' }) as RequestInit & {
-      dispatcher?: { dispatch(options: object, handler: unknown): boolean }
-    }
-    expect(init.method).toBe('POST')
-    const key = Symbol.for('undici.globalDispatcher.1')
-    const holder = globalThis as { [key]?: unknown }
-    const real = holder[key]
-    const seen: object[] = []
-    holder[key] = { dispatch: (options: object) => seen.push(options) > 0 }
-    try {
-      init.dispatcher?.dispatch({ path: '/x', headersTimeout: 300_000 }, {})
-    } finally {
-      holder[key] = real
-    }
-    expect(seen).toEqual([{ path: '/x', headersTimeout: 0, bodyTimeout: 0 }])
-  })
+const ask = { turns: [{ role: 'user' as const, content: 'Hallo' }] }
+const adapter = () => gemini({ apiKey: 'AIza-test', model: 'gemini-2.5-flash' })
 
-  it("are lifted when the adapter uses the global fetch, and a caller's fetch is left alone", async () => {
+/** Undici's error for one of its limits, under the `TypeError` Node's fetch wraps it in. */
+function nodeFetchError(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT'): TypeError {
+  const cause = Object.assign(new Error('Timeout Error'), { code })
+  return new TypeError(code === 'UND_ERR_HEADERS_TIMEOUT' ? 'fetch failed' : 'terminated', {
+    cause,
+  })
+}
+
+describe("Node's fetch limits", () => {
+  it('are left to the fetch: the global one gets the request as the SDK made it', async () => {
     const inits: (RequestInit | undefined)[] = []
     const body = fixture('thinking-then-text.sse')
     vi.stubGlobal('fetch', async (_input: RequestInfo | URL, init?: RequestInit) => {
       inits.push(init)
       return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
     })
-    const ask = { turns: [{ role: 'user' as const, content: 'Hallo' }] }
-    const events = await collect(
-      gemini({ apiKey: 'AIza-test', model: 'gemini-2.5-flash' }).stream(ask),
-    )
+    const events = await collect(adapter().stream(ask))
     expect(events.at(-1)?.type).toBe('done')
     expect(inits).toHaveLength(1)
-    expect(inits[0]).toHaveProperty('dispatcher')
+    expect(inits[0]).toMatchObject({ method: 'POST' })
+    // Nothing added to lift Node's limits: no `dispatcher`, which only undici knows.
+    expect(inits[0]).not.toHaveProperty('dispatcher')
 
     const own: (RequestInit | undefined)[] = []
     const fetch = async (_input: RequestInfo | URL, init?: RequestInit) => {
@@ -45,6 +36,48 @@ describe("Node's fetch timeouts", () => {
       return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
     }
     await collect(gemini({ apiKey: 'AIza-test', model: 'gemini-2.5-flash', fetch }).stream(ask))
-    expect(own[0]).not.toHaveProperty('dispatcher')
+    expect(own).toHaveLength(1)
+    expect(inits).toHaveLength(1)
+  })
+
+  it('fail a stream whose response headers Node stopped waiting for with a timeout that says what to do', async () => {
+    vi.stubGlobal('fetch', async () => {
+      throw nodeFetchError('UND_ERR_HEADERS_TIMEOUT')
+    })
+    const { events, error } = await failure(adapter().stream(ask))
+    expect(events).toEqual([])
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true, provider: 'gemini' })
+    expect((error as Error).message).toContain('the response headers')
+    expect((error as Error).message).toContain('pass the adapter a `fetch`')
+  })
+
+  it('fail a stream whose body Node stopped waiting for with a timeout, after what arrived', async () => {
+    const first = fixture('thinking-then-text.sse').split('\r\n\r\n')[0] + '\r\n\r\n'
+    vi.stubGlobal('fetch', async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(first))
+        },
+        pull(controller) {
+          controller.error(nodeFetchError('UND_ERR_BODY_TIMEOUT'))
+        },
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    })
+    const { events, error } = await failure(adapter().stream(ask))
+    expect(events.length).toBeGreaterThan(0)
+    expect(events.some((event) => event.type === 'done')).toBe(false)
+    expect(error).toMatchObject({ kind: 'timeout', provider: 'gemini' })
+    expect((error as Error).message).toContain('the next part of the body')
+  })
+
+  it('keep any other failure of the fetch a network error', async () => {
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      })
+    })
+    const { error } = await failure(adapter().stream(ask))
+    expect(error).toMatchObject({ kind: 'network', provider: 'gemini' })
   })
 })
