@@ -18,7 +18,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { Conversation } from '../src/core/conversation.ts'
 import { anthropic } from '../src/providers/anthropic/index.ts'
-import { callSpan, createRelay, otlpExporter, type Relay } from '../src/relay/index.ts'
+import { createRelay, otlpExporter, type Relay } from '../src/relay/index.ts'
+import { callSpan } from '../src/relay/tracing.ts'
 import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
 import { anthropicRecording, READ_SIZES, readLabel, recordedFetch } from './recordings.ts'
 

@@ -2,19 +2,21 @@ import { DurableObject } from 'cloudflare:workers'
 import { chatDialect } from '../src/relay/dialects.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import {
-  admitCall,
   emptyBudget,
-  settleCall,
   spendReport,
   type BudgetState,
+  type SpendReport,
+} from '../src/relay/budget.ts'
+import {
+  admitCall,
+  settleCall,
   type LimitCost,
   type LimitDecision,
   type LimitUsage,
   type MemoryLimits,
   type RateLimiter,
-  type SpendReport,
   type WindowState,
-} from '../src/relay/index.ts'
+} from '../src/relay/rate-limit.ts'
 
 const WINDOW = 'window'
 const BUDGET = 'budget'

@@ -3,40 +3,25 @@ export type { Relay, RelayContext, RelayLimits, RelayLogEntry, RelayOptions } fr
 export type { RelayAuth, RelayClient, RelayRefusal } from './auth.ts'
 export { jwtAuth, type JwtAuthOptions } from './jwt-auth.ts'
 export type { CorsOptions } from './cors.ts'
+export type { RelaySpan, SpanExporter, SpanValue, TraceParent, TracingOptions } from './tracing.ts'
+export { otlpExporter, type OtlpExporterOptions } from './otlp-exporter.ts'
+// What a host needs to bring a limiter of its own (the Worker keeps its windows in a Durable
+// Object) or to use the in-memory one; how a window counts stays inside.
 export {
-  callSpan,
-  parseTraceparent,
-  type RelaySpan,
-  type SpanExporter,
-  type SpanValue,
-  type TraceParent,
-  type TracingOptions,
-} from './tracing.ts'
-export { otlpExporter, otlpHeaders, type OtlpExporterOptions } from './otlp-exporter.ts'
-export {
-  admit,
-  admitCall,
   memoryRateLimiter,
-  settle,
-  settleCall,
   type LimitCost,
   type LimitDecision,
   type LimitUsage,
   type MemoryLimits,
-  type RateLimitDecision,
   type RateLimiter,
   type RateLimits,
-  type WindowState,
 } from './rate-limit.ts'
-export {
-  emptyBudget,
-  spendReport,
-  type BudgetLimits,
-  type BudgetPeriod,
-  type BudgetRefusal,
-  type BudgetState,
-  type PeriodSpend,
-  type SpendReport,
+export type {
+  BudgetLimits,
+  BudgetPeriod,
+  BudgetRefusal,
+  PeriodSpend,
+  SpendReport,
 } from './budget.ts'
 export type {
   FieldTable,

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest'
 import { relay, traceparent } from '../../src/client/index.ts'
 import { complete } from '../../src/core/complete.ts'
 import { mock } from '../../src/providers/mock/index.ts'
-import { createRelay, parseTraceparent, type RelaySpan } from '../../src/relay/index.ts'
+import { createRelay, type RelaySpan } from '../../src/relay/index.ts'
+import { parseTraceparent } from '../../src/relay/tracing.ts'
 
 const FORMAT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/
 

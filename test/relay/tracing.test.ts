@@ -11,13 +11,11 @@ import { guardStream } from '../../src/kit/guard-stream.ts'
 import {
   createRelay,
   otlpExporter,
-  otlpHeaders,
-  parseTraceparent,
   type RelaySpan,
   type SpanExporter,
 } from '../../src/relay/index.ts'
-import { otlpTracing } from '../../src/relay/otlp-exporter.ts'
-import { callStart, traceCall } from '../../src/relay/tracing.ts'
+import { otlpHeaders, otlpTracing } from '../../src/relay/otlp-exporter.ts'
+import { callStart, parseTraceparent, traceCall } from '../../src/relay/tracing.ts'
 import { chat, doneOf, streamed } from './helpers.ts'
 
 const PROMPT = 'What is the secret word?'
