@@ -34,7 +34,13 @@ import {
 } from '../src/relay/conversations/listing-index.ts'
 import { modelFilter } from '../src/relay/model-filter.ts'
 import {
+  createThinkingTimer,
+  withThinkingTime,
+  type ThinkingTimer,
+} from '../src/relay/conversations/thinking-timer.ts'
+import {
   displayTurn,
+  modelTurn,
   regenerateBase,
   sizeRefusal,
   titleOf,
@@ -100,6 +106,13 @@ type Answer = {
   /** A regenerate: the last answer is replaced, once this one is complete. */
   replaces: boolean
   stopped: boolean
+  /**
+   * A stop's `Last-Event-ID`: the last event the stopping client showed. The stopped turn keeps
+   * the answer's events up to it, so what that client kept on screen is what is stored.
+   */
+  keepUntil: number | undefined
+  /** How long it thought, kept with its turn (see `ShownAssistantTurn`). */
+  thinking: ThinkingTimer
   reservation: AnswerReservation | undefined
   /** Its span, when tracing is on (and the caller's trace is sampled). */
   trace: CallTrace | undefined
@@ -282,7 +295,7 @@ export class ConversationObject extends DurableObject<Env> {
       case 'stream':
         return this.#stream(request, url)
       case 'stop':
-        return this.#stop()
+        return this.#stop(request, url)
       default:
         return errorResponse(404, 'invalid-request', 'no such conversation route')
     }
@@ -379,9 +392,17 @@ export class ConversationObject extends DurableObject<Env> {
     await this.#indexStub(meta.owner).unlisted(meta.id)
   }
 
-  async #stop(): Promise<Response> {
+  async #stop(request: Request, url: URL): Promise<Response> {
+    const seen = parseLastEventId(request, url)
+    if (seen === null) {
+      return errorResponse(400, 'invalid-request', 'Last-Event-ID must be a whole number', {
+        field: 'Last-Event-ID',
+      })
+    }
     const answer = this.#answer
     if (answer !== undefined) {
+      // The first stop says what is kept; one sent again (a second tab, a retry) changes nothing.
+      if (!answer.stopped) answer.keepUntil = seen
       answer.stopped = true
       answer.controller.abort(new Error('stopped'))
       // 204 once the stopped turn is stored, so a GET right after it sees it.
@@ -458,7 +479,7 @@ export class ConversationObject extends DurableObject<Env> {
     }
     if (turn !== undefined && turnJson !== undefined) this.#storeTurn(turn, turnJson, addedBytes)
 
-    const conversation: Conversation = { turns: [...base] }
+    const conversation: Conversation = { turns: base.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const before = this.#log.lastId
     const trace =
@@ -521,6 +542,8 @@ export class ConversationObject extends DurableObject<Env> {
       firstId: this.#log.lastId + 1,
       replaces,
       stopped: false,
+      keepUntil: undefined,
+      thinking: createThinkingTimer(() => performance.now()),
       reservation,
       trace,
       keepAlive: setTimeout(() => void this.#arm(), KEEPALIVE_AFTER_MS),
@@ -552,9 +575,10 @@ export class ConversationObject extends DurableObject<Env> {
       for await (const event of events) {
         if (this.#answer !== answer) return
         answer.trace?.firstChunk()
+        answer.thinking.note(event.type)
         if (event.type === 'done') {
           // As /v1/chat sends it: whole non-negative usage, an input on every tool call.
-          turn = wireTurn(event.turn)
+          turn = withThinkingTime(wireTurn(event.turn), answer.thinking.thinkingMs())
           break
         }
         const sent = sentDelta(event)
@@ -595,8 +619,12 @@ export class ConversationObject extends DurableObject<Env> {
         this.#publish({ type: 'done', turn: displayTurn(last) })
       } else {
         // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
-        // (calls without results could not be sent again), rebuilt from the answer's events.
-        const stopped = partialTurn(foldFrames(this.#framesFrom(answer.firstId)))
+        // (calls without results could not be sent again), rebuilt from the answer's events up to
+        // the last one its stopping client showed.
+        const stopped = withThinkingTime(
+          partialTurn(foldFrames(this.#framesFrom(answer.firstId, answer.keepUntil))),
+          answer.thinking.thinkingMs(),
+        )
         this.#storeTurn(stopped)
         this.#publish({ type: 'done', turn: stopped })
       }
@@ -705,12 +733,16 @@ export class ConversationObject extends DurableObject<Env> {
     }
   }
 
-  /** The frames from event `id` on: the stored batches, read a few at a time, then those held. */
-  *#framesFrom(id: number): Generator<string> {
+  /**
+   * The frames from event `id` on (to `until`, when given): the stored batches, read a few at a
+   * time, then those held.
+   */
+  *#framesFrom(id: number, until?: number): Generator<string> {
     for (const batch of this.#store.batchesFrom(id)) {
-      yield* splitFrames(framesBetween(batch, id - 1))
+      if (until !== undefined && batch.firstId > until) return
+      yield* splitFrames(framesBetween(batch, id - 1, until))
     }
-    const held = this.#log.held(id - 1)
+    const held = this.#log.held(id - 1, until)
     if (held !== null) yield* splitFrames(held.text)
   }
 

@@ -71,7 +71,9 @@ const MAX_BACKOFF_MS = 8000
  * runs on the relay: a reload, a dropped network or a second tab loses nothing. `load()` restores
  * the conversation and attaches to an answer in flight; a dropped stream resumes from the last
  * event it saw (`Last-Event-ID`), after a backoff, when the browser comes back online and when the
- * page becomes visible; `stop()` stops the answer for every tab. Items never reach the browser.
+ * page becomes visible; `stop()` stops the answer for every tab. Items never reach the browser;
+ * each answer's turn carries instead how long it thought, as the relay measured it
+ * (`ShownAssistantTurn`'s `thinkingMs`), the same in every tab and after a reload.
  *
  * @example
  * ```ts
@@ -96,6 +98,8 @@ export class RelayConversation implements ChatStore {
   #pending: TurnState | undefined
   /** A regenerate runs: its answer replaces the last one only once it is complete. */
   #replacing = false
+  /** Stopped here: the answer stays as it was at the stop until its `done` comes. */
+  #halted = false
   #status: ChatStatus = 'ready'
   #error: ThinkwireError | undefined
   #lastEventId = 0
@@ -192,9 +196,9 @@ export class RelayConversation implements ChatStore {
     this.#notifier.emit()
     // An answer in flight: read from its start (its `turn` event first), so nothing is missed;
     // it goes on streaming into the store after load() resolved.
-    if (this.#options.follow === true)
+    if (this.#options.follow)
       void this.#attach(body.streaming ? undefined : this.#lastEventId, true)
-    else if (body.streaming) void this.#attach(undefined)
+    else if (body.streaming) void this.#attach()
   }
 
   async send(input: ChatInput, options?: WireCallOptions): Promise<void> {
@@ -232,10 +236,17 @@ export class RelayConversation implements ChatStore {
     return refused
   }
 
-  /** Stops the answer on the relay, for every tab; its `done` (the stopped turn) ends the stream. */
+  /**
+   * Stops the answer on the relay, for every tab; its `done` (the stopped turn) ends the stream.
+   * What is shown at the stop is what is kept: the answer is shown at once as it arrived so far
+   * (not a frame later), then stops changing, and the relay keeps it up to the last event this
+   * store had (sent as `?lastEventId=`), which every tab then gets.
+   */
   stop(): void {
     if (this.#id === undefined || !this.#busy()) return
-    void this.#fetch(`/${this.#id}/stop`, 'POST').catch(() => {})
+    this.#halted = true
+    this.#notifier.emit()
+    void this.#fetch(`/${this.#id}/stop?lastEventId=${this.#lastEventId}`, 'POST').catch(() => {})
   }
 
   /** Stops reading and listening; the answer goes on on the relay, and `load()` attaches again. */
@@ -275,7 +286,7 @@ export class RelayConversation implements ChatStore {
         this.#id = String(((await created.json()) as { id: unknown }).id)
         this.#options.onId?.(this.#id)
         // From now on, messages and answers from elsewhere (another tab on this id) arrive too.
-        if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
+        if (this.#options.follow) void this.#attach(this.#lastEventId, true)
       }
       const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
       const response = await this.#fetch(`/${this.#id}/${route}`, 'POST', JSON.stringify(body))
@@ -314,7 +325,7 @@ export class RelayConversation implements ChatStore {
       if (this.#disposed || reading.signal.aborted) return
       // A failure the relay sent is the answer's; a dropped connection is resumed.
       if (error instanceof ThinkwireError && error.kind !== 'network') throw error
-      if (this.#busy() || this.#options.follow === true) this.#retry()
+      if (this.#busy() || this.#options.follow) this.#retry()
     }
   }
 
@@ -351,8 +362,11 @@ export class RelayConversation implements ChatStore {
         this.#setStatus('ready')
         return undefined
       }
-      this.#pending = applyEvent(this.#pending ?? initialTurnState, event)
-      if (this.#status !== 'streaming') this.#setStatus('streaming')
+      // Stopped here: the answer stays as it was shown, until its `done`.
+      if (!this.#halted) {
+        this.#pending = applyEvent(this.#pending ?? initialTurnState, event)
+        if (this.#status !== 'streaming') this.#setStatus('streaming')
+      }
     } catch (error) {
       this.#fail(error)
     }
@@ -369,7 +383,7 @@ export class RelayConversation implements ChatStore {
   #resume = (): void => {
     if (this.#id === undefined) return
     if (this.#unreached) return void this.load().catch(() => {})
-    if (this.#options.follow === true) void this.#attach(this.#lastEventId, true)
+    if (this.#options.follow) void this.#attach(this.#lastEventId, true)
     else if (this.#busy()) void this.#attach(this.#lastEventId)
   }
 
@@ -381,7 +395,7 @@ export class RelayConversation implements ChatStore {
    * `GET .../stream`: the events after `lastEventId` (from the answer's start without it), and
    * with `follow`, every later message and answer too.
    */
-  async #attach(lastEventId: number | undefined, follow = false): Promise<void> {
+  async #attach(lastEventId?: number, follow = false): Promise<void> {
     if (this.#disposed || this.#id === undefined) return
     ;(follow ? this.#following : this.#reading)?.abort()
     clearTimeout(this.#timer)
@@ -421,6 +435,8 @@ export class RelayConversation implements ChatStore {
   }
 
   #setStatus(status: ChatStatus): void {
+    // A stop halts an answer until it ends (or fails); a new one is shown again.
+    this.#halted &&= status === 'streaming'
     this.#status = status
     this.#notifier.emit()
   }

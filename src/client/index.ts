@@ -7,3 +7,4 @@ export {
   type RelayConversationUpdate,
 } from './conversation.ts'
 export { traceparent, type TraceparentOptions } from './trace.ts'
+export type { ShownAssistantTurn } from '../core/wire.ts'

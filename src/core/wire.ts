@@ -24,9 +24,24 @@ export type WireEvents = {
   thinking: { text: string }
   text: { text: string }
   'tool-call': { call: ToolCall }
+  /** The complete turn; in a durable conversation's stream, a {@link ShownAssistantTurn}. */
   done: { turn: AssistantTurn }
   /** Sent in place of `done` when the stream fails. */
   error: WireError
+}
+
+/**
+ * An assistant turn as a durable conversation shows it (DESIGN §9): in `GET
+ * /v1/conversations/:id` and in the `done` of its stream, without its items, and with how long
+ * it thought. A browser never sends it back: the relay keeps the conversation.
+ */
+export type ShownAssistantTurn = AssistantTurn & {
+  /**
+   * How long the answer thought, in whole ms, as the relay measured it: from its first thinking
+   * event to its first text, tool call or end (the stop, for a stopped answer). Absent when it did
+   * not think. The relay keeps it with the turn and never sends it to a provider.
+   */
+  thinkingMs?: number | undefined
 }
 
 /** The event names of a relay stream. */

@@ -223,4 +223,51 @@ describe('useConversation', () => {
     }
     store.dispose()
   })
+  it('keeps what it showed when stopped: the answer stops changing at once, and the relay is told the last event shown', async () => {
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => {
+      frames.push(callback)
+      return frames.length
+    })
+    const { relay, store, result } = await openConversation()
+    relay.write(frame(2, 'text', { text: 'Shown ' }))
+    await settle()
+    await act(async () => frames.splice(0).forEach((callback) => callback(0)))
+    // A piece read, not drawn yet: the stop shows it at once, and keeps it.
+    relay.write(frame(3, 'text', { text: 'and read.' }))
+    await settle()
+    expect(result.current.messages.at(-1)?.text).toBe('Shown ')
+    act(() => result.current.stop())
+    expect(result.current.messages.at(-1)?.text).toBe('Shown and read.')
+
+    // What the relay sent before the stop reached it is not shown: the answer stays as it was.
+    relay.write(frame(4, 'text', { text: ' And more.' }))
+    await settle()
+    const stops = relay.fetch.mock.calls.filter(([input]) => String(input).includes('/stop'))
+    expect(stops.map(([input]) => new URL(String(input)).search)).toEqual(['?lastEventId=3'])
+    await act(async () => frames.splice(0).forEach((callback) => callback(0)))
+    expect(result.current.messages.at(-1)?.text).toBe('Shown and read.')
+    expect(result.current.status).toBe('streaming')
+
+    // Its `done` is the answer kept up to event 3; the next answer is shown as it streams again.
+    const stopped = {
+      role: 'assistant',
+      text: 'Shown and read.',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stopReason: 'aborted',
+    }
+    relay.write(frame(5, 'done', { turn: stopped }))
+    await settle()
+    expect(result.current.status).toBe('ready')
+    expect(result.current.messages.at(-1)).toMatchObject({
+      text: 'Shown and read.',
+      status: 'stopped',
+    })
+    relay.write(frame(6, 'turn', { turn: { role: 'user', content: 'From another tab' } }))
+    relay.write(frame(7, 'text', { text: 'Hi' }))
+    await settle()
+    await act(async () => frames.splice(0).forEach((callback) => callback(0)))
+    expect(result.current.messages.at(-1)?.text).toBe('Hi')
+    store.dispose()
+  })
 })

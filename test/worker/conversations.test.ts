@@ -5,6 +5,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
+import type { ShownAssistantTurn } from '../../src/core/wire.ts'
 import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 import { LEAKED_KEY } from './fixtures/scripted-models.ts'
@@ -282,8 +283,12 @@ describe('durable conversations in workerd', () => {
   })
 
   it('resumes after an abort at a random point with exactly the uninterrupted bytes', async () => {
+    // Each answer is timed on its own: how long it thought is the one figure that may differ.
+    const untimed = (text: string) => text.replace(/"thinkingMs":\d+/, '"thinkingMs":0')
     const whole = await create()
-    const full = frames((await readSse(await send(whole, ask('Pace it', 'test/paced')))).raw)
+    const full = untimed(
+      frames((await readSse(await send(whole, ask('Pace it', 'test/paced')))).raw),
+    )
     const total = parseSse(full).events.length
     expect(total).toBeGreaterThan(50)
 
@@ -302,7 +307,9 @@ describe('durable conversations in workerd', () => {
       })
       expect(rest.status).toBe(200)
       const after = frames((await readSse(rest)).raw)
-      expect(before + after, `seed ${SEED}, round ${round}, cut after ${cut} events`).toBe(full)
+      expect(untimed(before + after), `seed ${SEED}, round ${round}, cut after ${cut} events`).toBe(
+        full,
+      )
     }
     // Four paced answers, each about two seconds.
   }, 40_000)
@@ -362,6 +369,63 @@ describe('durable conversations in workerd', () => {
     const kept = (await stored(id)).turns
     expect(kept[1]).not.toHaveProperty('items')
     expect(kept[1]).toMatchObject({ stopReason: 'aborted' })
+  })
+
+  it('keeps a stopped answer up to the last event its stopping client showed, for every subscriber', async () => {
+    const id = await create()
+    const first = await send(id, ask('Stop where I looked', 'test/paced'))
+    const second = await call(`/v1/conversations/${id}/stream`)
+    const reading = readSse(second)
+    const texts = (read: ReadSse) => read.events.filter((event) => event.event === 'text')
+    const seen = await readUntil(first, (read) => texts(read).length >= 6)
+    // The stopping client showed the first three pieces of text; what came after, it never drew.
+    const shown = texts(seen).slice(0, 3)
+    const stop = await call(`/v1/conversations/${id}/stop?lastEventId=${shown.at(-1)!.id}`, {
+      method: 'POST',
+    })
+    expect(stop.status).toBe(204)
+
+    const rest = parseSse(seen.raw + (await readRest(first)))
+    const other = await reading
+    expect(textOf(rest.events).length).toBeGreaterThan(textOf(shown).length)
+    for (const read of [rest, other]) {
+      expect(lastDone(read)).toMatchObject({ text: textOf(shown), stopReason: 'aborted' })
+      expect(lastDone(read).thinking).toBe('Pacing myself. ')
+    }
+    expect((await get(id)).conversation.turns[1]).toEqual(lastDone(other))
+    // A stop sent again (another tab's) keeps what the first kept.
+    expect(
+      (await call(`/v1/conversations/${id}/stop?lastEventId=1`, { method: 'POST' })).status,
+    ).toBe(204)
+    expect((await get(id)).conversation.turns[1]).toEqual(lastDone(other))
+  })
+
+  it('refuses a stop whose Last-Event-ID is not a whole number, and stops nothing', async () => {
+    const id = await create()
+    const running = await send(id, ask('Keep going', 'test/paced'))
+    for (const [query, headers] of [
+      ['?lastEventId=soon', {}],
+      ['', { 'last-event-id': '-3' }],
+    ] as const) {
+      const stop = await call(`/v1/conversations/${id}/stop${query}`, { method: 'POST', headers })
+      expect(stop.status).toBe(400)
+      await expect(stop.json()).resolves.toMatchObject({
+        error: { kind: 'invalid-request', field: 'Last-Event-ID' },
+      })
+    }
+    expect(lastDone(await readSse(running))).toMatchObject({ text: PACED_TEXT, stopReason: 'stop' })
+  })
+
+  it('keeps how long each answer thought with its turn, in its done and in GET, and none for one that did not think', async () => {
+    const id = await create()
+    const thought = lastDone(await readSse(await send(id, ask('Think first', 'test/paced'))))
+    expect((thought as ShownAssistantTurn).thinkingMs).toEqual(expect.any(Number))
+    expect((thought as ShownAssistantTurn).thinkingMs).toBeGreaterThanOrEqual(0)
+    const plain = lastDone(await readSse(await send(id, ask('Just say it', 'test/short'))))
+    expect(plain).not.toHaveProperty('thinkingMs')
+    const shown = await settled(id)
+    expect(shown.conversation.turns[1]).toEqual(thought)
+    expect(shown.conversation.turns[3]).toEqual(plain)
   })
 
   it('refuses a second message with 409 while an answer runs, and says 204 when idle', async () => {

@@ -136,6 +136,16 @@ export function displayTurn(turn: Turn): Turn {
   return shown
 }
 
+/**
+ * A stored turn as a model call sends it: without the thinking time the relay keeps with an
+ * answer for the browser (see `ShownAssistantTurn`), which is no provider's business.
+ */
+export function modelTurn(turn: Turn): Turn {
+  if (turn.role !== 'assistant' || !('thinkingMs' in turn)) return turn
+  const { thinkingMs: _thinkingMs, ...sent } = turn
+  return sent
+}
+
 /** Longest title, in characters. */
 const TITLE_CHARS = 80
 
