@@ -130,7 +130,7 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     // A fetched response's headers are immutable; the relay adds its CORS headers to this copy.
     const copy = new Response(answer.body, answer)
     // The relay's own time (body, limits, the object's checks); a message's model call starts as
-    // its stream is answered, so the browser times the model from here to the first event.
+    // its `turn` event is sent, so the browser times the model from that event to the first.
     const relayMs = (performance.now() - arrived).toFixed(1)
     copy.headers.set('server-timing', `relay;dur=${relayMs};desc="checks"`)
     return copy

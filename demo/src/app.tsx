@@ -1,5 +1,6 @@
 import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { ChatMessage } from '../../src/react/index.ts'
+import { answerEnd } from './answer-end.ts'
 import { Composer } from './composer.tsx'
 import type { DemoChat, DemoChatOptions } from './demo-chat.ts'
 import { MessageView } from './message-view.tsx'
@@ -14,6 +15,7 @@ import {
 } from './storage.ts'
 import { seconds, type LiveTiming } from './timings.ts'
 import { TokenForm } from './token-form.tsx'
+import { TransportLabel } from './transport-label.tsx'
 import { useDurableChat } from './use-durable-chat.ts'
 import { thinkingLevels, useModels } from './use-models.ts'
 import { useStatelessChat } from './use-stateless-chat.ts'
@@ -52,6 +54,10 @@ export function App() {
   const [announcement, setAnnouncement] = useState('')
   /** The answer a regenerate replaces, shown until the new one is complete. */
   const [replacing, setReplacing] = useState<ChatMessage>()
+  /** Why an answer is still there after a regenerate of it stopped or failed: said on it. */
+  const [kept, setKept] = useState<{ id: string; note: string }>()
+  /** This page stopped the answer in flight (its Stop, or Escape). */
+  const stoppedHere = useRef(false)
   const prompt = useRef<HTMLTextAreaElement>(null)
   const focusPrompt = () => prompt.current?.focus()
 
@@ -75,17 +81,21 @@ export function App() {
 
   useEffect(() => saveSettings({ model, thinking }), [model, thinking])
 
-  // A screen reader hears that an answer ended, not every token of it.
+  // A screen reader hears that an answer ended (and how), not every token of it.
   const wasBusy = useRef(false)
   useEffect(() => {
-    if (busy && !wasBusy.current) setAnnouncement('')
-    if (!busy && wasBusy.current && status === 'ready') {
+    if (busy && !wasBusy.current) {
+      setAnnouncement('')
+      setKept(undefined)
+    }
+    if (!busy && wasBusy.current) {
+      const end = answerEnd(status, messages, replacing, stoppedHere.current)
       const last = messages.at(-1)
-      setAnnouncement(
-        last?.role === 'assistant' && last.status === 'done'
-          ? 'Answer complete.'
-          : 'Answer stopped.',
+      setAnnouncement(end.announcement)
+      setKept(
+        end.note === undefined || last === undefined ? undefined : { id: last.id, note: end.note },
       )
+      stoppedHere.current = false
     }
     wasBusy.current = busy
     if (!busy) setReplacing(undefined)
@@ -98,6 +108,7 @@ export function App() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'Escape' || !busyRef.current) return
+      stoppedHere.current = true
       stop()
       prompt.current?.focus()
     }
@@ -123,20 +134,28 @@ export function App() {
     pinned.current = true
     chat.send(text)
   }
+  /** The answer a regenerate now would replace: the last one, when it is the last message. */
+  const lastAnswer = () => {
+    const last = messages.at(-1)
+    return last?.role === 'assistant' && last.turn !== undefined ? last : undefined
+  }
   const regenerate = () => {
-    setReplacing(messages.findLast((m) => m.role === 'assistant' && m.turn !== undefined))
+    setReplacing(lastAnswer())
     chat.regenerate()
     focusPrompt()
   }
   const onStop = () => {
+    stoppedHere.current = true
     stop()
     focusPrompt()
   }
   const newChat = () => {
+    setKept(undefined)
     chat.newChat()
     focusPrompt()
   }
   const openChat = (id: string) => {
+    setKept(undefined)
     chat.open(id)
     focusPrompt()
   }
@@ -148,6 +167,8 @@ export function App() {
     focusPrompt()
   }
   const retry = () => {
+    // After a regenerate that failed, the retry is one more regenerate of the same answer.
+    if (!chat.interrupted) setReplacing(lastAnswer())
     chat.retry()
     focusPrompt()
   }
@@ -166,7 +187,7 @@ export function App() {
   const lastUser = messages.findLastIndex((m) => m.role === 'user')
   const showPrevious = busy && replacing !== undefined
   // Stopped before anything arrived, or a failed answer dismissed: the question stays, unanswered.
-  const unanswered = status === 'ready' && messages.at(-1)?.role === 'user'
+  const unanswered = status === 'ready' && messages.at(-1)?.role === 'user' && !chat.interrupted
   const failedNote = unanswered && dismissedFailure === messages.at(-1)?.id
   const refusedToken = error?.kind === 'auth' && error.status === 401
   const askToken = needsToken || refusedToken
@@ -182,10 +203,13 @@ export function App() {
   return (
     <div className="app">
       <header className="top">
-        <h1>
-          <span className="logo" aria-hidden="true" />
-          thinkwire
-        </h1>
+        <div className="brand">
+          <h1>
+            <span className="logo" aria-hidden="true" />
+            thinkwire
+          </h1>
+          <TransportLabel stateless={STATELESS} />
+        </div>
         <div className="controls">
           <label>
             <span>Model</span>
@@ -261,7 +285,11 @@ export function App() {
         )}
         {messages.map((message, i) => (
           <Fragment key={message.id}>
-            <MessageView message={message} stats={chat.statsFor(message)} />
+            <MessageView
+              message={message}
+              stats={chat.statsFor(message)}
+              note={kept?.id === message.id ? kept.note : undefined}
+            />
             {showPrevious && i === lastUser && (
               <MessageView message={replacing} stats={chat.statsFor(replacing)} previous />
             )}
@@ -277,6 +305,25 @@ export function App() {
             </p>
             <footer className="meta">
               <span className="badge">{failedNote ? 'failed' : 'stopped'}</span>
+            </footer>
+          </article>
+        )}
+        {chat.interrupted && !busy && (
+          <article className="message assistant" data-status="interrupted">
+            <h2 className="sr-only">The model said (interrupted)</h2>
+            <p className="stopped-note" data-testid="interrupted-note">
+              Interrupted: the page was reloaded before the answer came. Retry to ask again.
+            </p>
+            <footer className="meta">
+              <span className="badge">interrupted</span>
+              <button
+                type="button"
+                className="secondary"
+                data-testid="retry-interrupted"
+                onClick={retry}
+              >
+                Retry
+              </button>
             </footer>
           </article>
         )}
@@ -324,7 +371,7 @@ export function App() {
           text={draft}
           onText={setDraft}
           busy={busy}
-          canRegenerate={status === 'ready' && lastUser >= 0}
+          canRegenerate={status === 'ready' && lastUser >= 0 && !chat.interrupted}
           onSend={send}
           onStop={onStop}
           onRegenerate={regenerate}

@@ -12,8 +12,13 @@ export type DemoChat = {
   stop(): void
   /** A new answer to the last question, shown in place of the old one once complete. */
   regenerate(): void
-  /** Asks again after an error: the question that failed is sent anew. */
+  /** Asks again after an error, or a question a reload cut off: the question is sent anew. */
   retry(): void
+  /**
+   * The last question's answer was cut off by a reload (stateless mode: the page held the answer
+   * in flight). The question is the last message; `retry()` sends it again.
+   */
+  interrupted: boolean
   /** Clears the error; returns the question to give back to the prompt when it left the chat. */
   dismiss(): string | undefined
   /** Starts an empty chat; the current one stays in `previous`. */

@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify'
 import { Marked } from 'marked'
-import { memo } from 'react'
+import { memo, useEffect, useRef, useState, type MouseEvent } from 'react'
+import { closeMarks } from './close-marks.ts'
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -33,8 +34,13 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   node.setAttribute('rel', 'noopener noreferrer')
 })
 
+/** The button each code block gets: added after sanitizing, so it is the page's own markup. */
+const COPY_BUTTON = '<button type="button" class="copy secondary" data-copy>Copy</button>'
+
 function render(source: string): string {
   return DOMPurify.sanitize(marked.parse(source, { async: false }))
+    .replaceAll('<pre>', `<div class="code-block">${COPY_BUTTON}<pre>`)
+    .replaceAll('</pre>', '</pre></div>')
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
@@ -86,17 +92,55 @@ const Block = memo(function Block({ source }: { source: string }) {
   return <div className="md-block" dangerouslySetInnerHTML={{ __html: render(source) }} />
 })
 
+/** How long a copy button says "Copied". */
+const COPIED_MS = 2000
+
 /**
  * An answer's markdown, rendered safely as it streams (about once per frame, as `useChat`
- * batches): lists, tables, code and inline code. An unfinished code fence renders as code up to
- * the end of the text so far.
+ * batches): lists, tables, code and inline code, each code block with a Copy button. Text that
+ * may stop mid-way (`cut`: still streaming, or stopped) shows no raw marks: an unfinished code
+ * fence renders as code up to the end of the text so far, an open `**`, `*` or code span as if
+ * closed there.
  */
-export function Markdown({ text }: { text: string }) {
+export function Markdown({ text, cut = false }: { text: string; cut?: boolean | undefined }) {
+  const blocks = splitBlocks(text)
+  const last = blocks.length - 1
+  if (cut && last >= 0) blocks[last] = closeMarks(blocks[last]!)
+  const [said, setSaid] = useState('')
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => () => clearTimeout(timer.current), [])
+
+  // One handler for every code block's button (a button is a click for the keyboard too).
+  const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    if (!(event.target instanceof Element)) return
+    const button = event.target.closest('button[data-copy]')
+    const code = button?.parentElement?.querySelector('pre code')
+    if (button === null || button === undefined || code === null || code === undefined) return
+    const done = (message: string) => {
+      button.textContent = message
+      setSaid(message)
+      clearTimeout(timer.current)
+      timer.current = setTimeout(() => {
+        button.textContent = 'Copy'
+        setSaid('')
+      }, COPIED_MS)
+    }
+    // Without a clipboard (a page not served over https or from localhost) it says it failed.
+    Promise.resolve(code.textContent ?? '')
+      .then((copied) => navigator.clipboard.writeText(copied))
+      .then(
+        () => done('Copied'),
+        () => done('Copy failed'),
+      )
+  }
   return (
-    <>
-      {splitBlocks(text).map((source, i) => (
+    <div className="markdown" onClick={onClick}>
+      {blocks.map((source, i) => (
         <Block key={i} source={source} />
       ))}
-    </>
+      <span className="sr-only" role="status">
+        {said}
+      </span>
+    </div>
   )
 }

@@ -9,6 +9,8 @@ type Props = {
   stats: AnswerStats | undefined
   /** The answer a regenerate will replace, shown until the new one is complete. */
   previous?: boolean | undefined
+  /** Says why this answer is still here (a regenerate of it stopped or failed). */
+  note?: string | undefined
 }
 
 const format = new Intl.NumberFormat()
@@ -18,7 +20,7 @@ function Speaker({ children }: { children: string }) {
   return <h2 className="sr-only">{children}</h2>
 }
 
-export function MessageView({ message, stats, previous }: Props) {
+export function MessageView({ message, stats, previous, note }: Props) {
   if (message.role === 'user') {
     return (
       <article className="message user" data-testid="user-message">
@@ -68,12 +70,20 @@ export function MessageView({ message, stats, previous }: Props) {
       ))}
       {(message.text !== '' || (streaming && message.thinking === '')) && (
         <div className={`answer${streaming ? ' streaming' : ''}`} data-testid="answer">
-          <Markdown text={message.text} />
+          <Markdown
+            text={message.text}
+            cut={streaming || stopped || message.turn?.stopReason === 'length'}
+          />
         </div>
       )}
       {stopped && message.text === '' && message.toolCalls.length === 0 && (
         <p className="stopped-note" data-testid="stopped-note">
           Stopped before the answer started. Regenerate to ask again.
+        </p>
+      )}
+      {note !== undefined && (
+        <p className="stopped-note" data-testid="kept-note">
+          {note}
         </p>
       )}
       {!streaming && (

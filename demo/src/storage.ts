@@ -7,6 +7,11 @@ export type Saved = {
   conversation: Conversation
   /** Per turn index: timings of that assistant turn (null for other turns). */
   stats: (AnswerStats | null)[]
+  /**
+   * A question sent whose answer had not come (saved as it is sent, since the conversation takes
+   * it in only with its answer): after a reload it is shown as interrupted, to be sent again.
+   */
+  pending?: string | undefined
 }
 
 export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high' | 'max'
@@ -64,11 +69,12 @@ export function load(): Saved {
     return empty
   }
   if (!isRecord(data)) return empty
-  const { model, thinking } = data
+  const { model, thinking, pending } = data
   return {
     model: typeof model === 'string' ? model : undefined,
     thinking: THINKING_LEVELS.find((level) => level === thinking) ?? empty.thinking,
     ...chatOf(data),
+    pending: typeof pending === 'string' && pending !== '' ? pending : undefined,
   }
 }
 

@@ -1,16 +1,19 @@
 import type { Adapter, AssistantTurn } from '../../src/index.ts'
-import type { ChatStore } from '../../src/client/index.ts'
+import type { ChatStore, ShownAssistantTurn } from '../../src/client/index.ts'
 import type { AnswerStats } from './storage.ts'
 
 /** When the events of one model call arrived (performance.now() milliseconds). */
 export type Timing = {
   startedAt: number
-  /** The relay's response headers arrived. */
-  headersAt?: number | undefined
   /** From the relay's `server-timing`: its own work before the model call. */
   relayMs?: number | undefined
   /** From the relay's `server-timing`: the model's time to its first event, when the relay waited for it. */
   upstreamMs?: number | undefined
+  /**
+   * A durable conversation's `turn` event arrived: the relay sends it as it starts the model call,
+   * and before the answer's first event on every stream that carries both.
+   */
+  turnAt?: number | undefined
   firstAt?: number | undefined
   thinkingAt?: number | undefined
   answerAt?: number | undefined
@@ -22,14 +25,16 @@ export type LiveTiming = { current: Timing | undefined }
 /** What a finished (or stopped) call's timing comes to. */
 export function statsOf(timing: Timing, endedAt = performance.now()): AnswerStats {
   const ttftMs = timing.firstAt === undefined ? undefined : timing.firstAt - timing.startedAt
-  // The relay says how long the model took when it waited for the first event (`/v1/chat`);
-  // otherwise (a durable conversation answers at once, as the model call starts) the model's
-  // share is from the relay's answer to the first event.
+  // The relay says how long the model took when it waited for the first event (`/v1/chat`).
+  // A durable conversation answers at once, and its events may come first on another stream (the
+  // one that follows the conversation) than the request's own: the model's share is measured from
+  // the `turn` event, which comes before the first event on whichever stream brings it, so both
+  // ends are read on this page's clock, in the order they happened.
   const modelMs =
     timing.upstreamMs ??
-    (timing.firstAt === undefined || timing.headersAt === undefined
+    (timing.firstAt === undefined || timing.turnAt === undefined
       ? undefined
-      : timing.firstAt - timing.headersAt)
+      : timing.firstAt - timing.turnAt)
   return {
     ttftMs,
     relayMs: ttftMs === undefined ? undefined : timing.relayMs,
@@ -61,24 +66,52 @@ export function parseServerTiming(header: string | null): Record<string, number>
 
 /** The requests whose response starts a model call: `/v1/chat`, a message, a regenerate. */
 const CALLS = /\/v1\/chat$|\/v1\/conversations\/[^/]+\/(messages|regenerate)$/
+/** The responses that carry a durable conversation's events: a message, a regenerate, a stream. */
+const EVENTS = /\/v1\/conversations\/[^/]+\/(messages|regenerate|stream)$/
+/** The line that names a `turn` event. */
+const TURN = /^event: turn$/m
 
 /**
- * A fetch for the relay clients that notes, for the call in flight, when the relay answered and
- * what its `server-timing` header says (the relay exposes it to pages on other origins too).
+ * A fetch for the relay clients that notes, for the call in flight, what the relay's
+ * `server-timing` header says (the relay exposes it to pages on other origins too), and when a
+ * durable conversation's `turn` event first arrives, on any of its streams.
  */
 export function timingFetch(live: LiveTiming): typeof globalThis.fetch {
   return async (input, init) => {
     const response = await fetch(input, init)
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    const path = new URL(url, location.href).pathname
     const timing = live.current
-    if (timing !== undefined && CALLS.test(new URL(url, location.href).pathname)) {
+    if (timing !== undefined && CALLS.test(path)) {
       const durations = parseServerTiming(response.headers.get('server-timing'))
-      timing.headersAt = performance.now()
       timing.relayMs = durations['relay']
       timing.upstreamMs = durations['upstream']
     }
-    return response
+    return EVENTS.test(path) ? watchTurns(response, live) : response
   }
+}
+
+/**
+ * The response, its body passed on as it is read, noting when a `turn` event goes by while a call
+ * is timed (before the relay client reads it, so before it reads the answer's first event).
+ */
+function watchTurns(response: Response, live: LiveTiming): Response {
+  if (response.body === null) return response
+  const decoder = new TextDecoder()
+  // The end of the last chunk: a line may be cut between two.
+  let tail = ''
+  const watch = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const text = tail + decoder.decode(chunk, { stream: true })
+      const timing = live.current
+      if (timing !== undefined && timing.turnAt === undefined && TURN.test(text)) {
+        timing.turnAt = performance.now()
+      }
+      tail = text.slice(text.lastIndexOf('\n') + 1)
+      controller.enqueue(chunk)
+    },
+  })
+  return new Response(response.body.pipeThrough(watch), response)
 }
 
 /** Notes the first thinking, text and tool call of a call as its events arrive. */
@@ -141,6 +174,15 @@ export function timeStore(
       live.current = undefined
     }
   })
+}
+
+/**
+ * How long a durable conversation's answer thought, as the relay measured it (its turns carry it):
+ * the same in every tab and after a reload.
+ */
+export function relayThinkingMs(turn: ShownAssistantTurn): number | undefined {
+  const { thinkingMs } = turn
+  return typeof thinkingMs === 'number' && thinkingMs >= 0 ? thinkingMs : undefined
 }
 
 /** `1.2 s`, `14 s`. */

@@ -10,7 +10,7 @@ import type { AssistantTurn, ThinkwireError } from '../../src/index.ts'
 import { useConversation, type ChatMessage } from '../../src/react/index.ts'
 import type { DemoChat, DemoChatOptions, PreviousChat } from './demo-chat.ts'
 import { loadTimings, saveTimings, type AnswerStats } from './storage.ts'
-import { timeStore, timingFetch } from './timings.ts'
+import { relayThinkingMs, timeStore, timingFetch } from './timings.ts'
 
 /** Stands in for the store until the first one is made (right after the first render). */
 const EMPTY: ChatSnapshot = {
@@ -165,6 +165,8 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     messages: chat.messages,
     status: chat.status,
     error: chat.error ?? loadError,
+    // The relay keeps the answer going through a reload: nothing is cut off.
+    interrupted: false,
     send: (text) => {
       timeCall()
       void chat.send(text, call())
@@ -193,7 +195,12 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     newChat: () => reopen(undefined),
     previous: previous.filter((item) => item.id !== openId),
     open: (id) => reopen(id),
-    statsFor: (message: ChatMessage) =>
-      message.turn === undefined ? undefined : timingOf(message.turn),
+    statsFor: (message: ChatMessage) => {
+      if (message.turn === undefined) return undefined
+      // How long it thought is the relay's figure: every tab and every reload shows the same.
+      const thoughtMs = relayThinkingMs(message.turn)
+      const stats = timingOf(message.turn)
+      return thoughtMs === undefined ? stats : { ...stats, thoughtMs }
+    },
   }
 }

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
+import { messageId } from '../../src/core/messages.ts'
 import { relay } from '../../src/client/index.ts'
 import type { AssistantTurn, Conversation } from '../../src/index.ts'
 import { useChat, type ChatMessage } from '../../src/react/index.ts'
@@ -29,7 +30,9 @@ function remember(
 
 /**
  * The stateless mode (`/?transport=stateless`): `POST /v1/chat` with the whole conversation each
- * time, held in this page and kept in localStorage, with earlier chats kept there too.
+ * time, held in this page and kept in localStorage, with earlier chats kept there too. A question
+ * is kept as it is sent: one whose answer a reload cut off comes back as interrupted, and
+ * `retry()` sends it again.
  */
 export function useStatelessChat(options: DemoChatOptions): DemoChat {
   const { model, thinking, headers, live } = options
@@ -55,21 +58,44 @@ export function useStatelessChat(options: DemoChatOptions): DemoChat {
       if (!byTurn.has(turn) && live.current !== undefined) byTurn.set(turn, statsOf(live.current))
     },
   })
-  const { messages, status, error, conversation } = chat
+  const { status, error, conversation } = chat
+  // The question a reload cut off, until it is sent again (or another one is).
+  const [interrupted, setInterrupted] = useState(saved.pending)
+  // The conversation takes a question in with its answer: until then (while it is answered, or
+  // after its send failed), it is kept on its own, as the turn after the conversation's.
+  const next = messageId(conversation.turns.length)
+  const asked = chat.messages.find((m) => m.role === 'user' && m.id === next)
+  const pending = status === 'ready' ? interrupted : (asked?.text ?? interrupted)
+  const messages =
+    interrupted === undefined
+      ? chat.messages
+      : [...chat.messages, interruptedMessage(conversation.turns.length, interrupted)]
 
   useEffect(() => {
-    save({ model, thinking: thinking ?? 'medium', conversation, stats: statsFor(conversation) })
-  }, [model, thinking, conversation, byTurn, status])
+    save({
+      model,
+      thinking: thinking ?? 'medium',
+      conversation,
+      stats: statsFor(conversation),
+      pending,
+    })
+  }, [model, thinking, conversation, byTurn, status, pending])
 
-  const send = (text: string) => void chat.send(text)
+  const send = (text: string) => {
+    setInterrupted(undefined)
+    void chat.send(text)
+  }
+  const again = interrupted === undefined ? undefined : () => send(interrupted)
   return {
     messages,
     status,
     error,
+    interrupted: interrupted !== undefined,
     send,
     stop: chat.stop,
-    regenerate: () => void chat.regenerate(),
+    regenerate: () => (again === undefined ? void chat.regenerate() : again()),
     retry: () => {
+      if (again !== undefined) return again()
       // A question whose send failed is sent anew: Chat's regenerate() treats a retry as a
       // replacement, and a second failure would drop the question from the screen.
       const failed = messages.at(-1)
@@ -85,6 +111,7 @@ export function useStatelessChat(options: DemoChatOptions): DemoChat {
       return failed?.role === 'user' ? failed.text : undefined
     },
     newChat: () => {
+      setInterrupted(undefined)
       if (conversation.turns.length > 0) {
         setHistory(archive(history, { conversation, stats: statsFor(conversation) }))
       }
@@ -101,6 +128,7 @@ export function useStatelessChat(options: DemoChatOptions): DemoChat {
           : saveHistory(rest),
       )
       remember(byTurn, item.conversation, item.stats)
+      setInterrupted(undefined)
       chat.setConversation(item.conversation)
     },
     statsFor: (message: ChatMessage) =>
@@ -110,4 +138,9 @@ export function useStatelessChat(options: DemoChatOptions): DemoChat {
           ? undefined
           : statsOf(live.current),
   }
+}
+
+/** The question a reload cut off, shown where its turn will be once it is sent again. */
+function interruptedMessage(index: number, text: string): ChatMessage {
+  return { id: messageId(index), role: 'user', text, thinking: '', toolCalls: [], status: 'done' }
 }

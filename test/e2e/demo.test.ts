@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Locator } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import {
   answers,
@@ -45,6 +46,12 @@ async function thinkingLive(page: DemoPage): Promise<void> {
 
 const TRANSPORTS = ['durable', 'stateless'] as const
 
+/** Waits until the element says `text` (after a render to come), then checks it says exactly that. */
+async function says(element: Locator, text: string): Promise<void> {
+  await element.filter({ hasText: text }).waitFor({ state: 'attached' })
+  await expect(element.textContent()).resolves.toBe(text)
+}
+
 /** The path of a request that starts a model call, on either transport. */
 const isModelCall = (url: string) =>
   /^\/v1\/chat$|^\/v1\/conversations\/[^/]+\/(messages|regenerate)$/.test(new URL(url).pathname)
@@ -55,6 +62,14 @@ describe('demo in Chromium, served by wrangler dev', () => {
       `streams thinking then the answer, shows the relay's server-timing, ends the request normally, and keeps the conversation across a reload (${transport})`,
       async () => {
         const page = await openDemo(DESKTOP, transport)
+        // The page says which transport it uses, and links to the other.
+        const label = page.getByTestId('transport')
+        await expect(label.textContent()).resolves.toContain(
+          transport === 'durable' ? 'Durable conversation' : 'Stateless',
+        )
+        await expect(label.getByRole('link').getAttribute('href')).resolves.toBe(
+          transport === 'durable' ? '/?transport=stateless' : '/',
+        )
         const call = page.waitForResponse((response) => isModelCall(response.url()))
         await ask(page, 'Hello thinkwire')
         const response = await call
@@ -267,6 +282,14 @@ describe('demo in Chromium, served by wrangler dev', () => {
           await page.evaluate(() => window.scrollTo({ top: 0 }))
           await page.screenshot({ path: join(root, 'docs/demo.png') })
         }
+        // The code block's Copy button, from the keyboard: the code is on the clipboard, and said.
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+        await answer.getByRole('button', { name: 'Copy' }).focus()
+        await page.keyboard.press('Enter')
+        await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor({ state: 'attached' })
+        await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(
+          await answer.locator('pre code').textContent(),
+        )
         await close(page)
       },
       TIMEOUT,
@@ -364,48 +387,81 @@ describe('demo in Chromium, served by wrangler dev', () => {
       TIMEOUT,
     )
 
-    it(
-      `regenerate keeps the previous answer until the new one completes, and a stop keeps it (${size})`,
-      async () => {
-        const page = await openDemo(viewport)
-        await ask(page, LONG_PROMPT)
-        await finished(page)
-        const old = (await answers(page).first().textContent()) ?? ''
+    for (const transport of size === 'desktop' ? TRANSPORTS : (['durable'] as const)) {
+      it(
+        `regenerate keeps the previous answer until the new one completes, and says so when a stop or a failure keeps it (${size}, ${transport})`,
+        async () => {
+          const page = await openDemo(viewport, transport)
+          await ask(page, LONG_PROMPT)
+          await finished(page)
+          const old = (await answers(page).first().textContent()) ?? ''
 
-        await page.click('[data-testid="regenerate"]')
-        await expect(focused(page)).resolves.toBe('prompt')
-        // While the new answer streams, the old one is still on screen, marked as previous.
-        await page.waitForFunction((text) => {
-          const previous = document.querySelector('[data-testid="previous-answer"]')
-          const fresh = document.querySelector('.message.assistant[data-status="streaming"]')
-          return previous?.textContent?.includes(text) === true && fresh !== null
-        }, old)
-        await page.locator('[data-testid="send"]').waitFor()
-        await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
-        await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
-        await expect(answers(page).first().textContent()).resolves.toBe(old)
-        // Both complete answers ended normally (what a stop cancels below may show as aborted).
-        expect(callFailures(page)).toEqual([])
+          await page.click('[data-testid="regenerate"]')
+          await expect(focused(page)).resolves.toBe('prompt')
+          // While the new answer streams, the old one is still on screen, marked as previous.
+          await page.waitForFunction((text) => {
+            const previous = document.querySelector('[data-testid="previous-answer"]')
+            const fresh = document.querySelector('.message.assistant[data-status="streaming"]')
+            return previous?.textContent?.includes(text) === true && fresh !== null
+          }, old)
+          await page.locator('[data-testid="send"]').waitFor()
+          await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
+          await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
+          await expect(answers(page).first().textContent()).resolves.toBe(old)
+          // Both complete answers ended normally (what a stop cancels below may show as aborted).
+          expect(callFailures(page)).toEqual([])
 
-        // Stopped part-way, a regenerate changes nothing: the complete answer stays.
-        await page.click('[data-testid="regenerate"]')
-        await page.waitForFunction(
-          () =>
-            (document.querySelector('.answer.streaming')?.textContent ?? '').length > 20 &&
-            document.querySelector('[data-testid="previous-answer"]') !== null,
-        )
-        await page.keyboard.press('Escape')
-        await page.locator('[data-testid="send"]').waitFor()
-        await expect(focused(page)).resolves.toBe('prompt')
-        const kept = page.locator('.message.assistant')
-        await expect(kept.count()).resolves.toBe(1)
-        await expect(kept.getAttribute('data-status')).resolves.toBe('done')
-        await expect(answers(page).first().textContent()).resolves.toBe(old)
-        await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
-        await close(page)
-      },
-      TIMEOUT,
-    )
+          // Stopped part-way, a regenerate changes nothing: the complete answer stays.
+          await page.click('[data-testid="regenerate"]')
+          await page.waitForFunction(
+            () =>
+              (document.querySelector('.answer.streaming')?.textContent ?? '').length > 20 &&
+              document.querySelector('[data-testid="previous-answer"]') !== null,
+          )
+          await page.keyboard.press('Escape')
+          await page.locator('[data-testid="send"]').waitFor()
+          await expect(focused(page)).resolves.toBe('prompt')
+          const kept = page.locator('.message.assistant')
+          await expect(kept.count()).resolves.toBe(1)
+          await expect(kept.getAttribute('data-status')).resolves.toBe('done')
+          await expect(answers(page).first().textContent()).resolves.toBe(old)
+          await expect(page.locator('[data-testid="previous-answer"]').count()).resolves.toBe(0)
+          // The page says why the answer is still the old one, and never that an answer completed.
+          const note = page.locator('[data-testid="kept-note"]')
+          const announcer = page.locator('[data-testid="announcer"]')
+          await says(note, 'Stopped: the previous answer is kept.')
+          await says(announcer, 'Stopped. The previous answer is kept.')
+
+          // A regenerate that fails keeps it too, and says so. (The event ids come after every id
+          // this page has seen: a seen id is skipped as replayed.)
+          const failing =
+            transport === 'stateless' ? '**/v1/chat' : '**/v1/conversations/*/regenerate'
+          await page.route(failing, (route) =>
+            route.fulfill({
+              status: 200,
+              contentType: 'text/event-stream',
+              body:
+                transport === 'stateless'
+                  ? 'event: error\ndata: {"kind":"server","message":"the model failed"}\n\n'
+                  : [
+                      `id: 9000\nevent: turn\ndata: ${JSON.stringify({ turn: { role: 'user', content: LONG_PROMPT } })}\n\n`,
+                      'id: 9001\nevent: error\ndata: {"kind":"server","message":"the model failed"}\n\n',
+                    ].join(''),
+            }),
+          )
+          await page.click('[data-testid="regenerate"]')
+          await expect(page.locator('[data-testid="error"]').textContent()).resolves.toContain(
+            'the model failed',
+          )
+          await expect(kept.count()).resolves.toBe(1)
+          await expect(answers(page).first().textContent()).resolves.toBe(old)
+          await says(note, 'The new answer failed: the previous answer is kept.')
+          await says(announcer, 'The new answer failed. The previous answer is kept.')
+          await close(page)
+        },
+        TIMEOUT,
+      )
+    }
 
     for (const transport of size === 'desktop' ? TRANSPORTS : (['durable'] as const)) {
       it(
@@ -519,6 +575,39 @@ describe('demo in Chromium, served by wrangler dev', () => {
       TIMEOUT,
     )
   }
+
+  it(
+    'keeps a question whose answer a reload cut off, shows it as interrupted, and Retry asks it again (stateless)',
+    async () => {
+      const page = await openDemo(DESKTOP, 'stateless')
+      await ask(page, LONG_PROMPT)
+      await page.waitForFunction(
+        () => (document.querySelector('.answer.streaming')?.textContent ?? '').length > 20,
+      )
+      await page.reload()
+      const note = page.locator('[data-testid="interrupted-note"]')
+      await expect(note.textContent()).resolves.toContain('Interrupted')
+      await expect(page.locator('.message.user .bubble').textContent()).resolves.toBe(LONG_PROMPT)
+      await expect(page.locator('.message.assistant').getAttribute('data-status')).resolves.toBe(
+        'interrupted',
+      )
+      // Kept until it is asked again: one more reload changes nothing.
+      await page.reload()
+      await note.waitFor()
+      await page.getByRole('button', { name: 'Retry' }).click()
+      await expect(focused(page)).resolves.toBe('prompt')
+      await finished(page)
+      await expect(note.count()).resolves.toBe(0)
+      await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+      await expect(answers(page).first().textContent()).resolves.toContain(LONG_PROMPT.slice(0, 40))
+      await page.reload()
+      await finished(page)
+      await expect(page.locator('[data-testid="user-message"]').count()).resolves.toBe(1)
+      await expect(note.count()).resolves.toBe(0)
+      await close(page)
+    },
+    TIMEOUT,
+  )
 
   it(
     'tells a screen reader who spoke, keeps the usage line out of the answer, and announces completion only',

@@ -6,6 +6,7 @@ import {
   conversationOf,
   finished,
   focused,
+  lanes,
   LONG_PROMPT,
   openDemo as openDemoPage,
 } from './demo-page.ts'
@@ -97,6 +98,30 @@ function loaded(page: DemoPage, id: string): Promise<{ streaming: boolean }> {
         response.request().method() === 'GET',
     )
     .then((response) => response.json() as Promise<{ streaming: boolean }>)
+}
+
+/**
+ * Resolves once the relay has sent, after every event it had logged when called, one more piece of
+ * the conversation's answer: the answer went on past what any page had been sent then.
+ */
+async function moreText(id: string): Promise<void> {
+  const { lastEventId } = (await (
+    await fetch(`${demo.worker.base}/v1/conversations/${id}`)
+  ).json()) as {
+    lastEventId: number
+  }
+  const response = await fetch(`${demo.worker.base}/v1/conversations/${id}/stream`, {
+    headers: { 'last-event-id': String(lastEventId) },
+  })
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  while (!/^event: text$/m.test(text)) {
+    const { done, value } = await reader.read()
+    if (done) break
+    text += decoder.decode(value, { stream: true })
+  }
+  await reader.cancel()
 }
 
 /** Counts the page's requests that start a model call (a message or a regenerate). */
@@ -217,6 +242,70 @@ describe('the demo on durable conversations, in Chromium', () => {
       expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
       await close(second)
       await close(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'keeps exactly what the stopping tab showed, though the answer went on until the stop arrived, and every tab gets it',
+    async () => {
+      const first = await openDemo()
+      await ask(first, LONG_PROMPT)
+      await streaming(first)
+      const id = conversationOf(first)!
+      const second = await openDemo(`/?c=${id}`)
+      await streaming(second)
+      // The stop takes its time to reach the relay: the answer streams on meanwhile.
+      await first.route('**/stop*', async (route) => {
+        await moreText(id)
+        await route.continue()
+      })
+      const shown = await first.evaluate(async () => {
+        document.querySelector<HTMLButtonElement>('[data-testid="stop"]')!.click()
+        await new Promise((frame) => requestAnimationFrame(frame))
+        return document.querySelector('[data-testid="answer"]')!.textContent!
+      })
+      expect(shown.length).toBeGreaterThan(20)
+
+      for (const page of [first, second]) {
+        await page.locator('[data-testid="send"]').waitFor()
+        await expect(
+          page.locator('.message.assistant').first().getAttribute('data-status'),
+        ).resolves.toBe('stopped')
+        await expect(answers(page).first().textContent()).resolves.toBe(shown)
+      }
+      const { conversation } = await stored(id)
+      expect(conversation.turns[1]).toMatchObject({ stopReason: 'aborted' })
+      expect(conversation.turns[1]?.text?.trim()).toBe(shown.trim())
+      // The relay did send more than was kept (to the other tab, and to the log).
+      const log = await fetch(`${demo.worker.base}/v1/conversations/${id}/stream`, {
+        headers: { 'last-event-id': '0' },
+      })
+      const sent = [...(await log.text()).matchAll(/^event: text\ndata: (.+)$/gm)]
+        .map((match) => (JSON.parse(match[1]!) as { text: string }).text)
+        .join('')
+      expect(sent.length).toBeGreaterThan(shown.trim().length)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'says how long the answer thought in a second tab, after a reload mid-answer, and in a tab opened later',
+    async () => {
+      const first = await openDemo()
+      const id = await tourInFlight(first)
+      // A tab that joins mid-answer, and the first one reloaded mid-answer: neither saw it start.
+      const second = await openDemo(`/?c=${id}`)
+      await streaming(second)
+      await first.reload()
+      await finished(first)
+      await finished(second)
+      const label = await lanes(first).first().textContent()
+      expect(label).toMatch(/^Thought for \d+(\.\d)? s$/)
+      await expect(lanes(second).first().textContent()).resolves.toBe(label)
+      const later = await openDemo(`/?c=${id}`)
+      await finished(later)
+      await expect(lanes(later).first().textContent()).resolves.toBe(label)
     },
     TIMEOUT,
   )
