@@ -45,7 +45,7 @@ export function App() {
       tokenRef.current === '' ? {} : { authorization: `Bearer ${tokenRef.current}` },
   )
   const [live] = useState<LiveTiming>(() => ({ current: undefined }))
-  const { models, error: modelsError, needsToken, forToken } = useModels(token)
+  const { models, error: modelsError, needsToken, tokenReason, forToken } = useModels(token)
   const [model, setModel] = useState(settings.model ?? 'mock/echo')
   const [thinking, setThinking] = useState<ThinkingLevel>(settings.thinking)
   const [draft, setDraft] = useState('')
@@ -340,7 +340,7 @@ export function App() {
       </main>
 
       <footer className="bottom">
-        {askToken && <TokenForm state={tokenState} onToken={useToken} />}
+        {askToken && <TokenForm state={tokenState} reason={tokenReason} onToken={useToken} />}
         {((error !== undefined && !refusedToken) || modelsError !== undefined) && (
           <div className="error" role="alert" data-testid="error">
             <p>

@@ -13,6 +13,8 @@ export type Models = {
   error: string | undefined
   /** The relay asks for a bearer token (401). */
   needsToken: boolean
+  /** What the relay said with its 401 (a closed relay says how to open it). */
+  tokenReason?: string | undefined
   /** The token this answers: another than the one in use while the list is loaded again. */
   forToken: string
 }
@@ -65,7 +67,17 @@ export function useModels(token: string): Models {
     fetch('/v1/models', { signal: controller.signal, headers })
       .then(async (response) => {
         if (response.status === 401) {
-          setState({ models: undefined, error: undefined, needsToken: true, forToken: token })
+          const refusal: unknown = await response.json().catch(() => undefined)
+          const error = isRecord(refusal) ? refusal['error'] : undefined
+          const message = isRecord(error) ? error['message'] : undefined
+          const tokenReason = typeof message === 'string' ? message : undefined
+          setState({
+            models: undefined,
+            error: undefined,
+            needsToken: true,
+            tokenReason,
+            forToken: token,
+          })
           return
         }
         const body: unknown = await response.json()

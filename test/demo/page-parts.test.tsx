@@ -21,6 +21,14 @@ describe('the token form', () => {
     )
   })
 
+  it("shows the relay's own reason, so a closed relay says how to open it", () => {
+    const reason = 'this relay admits no one until RELAY_TOKENS is set'
+    render(<TokenForm state="needed" reason={reason} onToken={() => {}} />)
+    expect(screen.getByRole('alert').textContent).toBe(
+      `This relay needs an access token. The relay says: ${reason}.`,
+    )
+  })
+
   it('uses the token on Enter, and Escape clears what was typed without leaving the form', () => {
     const onToken = vi.fn()
     const escapes = vi.fn()

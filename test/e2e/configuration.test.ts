@@ -122,6 +122,10 @@ describe('configuration, in wrangler dev and Chromium', () => {
         // /v1/models answered 401: the demo asks for a token.
         await form.waitFor()
         await expect(form.textContent()).resolves.toContain('needs an access token')
+        // With the relay's own reason, read from its 401.
+        await expect(form.textContent()).resolves.toContain(
+          'The relay says: a valid bearer token is required.',
+        )
 
         // A send without a token fails the same way, and the question stays for after the token.
         await page.fill('[data-testid="prompt"]', 'Hello with a token')
