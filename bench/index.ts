@@ -26,6 +26,7 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
   },
   { name: 'e2e', run: async () => (await import('./end-to-end.ts')).benchEndToEnd() },
   { name: 'bundle', run: async () => (await import('./bundles.ts')).benchBundles() },
+  { name: 'startup', run: async () => (await import('./worker-startup.ts')).benchWorkerStartup() },
   { name: 'react', run: async () => (await import('./react-renders.ts')).benchReactRenders() },
   { name: 'memory', run: async () => (await import('./memory.ts')).benchMemory() },
   {
