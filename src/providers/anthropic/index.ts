@@ -1,12 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { Adapter } from '../../core/adapter.ts'
-import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapAnthropicError } from './map-error.ts'
-import { anthropicModel, anthropicModels, capabilitiesOf } from './models.ts'
-import { anthropicPricing } from './prices.ts'
+import { anthropicCapabilities, anthropicModel, anthropicModels } from './models.ts'
 import { streamMessage } from './stream-message.ts'
 
 export { anthropicModels }
@@ -93,7 +91,7 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
     model(model) {
       const entry = anthropicModel(model)
       return {
-        capabilities: withPricing(capabilitiesOf(entry.row), anthropicPricing(model)),
+        capabilities: anthropicCapabilities(model),
         stream: (conversation, options) =>
           streamMessage(client, entry, conversation, options, continuations),
       }

@@ -1,5 +1,7 @@
 import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
+import { withPricing } from '../../core/pricing.ts'
 import { modelTable } from '../../kit/model-table.ts'
+import { anthropicPricing } from './prices.ts'
 
 /** What thinkwire knows about one Anthropic model. */
 export type AnthropicModel = Capabilities & {
@@ -130,4 +132,12 @@ export function anthropicModel(model: string): ModelEntry {
 export function capabilitiesOf(row: AnthropicModel): Capabilities {
   const { thinking, tools, json, contextTokens, maxOutputTokens } = row
   return { thinking, tools, json, contextTokens, maxOutputTokens }
+}
+
+/**
+ * What `model`'s adapter says it supports, with its price: read from the tables alone, so a host
+ * can list a model before it loads the SDK.
+ */
+export function anthropicCapabilities(model: string): Capabilities {
+  return withPricing(capabilitiesOf(anthropicModel(model).row), anthropicPricing(model))
 }

@@ -1,12 +1,10 @@
 import { GoogleGenAI } from '@google/genai'
 import type { Adapter } from '../../core/adapter.ts'
-import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapGeminiError } from './map-error.ts'
-import { capabilitiesOf, geminiModel, geminiModels } from './models.ts'
-import { geminiPricing } from './prices.ts'
+import { geminiCapabilities, geminiModel, geminiModels } from './models.ts'
 import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
 export { geminiModels }
@@ -70,7 +68,7 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
       const row = geminiModel(model)
       const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }
       return {
-        capabilities: withPricing(capabilitiesOf(row), geminiPricing(model)),
+        capabilities: geminiCapabilities(model),
         stream: (conversation, options) => (context) =>
           streamTurn(setup, conversation, options, context),
       }

@@ -1,5 +1,7 @@
 import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
+import { withPricing } from '../../core/pricing.ts'
 import { modelTable } from '../../kit/model-table.ts'
+import { geminiPricing } from './prices.ts'
 
 /** What the adapter knows about one Gemini model: its capabilities, plus Gemini's own rules. */
 export type GeminiModel = Capabilities & {
@@ -79,6 +81,14 @@ export function geminiModel(model: string): GeminiModel {
 export function capabilitiesOf(row: GeminiModel): Capabilities {
   const { requiresToolCallSignature: _, ...capabilities } = row
   return capabilities
+}
+
+/**
+ * What `model`'s adapter says it supports, with its price: read from the tables alone, so a host
+ * can list a model before it loads the SDK.
+ */
+export function geminiCapabilities(model: string): Capabilities {
+  return withPricing(capabilitiesOf(geminiModel(model)), geminiPricing(model))
 }
 
 /** Gemini's current text models (shut-down and deprecated ones left out), for `/v1/models`. */

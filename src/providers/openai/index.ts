@@ -1,12 +1,10 @@
 import OpenAI from 'openai'
 import type { Adapter } from '../../core/adapter.ts'
-import { withPricing } from '../../core/pricing.ts'
 import type { AdapterFactory } from '../../core/registry.ts'
 import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapOpenaiError } from './map-error.ts'
-import { capabilitiesOf, openaiModel, openaiModels } from './models.ts'
-import { openaiPricing } from './prices.ts'
+import { openaiCapabilities, openaiModel, openaiModels } from './models.ts'
 import { streamResponse, type StreamSetup } from './stream-response.ts'
 
 export { openaiModels }
@@ -83,7 +81,7 @@ export function createOpenAI(settings: OpenAISettings): AdapterFactory {
       const row = openaiModel(model)
       const setup: StreamSetup = { client, row, maxEventChars }
       return {
-        capabilities: withPricing(capabilitiesOf(row), openaiPricing(model)),
+        capabilities: openaiCapabilities(model),
         stream: (conversation, options) => streamResponse(setup, conversation, options),
       }
     },

@@ -1,5 +1,7 @@
 import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
+import { withPricing } from '../../core/pricing.ts'
 import { modelTable } from '../../kit/model-table.ts'
+import { openaiPricing } from './prices.ts'
 
 /** What the adapter knows about one OpenAI model: its capabilities and its request quirks. */
 export type OpenAIModel = {
@@ -92,6 +94,14 @@ export function openaiModel(model: string): OpenAIModel {
 export function capabilitiesOf(row: OpenAIModel): Capabilities {
   const { thinking, tools, json, contextTokens, maxOutputTokens } = row
   return { thinking, tools, json, contextTokens, maxOutputTokens }
+}
+
+/**
+ * What `model`'s adapter says it supports, with its price: read from the tables alone, so a host
+ * can list a model before it loads the SDK.
+ */
+export function openaiCapabilities(model: string): Capabilities {
+  return withPricing(capabilitiesOf(openaiModel(model)), openaiPricing(model))
 }
 
 /** OpenAI's current models, as `/v1/models` lists them when only a key is set. */
