@@ -1,33 +1,57 @@
 import {
   createRegistry,
   type AdapterFactory,
+  type Capabilities,
   type ProviderEntry,
   type Registry,
 } from '../src/index.ts'
-import { createAnthropic } from '../src/providers/anthropic/index.ts'
-import { createGemini } from '../src/providers/gemini/index.ts'
+import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/models.ts'
+import { geminiCapabilities, geminiModels } from '../src/providers/gemini/models.ts'
 import { createMock, mockModelIds } from '../src/providers/mock/index.ts'
-import { createOpenAI } from '../src/providers/openai/index.ts'
-import {
-  createOpenAICompatible,
-  presets,
-  type CompatiblePreset,
-} from '../src/providers/openai-compatible/index.ts'
+import { capabilitiesOf, compatibleModel } from '../src/providers/openai-compatible/models.ts'
+import { presets, type CompatiblePreset } from '../src/providers/openai-compatible/presets.ts'
+import { openaiCapabilities, openaiModels } from '../src/providers/openai/models.ts'
+import { lazyFactory } from './lazy-factory.ts'
 import { count, list, setting } from './settings.ts'
 
 /** What a provider's factory is built from: the key, and a base URL when one is set. */
 type Settings = { apiKey: string; baseURL?: string | undefined }
 
+/** A provider as the Worker knows it before its SDK is loaded (see {@link lazyFactory}). */
+type Provider = {
+  models: readonly string[]
+  capabilities(model: string): Capabilities
+  /** The provider's entry, imported when it first streams: the SDK comes with it. */
+  load(settings: Settings): Promise<AdapterFactory>
+}
+
 /**
  * The providers this Worker serves, each when its key is set: `<NAME>_API_KEY`, with the models of
  * `<NAME>_MODELS` (else the provider's current models are listed and any model id is served) and
- * the API at `<NAME>_BASE_URL` (a gateway or a proxy; else the provider's own). Adding a provider
- * is one line here.
+ * the API at `<NAME>_BASE_URL` (a gateway or a proxy; else the provider's own). Each SDK is
+ * imported when its provider first streams, so the Worker starts without evaluating any (see
+ * docs/performance.md); the models and their capabilities come from the SDK-free tables. Adding a
+ * provider is one entry here.
  */
-const PROVIDERS: { readonly [name: string]: (settings: Settings) => AdapterFactory } = {
-  anthropic: (settings) => createAnthropic(settings),
-  openai: (settings) => createOpenAI(settings),
-  gemini: (settings) => createGemini(settings),
+const PROVIDERS: { readonly [name: string]: Provider } = {
+  anthropic: {
+    models: anthropicModels,
+    capabilities: anthropicCapabilities,
+    load: async (settings) =>
+      (await import('../src/providers/anthropic/index.ts')).createAnthropic(settings),
+  },
+  openai: {
+    models: openaiModels,
+    capabilities: openaiCapabilities,
+    load: async (settings) =>
+      (await import('../src/providers/openai/index.ts')).createOpenAI(settings),
+  },
+  gemini: {
+    models: geminiModels,
+    capabilities: geminiCapabilities,
+    load: async (settings) =>
+      (await import('../src/providers/gemini/index.ts')).createGemini(settings),
+  },
 }
 
 /**
@@ -41,12 +65,17 @@ export function registryFromEnv(
   extra: { readonly [provider: string]: ProviderEntry } = {},
 ): Registry {
   const entries: Record<string, ProviderEntry> = {}
-  for (const [name, create] of Object.entries(PROVIDERS)) {
+  for (const [name, provider] of Object.entries(PROVIDERS)) {
     const prefix = name.toUpperCase()
     const apiKey = setting(env, `${prefix}_API_KEY`)
     if (apiKey === undefined || apiKey === '') continue
-    const baseURL = urlSetting(env, `${prefix}_BASE_URL`)
-    entries[name] = served(create({ apiKey, baseURL }), setting(env, `${prefix}_MODELS`))
+    const settings = { apiKey, baseURL: urlSetting(env, `${prefix}_BASE_URL`) }
+    const factory = lazyFactory({
+      ...provider,
+      provider: name,
+      load: () => provider.load(settings),
+    })
+    entries[name] = served(factory, setting(env, `${prefix}_MODELS`))
   }
   Object.assign(entries, compatibleEndpoints(env), extra)
 
@@ -91,7 +120,17 @@ function compatibleEndpoints(env: object): Record<string, ProviderEntry> {
     }
     const prefix = name.toUpperCase().replace(/-/g, '_')
     const apiKey = setting(env, `${prefix}_API_KEY`) || undefined
-    const factory = createOpenAICompatible({ ...preset, provider: name, baseURL, apiKey })
+    const settings = { ...preset, provider: name, baseURL, apiKey }
+    const factory = lazyFactory({
+      provider: name,
+      models: settings.modelIds ?? [],
+      capabilities: (model) =>
+        capabilitiesOf(compatibleModel(model, settings.reasoning, settings.models)),
+      load: async () =>
+        (await import('../src/providers/openai-compatible/index.ts')).createOpenAICompatible(
+          settings,
+        ),
+    })
     entries[name] = served(factory, setting(env, `${prefix}_MODELS`))
   }
   return entries
