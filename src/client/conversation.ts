@@ -1,7 +1,9 @@
 import type { ChatInput, ChatSnapshot, ChatStatus, Scheduler } from '../core/chat.ts'
+import type { ChatStore } from '../core/chat-store.ts'
 import type { Conversation, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
+import { nextFrame } from '../core/next-frame.ts'
 import { Notifier } from '../core/notifier.ts'
 import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
@@ -10,7 +12,6 @@ import type { WireCallOptions } from '../core/wire.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
-import { nextFrame } from './next-frame.ts'
 import { relayHeaders, responseError, type RelayHeaders } from './relay.ts'
 
 /** Options of {@link relayConversation}. */
@@ -45,15 +46,6 @@ export type RelayConversationOptions = {
    * @defaultValue once per animation frame (`requestAnimationFrame`, else a 16 ms timer)
    */
   scheduler?: Scheduler | undefined
-}
-
-/** A store that `useChat` can bind to: a {@link Chat}, or a conversation that lives on a relay. */
-export type ChatStore = {
-  subscribe(listener: () => void): () => void
-  getSnapshot(): ChatSnapshot
-  send(input: ChatInput, options?: WireCallOptions): Promise<void>
-  stop(): void
-  regenerate(options?: WireCallOptions): Promise<void>
 }
 
 /** What {@link RelayConversation.update} may change: each is read when a send or regenerate starts. */

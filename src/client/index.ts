@@ -2,9 +2,9 @@ export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'
 export {
   relayConversation,
   RelayConversation,
-  type ChatStore,
   type RelayConversationOptions,
   type RelayConversationUpdate,
 } from './conversation.ts'
+export type { ChatStore } from '../core/chat-store.ts'
 export { traceparent, type TraceparentOptions } from './trace.ts'
 export type { ShownAssistantTurn } from '../core/wire.ts'

@@ -1,9 +1,4 @@
-export {
-  useChat,
-  useConversation,
-  type UseChatOptions,
-  type UseChatResult,
-  type UseConversationResult,
-} from './use-chat.ts'
+export { useChat, type UseChatOptions, type UseChatResult } from './use-chat.ts'
+export { useConversation, type UseConversationResult } from './use-conversation.ts'
 export type { ChatInput, ChatStatus, Scheduler } from '../core/chat.ts'
 export type { ChatMessage, ToolCallView } from '../core/messages.ts'

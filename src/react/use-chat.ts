@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { useEffect, useState, useSyncExternalStore } from 'react'
 import type { Adapter, CallOptions, Thinking, ToolSpec } from '../core/adapter.ts'
 import {
   Chat,
@@ -10,8 +10,7 @@ import {
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
 import type { ThinkwireError } from '../core/errors.ts'
 import type { ChatMessage } from '../core/messages.ts'
-import type { ChatStore } from '../client/conversation.ts'
-import { nextFrame } from '../client/next-frame.ts'
+import { nextFrame } from '../core/next-frame.ts'
 
 /** Options of {@link useChat}. All but `initialConversation` may change from render to render. */
 export type UseChatOptions = {
@@ -128,36 +127,4 @@ export function useChat(options: UseChatOptions): UseChatResult {
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.
   return { ...useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }
-}
-
-/** What {@link useConversation} returns: `useChat`'s result for a store that keeps its own conversation. */
-export type UseConversationResult = Omit<UseChatResult, 'setConversation'>
-
-/**
- * Binds any chat store, such as a conversation that lives on a relay (`relayConversation` from
- * `thinkwire/client`), like `useChat` binds a `Chat`. Unmounting stops nothing: the answer goes on
- * on the relay, and the store picks it up again when the page comes back.
- *
- * @example
- * ```tsx
- * const [store] = useState(() => relayConversation({ url: '', model: 'mock/echo', id }))
- * useEffect(() => {
- *   store.load().catch(() => {}) // a failure is also `error`
- *   return () => store.dispose()
- * }, [store])
- * const { messages, status, send, stop, regenerate } = useConversation(store)
- * ```
- */
-export function useConversation(store: ChatStore): UseConversationResult {
-  const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot)
-  // Stable for one store; a page that opens another conversation passes another store.
-  const actions = useMemo(
-    () => ({
-      send: (input: ChatInput, call?: CallOptions) => store.send(input, call).catch(() => {}),
-      regenerate: (call?: CallOptions) => store.regenerate(call).catch(() => {}),
-      stop: () => store.stop(),
-    }),
-    [store],
-  )
-  return { ...snapshot, ...actions }
 }

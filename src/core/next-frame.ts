@@ -1,4 +1,4 @@
-import type { Scheduler } from '../core/notifier.ts'
+import type { Scheduler } from './notifier.ts'
 
 /**
  * The scheduler of a store that a page renders: once per animation frame (`requestAnimationFrame`),
