@@ -59,8 +59,11 @@ type Run = {
    * not the conversation's turns, and after that they are the very same array.
    */
   turns: Turn[]
-  /** The answer arriving, from its first event to its `done`. */
-  pending?: { state: TurnState; id: string } | undefined
+  /**
+   * The answer arriving, from its first event to its `done`. Its message takes the id of the
+   * place its turn will have, after `turns`.
+   */
+  pending?: TurnState | undefined
   /** The last complete assistant turn of this send. */
   last?: AssistantTurn | undefined
   /** A regenerate: until its first complete answer, a stop keeps the answer it would replace. */
@@ -221,7 +224,7 @@ export class Chat {
     if (this.busy) {
       throw new ThinkwireError({
         kind: 'invalid-request',
-        message: 'Chat is busy: a send is still running (call stop() first)',
+        message: 'Chat is busy: call stop() first',
       })
     }
     const { adapter, onToolCall, maxSteps, options: defaults } = this.#settings
@@ -230,27 +233,24 @@ export class Chat {
     if (outer?.aborted === true) return
     const turns = user === undefined ? base : [...base, user]
     const run: Run = { controller: new AbortController(), turns, replaces }
+    // A stop ends the send at once, also while a tool that ignores its signal still runs.
+    const stopped = new Promise<'stopped'>((resolve) => {
+      run.controller.signal.addEventListener('abort', () => resolve('stopped'))
+    })
     this.#setState({ type: 'submitted', run })
     const onOuterAbort = () => this.stop()
-    outer?.addEventListener('abort', onOuterAbort, { once: true })
+    outer?.addEventListener('abort', onOuterAbort)
     // The tool callback of the latest update(), not of the moment the send started: later steps
     // of a loop see the app's current state.
     const execute =
-      onToolCall === undefined
-        ? undefined
-        : (call: ToolCall, context: ToolContext) =>
-            (this.#settings.onToolCall ?? onToolCall)(call, context)
+      onToolCall &&
+      ((call: ToolCall, context: ToolContext) =>
+        (this.#settings.onToolCall ?? onToolCall)(call, context))
     const loop = toolLoop(
       adapter,
       { ...this.#conversation, turns },
       { ...defaults, ...options, signal: run.controller.signal, execute, maxSteps },
     )
-    // A stop ends the send at once, also while a tool that ignores its signal still runs.
-    const stopped = new Promise<'stopped'>((resolve) => {
-      const signal = run.controller.signal
-      if (signal.aborted) resolve('stopped')
-      else signal.addEventListener('abort', () => resolve('stopped'), { once: true })
-    })
     try {
       for (;;) {
         const step = await Promise.race([loop.next(), stopped])
@@ -294,13 +294,8 @@ export class Chat {
       // Between the steps of a tool loop nothing streams: the chat waits, as when it was sent.
       this.#setState({ type: 'submitted', run })
     } else {
-      // A delta (applyEvent checks that every kind of event is handled). Its message takes the
-      // id of the place its turn will have.
-      const pending = (run.pending ??= {
-        state: initialTurnState,
-        id: messageId(run.turns.length),
-      })
-      pending.state = applyEvent(pending.state, event)
+      // A delta (applyEvent checks that every kind of event is handled).
+      run.pending = applyEvent(run.pending ?? initialTurnState, event)
       if (this.#state.type === 'streaming') this.#notifier.schedule()
       else this.#setState({ type: 'streaming', run })
     }
@@ -321,7 +316,7 @@ export class Chat {
     let kept = run.turns
     const asked = kept.at(-1)
     if (pending !== undefined) {
-      last = partialTurn({ ...pending.state, toolCalls: [] })
+      last = partialTurn({ ...pending, calls: null })
       kept = [...kept, last]
     } else if (asked?.role === 'assistant' && (asked.toolCalls?.length ?? 0) > 0) {
       kept = [...kept, stoppedResults(asked.toolCalls!)]
@@ -349,8 +344,10 @@ export class Chat {
   #makeSnapshot(): ChatSnapshot {
     const state = this.#state
     const messages = toMessages(state.type === 'ready' ? this.#conversation.turns : state.run.turns)
-    const pending = state.type === 'streaming' ? state.run.pending : undefined
-    if (pending !== undefined) messages.push(streamingMessage(pending.id, pending.state))
+    const run = state.type === 'streaming' ? state.run : undefined
+    if (run?.pending !== undefined) {
+      messages.push(streamingMessage(messageId(run.turns.length), run.pending))
+    }
     return { conversation: this.#conversation, messages, status: state.type, error: this.error }
   }
 }

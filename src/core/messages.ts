@@ -7,7 +7,7 @@ import type {
   UserTurn,
 } from './conversation.ts'
 import type { ToolCall } from './events.ts'
-import type { TurnState } from './reducer.ts'
+import { toolCallsOf, type TurnState } from './reducer.ts'
 
 /** A tool call as shown in a message, with its result once it is known. */
 export type ToolCallView = ToolCall & { result?: ToolResult | undefined }
@@ -39,10 +39,20 @@ export function messageId(index: number): string {
   return `m${index}`
 }
 
-/** The message of an answer still arriving. */
+/**
+ * The message of an answer still arriving. Its tool calls are copied out of the state, once per
+ * snapshot (a snapshot is made when read, at most once a frame in a page), not once per event.
+ */
 export function streamingMessage(id: string, state: TurnState): ChatMessage {
-  const { text, thinking, toolCalls } = state
-  return { id, role: 'assistant', text, thinking, toolCalls, status: 'streaming' }
+  const { text, thinking } = state
+  return {
+    id,
+    role: 'assistant',
+    text,
+    thinking,
+    toolCalls: toolCallsOf(state),
+    status: 'streaming',
+  }
 }
 
 const cache = new WeakMap<

@@ -6,20 +6,21 @@ const immediate: Scheduler = (flush) => flush()
 /**
  * The `subscribe`/`getSnapshot` half of a store (what React's `useSyncExternalStore` binds to): a
  * new snapshot on every change, listeners told at once by `emit()`, or once through the scheduler
- * by `schedule()`, however many changes come before it runs.
+ * by `schedule()`, however many changes come before it runs. A snapshot is made when it is first
+ * read, so a store no one reads (a `Chat` driven by its `send()` alone) makes none.
  */
 export class Notifier<Snapshot> {
   readonly #make: () => Snapshot
   readonly #scheduler: () => Scheduler | undefined
   #listeners = new Set<() => void>()
-  #snapshot: Snapshot
+  /** Undefined until read after a change. */
+  #snapshot: Snapshot | undefined
   #dirty = false
 
   /** `scheduler` is read at each `schedule()`, so a store may change it later. @defaultValue at once */
   constructor(make: () => Snapshot, scheduler: () => Scheduler | undefined) {
     this.#make = make
     this.#scheduler = scheduler
-    this.#snapshot = make()
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -29,12 +30,12 @@ export class Notifier<Snapshot> {
   }
 
   /** The current snapshot (the same object until something changes). */
-  getSnapshot = (): Snapshot => this.#snapshot
+  getSnapshot = (): Snapshot => (this.#snapshot ??= this.#make())
 
-  /** Makes a new snapshot and tells every listener now. */
+  /** Drops the snapshot (the next read makes a new one) and tells every listener now. */
   emit(): void {
     this.#dirty = false
-    this.#snapshot = this.#make()
+    this.#snapshot = undefined
     for (const listener of this.#listeners) listener()
   }
 

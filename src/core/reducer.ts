@@ -1,40 +1,55 @@
 import { assertNever } from './assert-never.ts'
-import type { AssistantTurn, StopReason } from './conversation.ts'
+import type { AssistantTurn } from './conversation.ts'
 import type { Event, ToolCall } from './events.ts'
+
+/**
+ * The tool calls of a stream so far, newest first: each call adds one link in front of the list
+ * it was given, so a state never copies the calls before it, and every earlier state keeps its own.
+ */
+export type CallList = { readonly call: ToolCall; readonly before: CallList | null }
 
 /** What a stream has produced so far. */
 export type TurnState = {
   readonly text: string
   readonly thinking: string
-  readonly toolCalls: readonly ToolCall[]
+  /** The tool calls, newest first, or null before the first (read them with {@link toolCallsOf}). */
+  readonly calls: CallList | null
   /** The final turn once `done` arrived, else null. */
   readonly turn: AssistantTurn | null
 }
 
 /** The state before the first event. */
-export const initialTurnState: TurnState = { text: '', thinking: '', toolCalls: [], turn: null }
+export const initialTurnState: TurnState = { text: '', thinking: '', calls: null, turn: null }
 
 /**
- * Folds one event into the state. Pure: returns a new state and never mutates its input.
- * Strings are appended (engines keep them as ropes), and the tool-call list is only copied when a
- * call arrives, so a long stream costs one small object per event.
+ * Folds one event into the state. Pure: returns a new state and never changes one it was given.
+ * Each event costs one small object whatever came before it: strings are appended (engines keep
+ * them as ropes) and a tool call is linked in front of the calls so far, so an answer of K calls
+ * costs O(K), not the O(K²) of copying the list at each call.
  */
 export function applyEvent(state: TurnState, event: Event): TurnState {
   if (state.turn !== null) throw new TypeError(`Event '${event.type}' arrived after 'done'`)
   // Object literals rather than spreads: this runs once per event of every stream.
-  const { text, thinking, toolCalls } = state
+  const { text, thinking, calls } = state
   switch (event.type) {
     case 'text':
-      return { text: text + event.text, thinking, toolCalls, turn: null }
+      return { text: text + event.text, thinking, calls, turn: null }
     case 'thinking':
-      return { text, thinking: thinking + event.text, toolCalls, turn: null }
+      return { text, thinking: thinking + event.text, calls, turn: null }
     case 'tool-call':
-      return { text, thinking, toolCalls: [...toolCalls, event.call], turn: null }
+      return { text, thinking, calls: { call: event.call, before: calls }, turn: null }
     case 'done':
-      return { text, thinking, toolCalls, turn: event.turn }
+      return { text, thinking, calls, turn: event.turn }
     default:
       return assertNever(event)
   }
+}
+
+/** The tool calls of a state in the order they arrived, as a new array. */
+export function toolCallsOf(state: TurnState): ToolCall[] {
+  const calls: ToolCall[] = []
+  for (let link = state.calls; link; link = link.before) calls.push(link.call)
+  return calls.toReversed()
 }
 
 /**
@@ -50,15 +65,18 @@ export function turnOf(
     role: 'assistant',
     text: state.text,
     ...(state.thinking === '' ? {} : { thinking: state.thinking }),
-    ...(state.toolCalls.length === 0 ? {} : { toolCalls: [...state.toolCalls] }),
+    ...(state.calls === null ? {} : { toolCalls: toolCallsOf(state) }),
     ...rest,
   }
 }
 
 /**
  * The assistant turn for a stream that did not finish: what arrived so far, as plain text and
- * tool calls, with no provider items (so it is re-encoded, never replayed half).
+ * tool calls, with no provider items (so it is re-encoded, never replayed half), `aborted`.
  */
-export function partialTurn(state: TurnState, stopReason: StopReason = 'aborted'): AssistantTurn {
-  return state.turn ?? turnOf(state, { usage: { inputTokens: 0, outputTokens: 0 }, stopReason })
+export function partialTurn(state: TurnState): AssistantTurn {
+  return (
+    state.turn ??
+    turnOf(state, { usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'aborted' })
+  )
 }

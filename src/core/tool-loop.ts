@@ -71,27 +71,27 @@ export async function* toolLoop(
     if (execute === undefined || calls.length === 0) {
       return { conversation: { ...conversation, turns }, turn, steps: step }
     }
-    if (step >= maxSteps) {
-      // The model still asks for tools, but may not be called again: its calls are answered so
-      // the conversation stays valid to continue (a call without a result is refused upstream).
-      const output = `Not run: the limit of ${maxSteps} model calls was reached before this call.`
-      const limited = answerAll(calls, output)
-      turns = [...turns, limited]
-      yield { type: 'tool-results', turn, results: limited, stopped: false }
-      return { conversation: { ...conversation, turns }, turn, steps: step }
-    }
+    // At `maxSteps` the model still asks for tools but may not be called again: its calls are
+    // answered as not run, so the conversation stays valid to continue (a call without a result
+    // is refused upstream).
+    const last = step >= maxSteps
     let results: ToolTurn
     try {
-      results = await executeToolCalls(calls, callOptions.signal, execute)
+      results = last
+        ? answerAll(
+            calls,
+            `Not run: the limit of ${maxSteps} model calls was reached before this call.`,
+          )
+        : await executeToolCalls(calls, callOptions.signal, execute)
     } catch (error) {
       // Only an abort throws here (a failing tool is an isError result). Answer every call, so
       // the conversation stays valid to send.
-      const stopped = stoppedResults(calls)
-      yield { type: 'tool-results', turn, results: stopped, stopped: true }
+      yield { type: 'tool-results', turn, results: stoppedResults(calls), stopped: true }
       throw error
     }
     turns = [...turns, results]
     yield { type: 'tool-results', turn, results, stopped: false }
+    if (last) return { conversation: { ...conversation, turns }, turn, steps: step }
   }
 }
 
