@@ -5,7 +5,7 @@ import type { Event } from '../core/events.ts'
 import { applyEvent, initialTurnState, turnOf } from '../core/reducer.ts'
 import type { WireChatRequest } from '../core/wire.ts'
 import type { Delta } from '../kit/guard-stream.ts'
-import { kindFromStatus, retryAfterMsFromHeaders } from '../kit/http-error.ts'
+import { kindFromStatus } from '../kit/http-error.ts'
 import { isRecord } from '../kit/json.ts'
 import { END, readEventStream } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
@@ -188,18 +188,22 @@ const DRAIN_MS = 2000
 
 /**
  * The `ThinkwireError` of a relay's JSON error answer `{ error: { kind, message } }`, or of an
- * answer that is not an event stream.
+ * answer that is not an event stream. The relay puts `retryAfterMs` in the body; a `retry-after`
+ * header in whole seconds (the relay's, or a proxy's in front of it) stands in for it. The HTTP
+ * dates and `retry-after-ms` that `retryAfterMsFromHeaders` also reads are providers' ways, which
+ * the browser never meets.
  */
 export async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
   const { ok, status } = response
   const data: unknown = await response.json().catch(() => undefined)
   const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
+  const seconds = Number(response.headers.get('retry-after') || Number.NaN)
   return relayError(
     error,
     provider,
     ok ? 'server' : kindFromStatus(status),
     `HTTP ${status}${ok ? ', not an event stream' : ''}`,
     status,
-    retryAfterMsFromHeaders(response.headers),
+    seconds >= 0 ? seconds * 1000 : undefined,
   )
 }

@@ -17,8 +17,11 @@ export type SseParserOptions = {
 }
 
 const LF = 10
+const CR = 13
 const COLON = 58
 const SPACE = 32
+/** A CR that is not the first half of a CRLF: a line ending of its own. */
+const LONE_CR = /\r(?!\n)/g
 
 /**
  * A Server-Sent Events parser (the WHATWG `text/event-stream` rules) for text a `TextDecoder` has
@@ -41,12 +44,14 @@ export function createSseParser(options: SseParserOptions): { feed(text: string)
   let afterCr = false
   let overflowed = false
 
+  /** The line `text[start..end)`, read in place: only its field and value are sliced out. */
   function line(text: string, start: number, end: number): void {
     if (start === end) {
       if (data !== undefined) onEvent({ event, id, data })
       data = event = id = undefined
       return
     }
+    // Within the line only: `indexOf` would run on past a line that has no colon.
     let colon = start
     while (colon < end && text.charCodeAt(colon) !== COLON) colon++
     if (colon === start) return onComment?.()
@@ -60,40 +65,27 @@ export function createSseParser(options: SseParserOptions): { feed(text: string)
     else if (field === 'id' && !value.includes('\0')) id = value
   }
 
-  /** Reads every complete line of `text`; returns where the unfinished rest begins. */
-  function lines(text: string): number {
-    let start = 0
-    let lf = text.indexOf('\n')
-    let cr = text.indexOf('\r')
-    for (;;) {
-      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start)
-      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start)
-      const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr
-      if (end === -1) return start
-      line(text, start, end)
-      start = end + 1
-      if (end === cr) {
-        if (start === text.length) afterCr = true
-        else if (text.charCodeAt(start) === LF) start++
-      }
-    }
-  }
-
   return {
     feed(chunk) {
       if (overflowed || chunk === '') return
-      if (afterCr) {
-        afterCr = false
-        if (chunk.charCodeAt(0) === LF) chunk = chunk.slice(1)
-      }
-      if (chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
+      if (afterCr && chunk.charCodeAt(0) === LF) chunk = chunk.slice(1)
+      afterCr = chunk.charCodeAt(chunk.length - 1) === CR
+      // Fragments hold no line break, so the chunk holds every CR. A lone CR (rare) becomes an LF;
+      // the CR of a CRLF is dropped with its line's end below, which copies nothing.
+      if (chunk.includes('\r')) chunk = chunk.replace(LONE_CR, '\n')
+      if (chunk.includes('\n')) {
+        const text = fragments.length === 0 ? chunk : fragments.join('') + chunk
+        let start = 0
+        // `indexOf` rather than a regular expression `split`: about twice as fast on token deltas.
+        for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+          line(text, start, text.charCodeAt(end - 1) === CR && end > start ? end - 1 : end)
+          start = end + 1
+        }
+        fragments = start === text.length ? [] : [text.slice(start)]
+        fragmentChars = text.length - start
+      } else {
         fragments.push(chunk)
         fragmentChars += chunk.length
-      } else {
-        const text = fragments.length === 0 ? chunk : fragments.join('') + chunk
-        const rest = lines(text)
-        fragments = rest === text.length ? [] : [text.slice(rest)]
-        fragmentChars = text.length - rest
       }
       if (fragmentChars + (data?.length ?? 0) > maxBufferSize) {
         overflowed = true
