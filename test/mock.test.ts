@@ -124,6 +124,95 @@ describe('mock', () => {
       vi.useRealTimers()
     }
   })
+  it('yields each delta only once pace lets it go, and waits for no clock then', async () => {
+    vi.useFakeTimers()
+    try {
+      const waiting: { index: number; delta: unknown; go(): void }[] = []
+      const adapter = mock({
+        delayMs: 60_000,
+        script: [{ thinking: 'ab', thinkingMs: 60_000, text: 'cd', chunkSize: 1 }],
+        pace: ({ index, delta, call }) => {
+          expect(call).toBe(adapter.calls[0])
+          return new Promise((go) => waiting.push({ index, delta, go }))
+        },
+      })
+      const events: Event[] = []
+      const done = (async () => {
+        for await (const event of adapter.stream({ turns: [] })) events.push(event)
+      })()
+      await vi.advanceTimersByTimeAsync(0)
+      // The first delta waits for its step, not for any timer.
+      expect(waiting.map(({ index, delta }) => ({ index, delta }))).toEqual([
+        { index: 0, delta: { type: 'thinking', text: 'a' } },
+      ])
+      expect(events).toEqual([])
+      waiting[0]!.go()
+      await vi.advanceTimersByTimeAsync(0)
+      expect(events).toEqual([{ type: 'thinking', text: 'a' }])
+      expect(waiting.map(({ index }) => index)).toEqual([0, 1])
+      for (let i = 1; i < 4; i++) {
+        waiting[i]!.go()
+        await vi.advanceTimersByTimeAsync(0)
+      }
+      await done
+      expect(waiting.map(({ delta }) => delta)).toEqual([
+        { type: 'thinking', text: 'a' },
+        { type: 'thinking', text: 'b' },
+        { type: 'text', text: 'c' },
+        { type: 'text', text: 'd' },
+      ])
+      expect(events.map((event) => event.type)).toEqual([
+        'thinking',
+        'thinking',
+        'text',
+        'text',
+        'done',
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('ends as aborted when the caller aborts while pace holds a delta that it never lets go', async () => {
+    const controller = new AbortController()
+    let held = () => {}
+    const holding = new Promise<void>((resolve) => (held = resolve))
+    const adapter = mock({
+      script: [{ text: 'abcd' }],
+      chunkSize: 1,
+      pace: ({ index }) => (index === 0 ? Promise.resolve() : (held(), new Promise(() => {}))),
+    })
+    const events: Event[] = []
+    const run = (async () => {
+      const options = { signal: controller.signal }
+      for await (const event of adapter.stream({ turns: [] }, options)) events.push(event)
+    })()
+    await holding
+    controller.abort()
+    await expect(run).rejects.toMatchObject({ kind: 'aborted' })
+    expect(events).toEqual([{ type: 'text', text: 'a' }])
+    expect(adapter.calls[0]?.signal.aborted).toBe(true)
+  })
+
+  it('fails the call with what pace rejected with, after the deltas it let go', async () => {
+    const adapter = mock({
+      script: [{ text: 'abc' }],
+      chunkSize: 1,
+      pace: ({ index }) =>
+        index < 2 ? Promise.resolve() : Promise.reject(new Error('the gate is gone')),
+    })
+    const events: Event[] = []
+    await expect(
+      (async () => {
+        for await (const event of adapter.stream({ turns: [] })) events.push(event)
+      })(),
+    ).rejects.toThrow('the gate is gone')
+    expect(events.map((event) => (event.type === 'text' ? event.text : event.type))).toEqual([
+      'a',
+      'b',
+    ])
+  })
+
   it('spreads the thinking over thinkingMs, then streams the answer in its own chunk size', async () => {
     vi.useFakeTimers()
     try {

@@ -1,6 +1,6 @@
 import type { Adapter, CallOptions } from '../../core/adapter.ts'
 import type { Conversation, StopReason, Usage } from '../../core/conversation.ts'
-import { ThinkwireError, type ErrorKind } from '../../core/errors.ts'
+import { abortedError, ThinkwireError, type ErrorKind } from '../../core/errors.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sleep } from '../../core/sleep.ts'
 import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
@@ -60,6 +60,21 @@ export type MockOptions = {
   chunkSize?: number | undefined
   /** Wait before each delta, in ms. @defaultValue 0 */
   delayMs?: number | undefined
+  /**
+   * Paces the deltas instead of the clock: called before each delta, which is yielded once the
+   * promise resolves; `delayMs` and an answer's `thinkingMs` are then not waited. A test that lets
+   * each delta go when it is ready sees an answer stream step by step, however fast the machine
+   * is. The call ends as aborted when its signal aborts, whether or not the promise settles; a
+   * rejection fails it as a provider failure would.
+   *
+   * @example
+   * ```ts
+   * // Each delta waits for a step the test allows.
+   * const steps: (() => void)[] = []
+   * const paced = mock({ pace: () => new Promise((go) => steps.push(go)) })
+   * ```
+   */
+  pace?: ((step: MockStep) => Promise<void>) | undefined
   /** Repeats the answer of the default script this many times (for long answers). @defaultValue 1 */
   repeat?: number | undefined
 }
@@ -74,6 +89,16 @@ export type MockCall = {
   request: MockRequestTurn[]
   /** The signal the mock's "upstream" saw: aborted when the caller left before `done`. */
   signal: AbortSignal
+}
+
+/** What {@link MockOptions.pace} is told before each delta. */
+export type MockStep = {
+  /** The delta's place in the answer: 0 for its first. */
+  index: number
+  /** The delta about to be yielded. */
+  delta: Delta
+  /** The call it belongs to (its `signal` aborts when the caller leaves). */
+  call: MockCall
 }
 
 /** A turn of {@link MockCall.request}. */
@@ -111,6 +136,7 @@ export function mock(options: MockOptions = {}): MockAdapter {
   const model = options.model ?? 'echo'
   const chunkSize = Math.max(1, options.chunkSize ?? 8)
   const delayMs = options.delayMs ?? 0
+  const pace = options.pace
   const calls: MockCall[] = []
 
   function pick(call: MockCall): MockResponse {
@@ -172,9 +198,10 @@ export function mock(options: MockOptions = {}): MockAdapter {
         ...toolCalls.map((toolCall): Delta => ({ type: 'tool-call', call: toolCall })),
       ]
       const thinkingDelayMs = Math.max(delayMs, (response.thinkingMs ?? 0) / (thoughts.length || 1))
-      for (const delta of deltas) {
+      for (const [index, delta] of deltas.entries()) {
         const wait = delta.type === 'thinking' ? thinkingDelayMs : delayMs
-        if (wait > 0 && delta.type !== 'tool-call') await sleep(wait, signal, provider)
+        if (pace !== undefined) await untilAborted(pace({ index, delta, call }), signal, provider)
+        else if (wait > 0 && delta.type !== 'tool-call') await sleep(wait, signal, provider)
         await failIfDue()
         yield delta
         emitted++
@@ -224,6 +251,23 @@ export function mock(options: MockOptions = {}): MockAdapter {
  */
 export function createMock(options: Omit<MockOptions, 'model'> = {}): MockFactory {
   return Object.assign((model: string) => mock({ ...options, model }), { models: mockModelIds })
+}
+
+/** `promise`, or an `aborted` error as soon as `signal` aborts (a pace may not listen to it). */
+function untilAborted(
+  promise: Promise<void>,
+  signal: AbortSignal,
+  provider: string,
+): Promise<void> {
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(abortedError(provider, signal.reason))
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedError(provider, signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 /** `value` as deltas of `size` characters. */
