@@ -120,27 +120,49 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
   const base = `http://127.0.0.1:${port}`
   const stop = () => stopGroup(child)
   const deadline = Date.now() + startupMs
-  while (Date.now() < deadline && child.exitCode === null) {
+  const running = () => child.exitCode === null && child.signalCode === null
+  while (Date.now() < deadline && running()) {
+    // A timer of its own and a race rather than AbortSignal.timeout alone: a probe that never
+    // settles must not keep the start waiting past its deadline.
+    const attempt = new AbortController()
+    let timer: ReturnType<typeof setTimeout> | undefined
     try {
-      const response = await fetch(`${base}/v1/models`, {
-        headers,
-        signal: AbortSignal.timeout(2_000),
+      const probe = fetch(`${base}/v1/models`, { headers, signal: attempt.signal }).then(
+        async (response) => {
+          await response.arrayBuffer()
+          return response
+        },
+      )
+      // It may settle after the race below, when it is aborted.
+      probe.catch(() => {})
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000)
       })
-      await response.arrayBuffer()
+      const response = await Promise.race([probe, late])
       if (ready(response)) return { base, output, stop }
     } catch {
       // not listening yet
+    } finally {
+      clearTimeout(timer)
+      attempt.abort()
     }
     await new Promise((wait) => setTimeout(wait, 250))
   }
+  const exited = running() ? undefined : (child.exitCode ?? child.signalCode)
   await stop()
+  if (exited !== undefined) {
+    // It stopped by itself (a script or setting it refused): starting again would not help.
+    throw new Error(`wrangler dev exited (${exited}):\n${output.join('').slice(-3000)}`)
+  }
   throw new Error(`${NOT_READY} within ${startupMs} ms:\n${output.join('').slice(-3000)}`)
 }
 
-/** SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s. */
+/**
+ * SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s; then SIGKILL
+ * to what is left of the group (a workerd whose wrangler died first).
+ */
 async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null) return
-  const exited = new Promise<void>((done) => child.once('exit', () => done()))
+  if (child.pid === undefined) return
   const signal = (name: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, name)
@@ -148,8 +170,12 @@ async function stopGroup(child: ChildProcess): Promise<void> {
       // already gone
     }
   }
+  // An exit already seen (by a code or a signal) is not signalled again.
+  const gone = child.exitCode !== null || child.signalCode !== null
+  const exited = gone ? Promise.resolve() : new Promise((done) => child.once('exit', done))
   signal('SIGTERM')
   const timer = setTimeout(() => signal('SIGKILL'), 5_000)
   await exited
   clearTimeout(timer)
+  signal('SIGKILL')
 }
