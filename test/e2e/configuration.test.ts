@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -5,17 +7,16 @@ import {
   DESKTOP,
   launchBrowser,
   openPage,
-  removeSnapshot,
+  root,
   SETUP_MS,
   SIZES,
   startWorker,
-  type Snapshot,
   type Worker,
 } from './harness.ts'
 
-// The Worker as a newcomer configures it: one provider key and nothing else, or RELAY_TOKENS.
-// The keys are fake and nothing is sent to a model: /v1/models lists what a key serves without
-// calling the provider.
+// The Worker as deployed, configured as a newcomer configures it: nothing at all (the offline mock
+// model, on its own clock), one provider key and nothing else, or RELAY_TOKENS. The keys are fake
+// and nothing is sent to a model: /v1/models lists what a key serves without calling the provider.
 const TIMEOUT = 90_000
 const TOKEN = 'e2e-token-0123456789abcdef'
 const PROVIDERS = [
@@ -24,33 +25,48 @@ const PROVIDERS = [
   ['gemini', 'GEMINI_API_KEY', 'AIza-e2e-not-a-real-key-0000000000'],
 ] as const
 
-let snapshot: Snapshot | undefined
 const workers = new Map<string, Worker>()
-let browser: Browser
+let browser: Browser | undefined
+let launching: Promise<unknown> | undefined
 
 beforeAll(async () => {
-  snapshot = buildSnapshot()
-  const built = snapshot
-  // One after another, each kept as it starts (so that one failing to start leaves none of the
-  // others running): four starting at once beside another test file have twice kept this setup
-  // from finishing in CI, where each takes about 8 s alone.
-  for (const [name, key, value] of PROVIDERS) {
-    workers.set(name, await startWorker(built, { [key]: value }))
+  // Chromium starts while the snapshot is built (or waited for).
+  launching = launchBrowser().then((launched) => (browser = launched))
+  const snapshot = await buildSnapshot()
+  const settings: [string, Record<string, string>][] = [
+    ...PROVIDERS.map(([name, key, value]): [string, Record<string, string>] => [
+      name,
+      { [key]: value },
+    ]),
+    // Nothing set: the offline mock, paced by its own clock (MOCK_DELAY_MS of wrangler.toml).
+    ['nothing', {}],
+    ['tokens', { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' }],
+  ]
+  // Two at a time, each kept as it starts (so that one failing to start leaves none of the others
+  // running): four starting at once beside another test file have twice kept this setup from
+  // finishing in CI, where each takes about 8 s alone.
+  for (let i = 0; i < settings.length; i += 2) {
+    await Promise.all(
+      settings.slice(i, i + 2).map(async ([name, vars]) => {
+        const ready =
+          name === 'tokens' ? (response: Response) => response.status === 401 : undefined
+        workers.set(name, await startWorker(snapshot, vars, { ready }))
+      }),
+    )
   }
-  const tokens = await startWorker(
-    built,
-    { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' },
-    (response) => response.status === 401,
-  )
-  workers.set('tokens', tokens)
-  browser = await launchBrowser()
+  await launching
 }, SETUP_MS)
 
 afterAll(async () => {
+  await launching?.catch(() => {})
   await browser?.close()
   await Promise.all([...workers.values()].map((w) => w.stop()))
-  removeSnapshot(snapshot)
 })
+
+function chromium(): Browser {
+  if (browser === undefined) throw new Error('Chromium did not start')
+  return browser
+}
 
 function relayNamed(name: string): Worker {
   const found = workers.get(name)
@@ -59,6 +75,63 @@ function relayNamed(name: string): Worker {
 }
 
 describe('configuration, in wrangler dev and Chromium', () => {
+  it(
+    'serves the offline mock with nothing set, says so, and its tour thinks live, on its own clock, before the answer',
+    async () => {
+      const relay = relayNamed('nothing')
+      const response = await fetch(`${relay.base}/v1/models`)
+      const { models } = (await response.json()) as { models: { id: string }[] }
+      expect(models.map((m) => m.id)).toEqual(['mock/echo'])
+
+      const page = await openPage(chromium(), relay)
+      await page.locator('[data-testid="model"] option[value="mock/echo"]').waitFor({
+        state: 'attached',
+      })
+      await page.getByText('Running on the offline mock model').waitFor()
+      // Every render is checked as it happens (a poll could miss a state between two frames): the
+      // lane streams alone while the mock thinks, for 1.5 s, before any answer.
+      await page.evaluate(() => {
+        const seen = { thinkingAlone: false }
+        Object.assign(window, { seen })
+        new MutationObserver(() => {
+          const lane = document.querySelector('[data-testid="thinking"]')
+          if (
+            lane?.getAttribute('data-open') === 'true' &&
+            (lane.textContent ?? '').includes('The user') &&
+            document.querySelector('[data-testid="answer"]') === null
+          ) {
+            seen.thinkingAlone = true
+          }
+        }).observe(document.body, {
+          subtree: true,
+          childList: true,
+          characterData: true,
+          attributes: true,
+        })
+      })
+      // The first suggestion asks for the tour.
+      await page.getByRole('button', { name: 'Show me a markdown demo.' }).click()
+      await page.locator('[data-testid="usage"]').waitFor()
+      await expect(
+        page.evaluate(() => (window as unknown as { seen: { thinkingAlone: boolean } }).seen),
+      ).resolves.toEqual({ thinkingAlone: true })
+      // As long as the relay saw it think: at least the mock's clock, more on a slow machine.
+      const label = await page.locator('[data-testid="thinking"]').first().textContent()
+      expect(
+        Number(/^Thought for (\d+(?:\.\d)?) s$/.exec(label ?? '')?.[1]),
+      ).toBeGreaterThanOrEqual(1.2)
+      await expect(page.locator('[data-testid="answer"]').first().textContent()).resolves.toContain(
+        'Ask anything else and the mock quotes it back.',
+      )
+      // The README's picture of the demo as `npm start` serves it, made here to stay current.
+      mkdirSync(join(root, 'docs'), { recursive: true })
+      await page.evaluate(() => window.scrollTo({ top: 0 }))
+      await page.screenshot({ path: join(root, 'docs/demo.png') })
+      await page.context().close()
+    },
+    TIMEOUT,
+  )
+
   for (const [provider, key] of PROVIDERS) {
     it(
       `serves the current ${provider} models with only ${key} set, and the picker shows them`,
@@ -78,7 +151,7 @@ describe('configuration, in wrangler dev and Chromium', () => {
         for (const [, viewport] of provider === 'anthropic'
           ? SIZES
           : [['desktop', DESKTOP] as const]) {
-          const page = await openPage(browser, relay, viewport)
+          const page = await openPage(chromium(), relay, { viewport })
           const picker = page.locator('[data-testid="model"]')
           await page.locator(`[data-testid="model"] option[value="${ids[0]}"]`).waitFor({
             state: 'attached',
@@ -117,7 +190,7 @@ describe('configuration, in wrangler dev and Chromium', () => {
       `asks for the token of a relay with RELAY_TOKENS, keeps it, and sends it as a bearer header (${size})`,
       async () => {
         const relay = relayNamed('tokens')
-        const page = await openPage(browser, relay, viewport)
+        const page = await openPage(chromium(), relay, { viewport })
         const form = page.locator('[data-testid="token-form"]')
         // /v1/models answered 401: the demo asks for a token.
         await form.waitFor()

@@ -1,5 +1,5 @@
-import type { Browser } from 'playwright-core'
-import { DESKTOP, openPage, type DemoPage, type Worker } from './harness.ts'
+import type { Locator } from 'playwright-core'
+import { openPage, type DemoPage, type DemoServer, type Worker } from './harness.ts'
 
 /** The demo's two transports: a durable conversation (the default) and `POST /v1/chat`. */
 export type Transport = 'durable' | 'stateless'
@@ -10,18 +10,26 @@ export const LONG_PROMPT =
   'Tell me everything about how streamed reasoning reaches the browser: the provider stream, ' +
   'the adapter, the relay on the edge, the SSE wire format, the client adapter and the React hook.'
 
-/** Opens the demo in its own browser context on the mock model, in one transport or on a path. */
+/**
+ * Opens the demo in its own browser context on the (gated) mock model, in one transport or on a
+ * path; through `worker` when given (the same Worker behind a `link`).
+ */
 export async function openDemo(
-  browser: Browser,
-  worker: Worker,
+  demo: DemoServer,
   options: {
     viewport?: { width: number; height: number } | undefined
     transport?: Transport | undefined
     path?: string | undefined
+    worker?: Worker | undefined
   } = {},
 ): Promise<DemoPage> {
   const path = options.path ?? (options.transport === 'stateless' ? '/?transport=stateless' : '/')
-  const page = await openPage(browser, worker, options.viewport ?? DESKTOP, path)
+  const { viewport } = options
+  const page = await openPage(demo.browser, options.worker ?? demo.worker, {
+    viewport,
+    path,
+    gate: demo.gate,
+  })
   await page
     .locator('[data-testid="model"] option[value="mock/echo"]')
     .waitFor({ state: 'attached' })
@@ -53,6 +61,9 @@ export const answers = (page: DemoPage) => page.locator('[data-testid="answer"]'
 export const lanes = (page: DemoPage) => page.locator('[data-testid="thinking"]')
 export const focused = (page: DemoPage) =>
   page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
+
+/** The element's text, trimmed (the rendered markdown ends its paragraph with a line break). */
+export const trimmed = async (element: Locator) => ((await element.textContent()) ?? '').trim()
 
 /**
  * The requests of model calls that failed (`net::ERR_ABORTED` and the like): a finished answer's

@@ -9,23 +9,23 @@ import {
   lanes,
   LONG_PROMPT,
   openDemo as openDemoPage,
+  trimmed,
 } from './demo-page.ts'
-import { link, serveDemo, type DemoPage } from './harness.ts'
+import { link, serveDemo, type DemoPage, type Worker } from './harness.ts'
 
 // The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
 // what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
-// flight. The mock model pauses before each delta, so the tour answer streams for some 20 seconds.
-const MOCK_DELAY_MS = 400
+// flight. The mock model sends each delta only when the test lets it go (see `gate.ts`): an answer
+// is in flight, exactly as far as the test allowed, for as long as the test needs.
 const TIMEOUT = 90_000
 /**
- * A question the mock answers with its markdown tour: thinking, then about 45 deltas (some 20 s),
- * so a page opened or reloaded mid-answer on a loaded machine still finds it in flight.
+ * The end of the mock's answer to {@link LONG_PROMPT} (thinking, then a quote of it in some 30
+ * deltas of plain text, which the page shows as sent): the answer is complete.
  */
-const TOUR = 'Show me a markdown demo.'
-/** The end of the tour's text: the answer is complete. */
-const TOUR_END = 'Ask anything else and the mock quotes it back.'
+const ANSWER_END = "I am thinkwire's offline mock model, so this answer is scripted."
 
-const demo = serveDemo({ MOCK_MODELS: 'on', MOCK_DELAY_MS: String(MOCK_DELAY_MS) })
+const demo = serveDemo()
+const gate = () => demo.gate
 
 afterAll(closeOpened)
 
@@ -41,27 +41,33 @@ async function closeOpened(): Promise<void> {
 
 beforeEach(closeOpened)
 
-async function openDemo(path = '/'): Promise<DemoPage> {
-  const page = await openDemoPage(demo.browser, demo.worker, { path })
+async function openDemo(path = '/', worker?: Worker): Promise<DemoPage> {
+  const page = await openDemoPage(demo, { path, worker })
   opened.push(page)
   return page
 }
 
-/** Waits until the page shows an answer streaming, with at least `chars` of its text. */
-async function streaming(page: DemoPage, chars = 20): Promise<void> {
+/** Waits until the page shows the answer in flight as exactly `text` (what the gate sent of it). */
+async function streaming(page: DemoPage, text: string): Promise<void> {
   await page.waitForFunction(
-    (least) => (document.querySelector('.answer.streaming')?.textContent ?? '').length > least,
-    chars,
+    (sent) => (document.querySelector('.answer.streaming')?.textContent ?? '').trim() === sent,
+    text.trim(),
   )
 }
 
-/** Asks the tour on `page` and waits until it streams; returns the conversation's id. */
-async function tourInFlight(page: DemoPage): Promise<string> {
-  await ask(page, TOUR)
-  await streaming(page)
+/**
+ * Asks {@link LONG_PROMPT} on `page` with the gate held, lets the answer go until more than 20
+ * characters of its text are sent, and waits until the page shows them: the answer is in flight,
+ * and stays there until the test lets it go on. Returns the conversation's id and the text sent.
+ */
+async function inFlight(page: DemoPage): Promise<{ id: string; text: string }> {
+  gate().hold()
+  await ask(page, LONG_PROMPT)
+  const { text } = await gate().sendUntil((sent) => sent.text.length > 20)
+  await streaming(page, text)
   const id = conversationOf(page)
   expect(id).toBeDefined()
-  return id!
+  return { id: id!, text }
 }
 
 /**
@@ -100,30 +106,6 @@ function loaded(page: DemoPage, id: string): Promise<{ streaming: boolean }> {
     .then((response) => response.json() as Promise<{ streaming: boolean }>)
 }
 
-/**
- * Resolves once the relay has sent, after every event it had logged when called, one more piece of
- * the conversation's answer: the answer went on past what any page had been sent then.
- */
-async function moreText(id: string): Promise<void> {
-  const { lastEventId } = (await (
-    await fetch(`${demo.worker.base}/v1/conversations/${id}`)
-  ).json()) as {
-    lastEventId: number
-  }
-  const response = await fetch(`${demo.worker.base}/v1/conversations/${id}/stream`, {
-    headers: { 'last-event-id': String(lastEventId) },
-  })
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  while (!/^event: text$/m.test(text)) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += decoder.decode(value, { stream: true })
-  }
-  await reader.cancel()
-}
-
 /** Counts the page's requests that start a model call (a message or a regenerate). */
 function countCalls(page: DemoPage): () => number {
   let calls = 0
@@ -139,15 +121,20 @@ describe('the demo on durable conversations, in Chromium', () => {
     async () => {
       const page = await openDemo()
       const calls = countCalls(page)
-      const id = await tourInFlight(page)
+      const { id, text } = await inFlight(page)
 
       const load = loaded(page, id)
       await page.reload()
       // The relay still had the answer in flight when the reloaded page loaded the conversation.
       await expect(load).resolves.toMatchObject({ streaming: true })
+      // The reloaded page shows what was sent before, then follows the answer live.
+      await streaming(page, text)
+      const more = await gate().sendUntil((sent) => sent.text.length > text.length + 40)
+      await streaming(page, more.text)
+      gate().open()
       await finished(page)
       expect(page.url()).toContain(`c=${id}`)
-      await expect(answers(page).first().textContent()).resolves.toContain(TOUR_END)
+      await expect(answers(page).first().textContent()).resolves.toContain(ANSWER_END)
       await expect(
         page.locator('.message.assistant').first().getAttribute('data-status'),
       ).resolves.toBe('done')
@@ -156,7 +143,7 @@ describe('the demo on durable conversations, in Chromium', () => {
       const { conversation } = await stored(id)
       expect(conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
       expect(conversation.turns[1]).toMatchObject({ stopReason: 'stop' })
-      expect(conversation.turns[1]?.text?.endsWith(TOUR_END)).toBe(true)
+      expect(conversation.turns[1]?.text?.endsWith(ANSWER_END)).toBe(true)
       const log = await eventLog(id)
       expect(log.filter((name) => name === 'turn')).toHaveLength(1)
       expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
@@ -179,15 +166,18 @@ describe('the demo on durable conversations, in Chromium', () => {
     'shows the same live answer in a second tab, and a message sent in either appears in both',
     async () => {
       const first = await openDemo()
-      const id = await tourInFlight(first)
+      const { id, text } = await inFlight(first)
 
       const second = await openDemo(`/?c=${id}`)
-      // The second tab joins the answer while it streams.
-      await streaming(second)
+      // The second tab joins the answer while it streams, and both follow it live.
+      await streaming(second, text)
+      const more = await gate().sendUntil((sent) => sent.text.length > text.length + 40)
+      await Promise.all([streaming(first, more.text), streaming(second, more.text)])
+      gate().open()
       await finished(first)
       await finished(second)
       const answer = await answers(first).first().textContent()
-      expect(answer).toContain(TOUR_END)
+      expect(answer).toContain(ANSWER_END)
       await expect(answers(second).first().textContent()).resolves.toBe(answer)
 
       // The second tab asks; the first, idle, follows it without a reload.
@@ -215,9 +205,10 @@ describe('the demo on durable conversations, in Chromium', () => {
     'stops the answer in every tab when one tab stops it',
     async () => {
       const first = await openDemo()
-      const id = await tourInFlight(first)
+      const { id, text } = await inFlight(first)
       const second = await openDemo(`/?c=${id}`)
       // The second tab attached to the answer in flight: it can stop it.
+      await streaming(second, text)
       await second.click('[data-testid="stop"]')
       await expect(focused(second)).resolves.toBe('prompt')
 
@@ -230,13 +221,12 @@ describe('the demo on durable conversations, in Chromium', () => {
           'Answer stopped.',
         )
       }
+      // The relay stored what was sent, and both show it.
       const { conversation } = await stored(id)
       expect(conversation.turns[1]).toMatchObject({ role: 'assistant', stopReason: 'aborted' })
-      expect(conversation.turns[1]?.text ?? '').not.toContain(TOUR_END)
-      // Both show what the relay stored as the stopped answer.
-      const shown = await answers(first).first().textContent()
-      expect(shown?.length).toBeGreaterThan(20)
-      await expect(answers(second).first().textContent()).resolves.toBe(shown)
+      expect(conversation.turns[1]?.text?.trim()).toBe(text.trim())
+      await expect(trimmed(answers(first).first())).resolves.toBe(text.trim())
+      await expect(trimmed(answers(second).first())).resolves.toBe(text.trim())
       const log = await eventLog(id)
       expect(log.filter((name) => name === 'turn')).toHaveLength(1)
       expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
@@ -250,14 +240,14 @@ describe('the demo on durable conversations, in Chromium', () => {
     'keeps exactly what the stopping tab showed, though the answer went on until the stop arrived, and every tab gets it',
     async () => {
       const first = await openDemo()
-      await ask(first, LONG_PROMPT)
-      await streaming(first)
-      const id = conversationOf(first)!
+      const { id, text } = await inFlight(first)
       const second = await openDemo(`/?c=${id}`)
-      await streaming(second)
-      // The stop takes its time to reach the relay: the answer streams on meanwhile.
+      await streaming(second, text)
+      // The stop takes its time to reach the relay: the answer streams on meanwhile, and the other
+      // tab shows more than the stopping one kept.
       await first.route('**/stop*', async (route) => {
-        await moreText(id)
+        const more = await gate().sendUntil((sent) => sent.text.length > text.length)
+        await streaming(second, more.text)
         await route.continue()
       })
       const shown = await first.evaluate(async () => {
@@ -265,7 +255,7 @@ describe('the demo on durable conversations, in Chromium', () => {
         await new Promise((frame) => requestAnimationFrame(frame))
         return document.querySelector('[data-testid="answer"]')!.textContent!
       })
-      expect(shown.length).toBeGreaterThan(20)
+      expect(shown.trim()).toBe(text.trim())
 
       for (const page of [first, second]) {
         await page.locator('[data-testid="send"]').waitFor()
@@ -281,10 +271,10 @@ describe('the demo on durable conversations, in Chromium', () => {
       const log = await fetch(`${demo.worker.base}/v1/conversations/${id}/stream`, {
         headers: { 'last-event-id': '0' },
       })
-      const sent = [...(await log.text()).matchAll(/^event: text\ndata: (.+)$/gm)]
+      const logged = [...(await log.text()).matchAll(/^event: text\ndata: (.+)$/gm)]
         .map((match) => (JSON.parse(match[1]!) as { text: string }).text)
         .join('')
-      expect(sent.length).toBeGreaterThan(shown.trim().length)
+      expect(logged.length).toBeGreaterThan(shown.trim().length)
     },
     TIMEOUT,
   )
@@ -293,11 +283,13 @@ describe('the demo on durable conversations, in Chromium', () => {
     'says how long the answer thought in a second tab, after a reload mid-answer, and in a tab opened later',
     async () => {
       const first = await openDemo()
-      const id = await tourInFlight(first)
+      const { id, text } = await inFlight(first)
       // A tab that joins mid-answer, and the first one reloaded mid-answer: neither saw it start.
       const second = await openDemo(`/?c=${id}`)
-      await streaming(second)
+      await streaming(second, text)
       await first.reload()
+      await streaming(first, text)
+      gate().open()
       await finished(first)
       await finished(second)
       const label = await lanes(first).first().textContent()
@@ -315,13 +307,8 @@ describe('the demo on durable conversations, in Chromium', () => {
     async () => {
       // The page talks to the Worker through a link the test cuts while the page is offline.
       const cable = await link(demo.worker)
-      const page = await openDemoPage(
-        demo.browser,
-        { ...demo.worker, base: cable.base },
-        { path: '/' },
-      )
-      opened.push(page)
-      const id = await tourInFlight(page)
+      const page = await openDemo('/', { ...demo.worker, base: cable.base })
+      const { id, text } = await inFlight(page)
       const resumedFrom: number[] = []
       page.on('request', (request) => {
         const url = new URL(request.url())
@@ -343,11 +330,16 @@ describe('the demo on durable conversations, in Chromium', () => {
           },
         )
         .toBe(true)
+      // The answer goes on while the page is offline.
+      const missed = await gate().sendUntil((sent) => sent.text.length > text.length + 40)
       cable.mend()
       await page.context().setOffline(false)
+      // Back online, it catches up, then follows the rest live.
+      await streaming(page, missed.text)
+      gate().open()
 
       await finished(page)
-      await expect(answers(page).first().textContent()).resolves.toContain(TOUR_END)
+      await expect(answers(page).first().textContent()).resolves.toContain(ANSWER_END)
       // It asked for what came after the last event it had, not for the answer again.
       expect(resumedFrom.length).toBeGreaterThan(0)
       expect(resumedFrom.every((after) => after > 1)).toBe(true)

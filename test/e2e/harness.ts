@@ -1,11 +1,24 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, onTestFailed } from 'vitest'
+import { afterAll, afterEach, beforeAll, onTestFailed } from 'vitest'
 import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
+import { startGate, type Gate } from './gate.ts'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
 // snapshots of both), driven in headless Chromium.
@@ -26,64 +39,234 @@ export const SIZES = [
   ['phone', PHONE],
 ] as const
 
-/** Snapshots of the built demo and of the Worker bundled as a deploy would bundle it. */
-export type Snapshot = { dir: string; assets: string; bundle: string }
+/**
+ * Snapshots of the built demo, and of two Workers bundled as a deploy bundles them: the deployed
+ * entry (`worker/index.ts`), and the same Worker with gated mock models
+ * (`test/worker/fixtures/gated-worker.ts`). Shared by every e2e file of a run, and kept for later
+ * runs while the sources they are built from do not change.
+ */
+export type Snapshot = {
+  dir: string
+  assets: string
+  /** The scripts of the two Workers. */
+  worker: string
+  gated: string
+}
+
+/** The Worker whose mock models are gated. */
+const GATED_ENTRY = 'test/worker/fixtures/gated-worker.ts'
+/** What a snapshot is built from: its key is a hash of these files. */
+const SOURCES = ['demo', 'src', 'worker']
+const SOURCE_FILES = [
+  GATED_ENTRY,
+  'wrangler.toml',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+]
+/** Where snapshots are kept, one folder per key. */
+const BUILDS = join(tmpdir(), 'thinkwire-e2e-builds')
+/** Snapshots kept besides the one in use. */
+const KEPT_BUILDS = 2
 
 /**
- * Builds the snapshots. wrangler dev reloads (and drops open streams) when its sources or assets
- * change, and this tree may be edited or rebuilt while the tests run.
+ * The snapshot of the sources as they are now: built once per set of sources, by the first e2e
+ * file that asks (the others wait for it), and reused by later runs. wrangler dev reloads (and
+ * drops open streams) when its sources or assets change, and this tree may be edited or rebuilt
+ * while the tests run: the Workers run the snapshot, never the tree.
  */
-export function buildSnapshot(): Snapshot {
+export async function buildSnapshot(): Promise<Snapshot> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
         '`apt-get install -y chromium` (.ci/run does this when it is missing).',
     )
   }
-  const dir = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-'))
-  const assets = join(dir, 'assets')
-  execFileSync('npm', ['run', 'build:demo', '--', '--outDir', assets, '--emptyOutDir'], {
-    cwd: root,
-    // Vitest sets NODE_ENV=test, which would give a development build of React.
-    env: { ...env, NODE_ENV: 'production' },
-    stdio: 'pipe',
-    // Each build step ends (and says so) well before the setup's own timeout, which names nothing.
-    timeout: STEP_MS,
-  })
-  const bundle = join(dir, 'bundle')
-  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', bundle, '--assets', assets], {
-    cwd: root,
-    env,
-    stdio: 'pipe',
-    timeout: STEP_MS,
-  })
-  return { dir, assets, bundle }
+  mkdirSync(BUILDS, { recursive: true })
+  const dir = join(BUILDS, sourcesKey())
+  const snapshot = {
+    dir,
+    assets: join(dir, 'assets'),
+    worker: join(dir, 'worker/index.js'),
+    gated: join(dir, 'gated/gated-worker.js'),
+  }
+  const complete = join(dir, 'complete')
+  const lock = `${dir}.lock`
+  const deadline = Date.now() + BUILD_MS
+  for (;;) {
+    if (existsSync(complete)) return snapshot
+    try {
+      mkdirSync(lock)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    // Another file (or run) builds it, and touches the lock while it does: a lock left untouched
+    // is one whose process is gone, and is taken over.
+    if (Date.now() - mtimeOf(lock) > STALE_LOCK_MS) {
+      rmSync(lock, { recursive: true, force: true })
+      continue
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the e2e snapshot ${dir} was still being built after ${BUILD_MS} ms`)
+    }
+    await new Promise((wait) => setTimeout(wait, 250))
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date()
+    try {
+      utimesSync(lock, now, now)
+    } catch {
+      // taken over: this build goes on, into a folder of its own
+    }
+  }, STALE_LOCK_MS / 5)
+  try {
+    if (!existsSync(complete)) {
+      // A folder of this process's own: steps of a build whose process died may still be writing.
+      const partial = `${dir}.${process.pid}.partial`
+      try {
+        await build(partial)
+        if (!existsSync(complete)) {
+          rmSync(dir, { recursive: true, force: true })
+          renameSync(partial, dir)
+          writeFileSync(complete, '')
+        }
+      } finally {
+        rmSync(partial, { recursive: true, force: true })
+      }
+      pruneBuilds(dir)
+    }
+  } finally {
+    clearInterval(heartbeat)
+    rmSync(lock, { recursive: true, force: true })
+  }
+  return snapshot
 }
 
-export function removeSnapshot(snapshot: Snapshot | undefined): void {
-  if (snapshot !== undefined) rmSync(snapshot.dir, { recursive: true, force: true })
+/** When `path` was last changed, or 0 when it is gone. */
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+/** Builds the demo, then both Workers at once, into `dir`. */
+async function build(dir: string): Promise<void> {
+  const assets = join(dir, 'assets')
+  await run('npm', ['run', 'build:demo', '--', '--outDir', assets, '--emptyOutDir'], {
+    // Vitest sets NODE_ENV=test, which would give a development build of React.
+    ...env,
+    NODE_ENV: 'production',
+  })
+  const bundle = (outdir: string, ...entry: string[]) =>
+    run(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir, '--assets', assets, ...entry], env)
+  await Promise.all([bundle(join(dir, 'worker')), bundle(join(dir, 'gated'), GATED_ENTRY)])
+}
+
+/**
+ * Runs a build step in a process group of its own. One that has not ended within `STEP_MS` is
+ * killed with everything it started (npm and wrangler each run the real tool as a child, which
+ * would keep the output open), and fails naming the step, well before the setup's own timeout.
+ */
+function run(file: string, args: string[], stepEnv: NodeJS.ProcessEnv): Promise<void> {
+  const command = [file, ...args].join(' ')
+  return new Promise((done, reject) => {
+    const child = spawn(file, args, {
+      cwd: root,
+      env: stepEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    const output: string[] = []
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }, STEP_MS)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(new Error(`${command} did not start: ${error.message}`, { cause: error }))
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) return done()
+      const why = late ? `did not end within ${STEP_MS} ms` : `failed (${code ?? signal})`
+      reject(new Error(`${command} ${why}:\n${output.join('').slice(-4000)}`))
+    })
+  })
+}
+
+/** A hash of every source file a snapshot is built from. */
+function sourcesKey(): string {
+  const hash = createHash('sha256')
+  const add = (path: string) => {
+    hash.update(path)
+    hash.update(readFileSync(join(root, path)))
+  }
+  for (const folder of SOURCES) {
+    const files = readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+      .filter((path) => !/(^|\/)(dist|node_modules)\//.test(path))
+      .toSorted()
+    for (const file of files) add(file)
+  }
+  for (const file of SOURCE_FILES) add(file)
+  return hash.digest('hex').slice(0, 16)
+}
+
+/**
+ * Removes all but the newest {@link KEPT_BUILDS} snapshots besides `current`, and what builds whose
+ * process died left behind (an hour old: no build takes that long).
+ */
+function pruneBuilds(current: string): void {
+  const paths = readdirSync(BUILDS).map((name) => join(BUILDS, name))
+  const others = paths
+    .filter((path) => path !== current && existsSync(join(path, 'complete')))
+    .toSorted((a, b) => mtimeOf(b) - mtimeOf(a))
+  const orphans = paths.filter(
+    (path) => path.endsWith('.partial') && Date.now() - mtimeOf(path) > 3_600_000,
+  )
+  for (const stale of [...others.slice(KEPT_BUILDS), ...orphans]) {
+    rmSync(stale, { recursive: true, force: true })
+  }
 }
 
 /** One `wrangler dev` serving the snapshot with its own settings. */
 export type Worker = WranglerDev
 
+/** Which Worker of the snapshot: the deployed one, or the one whose mock models are gated. */
+export type Entry = 'worker' | 'gated'
+
 /**
- * Starts `wrangler dev` on the snapshot with these settings (`--var NAME:value`), each in its own
- * state folder, and waits until it answers. Rate limits are off unless given: the tests send more
- * than a person would. As every test Worker, it is open to anyone (`ALLOW_ANONYMOUS`) unless
- * `vars` say otherwise (see `startWranglerDev`).
+ * Starts `wrangler dev` on the snapshot's `entry` with these settings (`--var NAME:value`), in a
+ * state folder of its own (removed when it stops), and waits until it answers. Rate limits are off
+ * unless given: the tests send more than a person would. As every test Worker, it is open to anyone
+ * (`ALLOW_ANONYMOUS`) unless `vars` say otherwise (see `startWranglerDev`).
  */
-export function startWorker(
+export async function startWorker(
   snapshot: Snapshot,
   vars: Readonly<Record<string, string>>,
-  ready?: (response: Response) => boolean,
+  options: {
+    entry?: Entry | undefined
+    ready?: ((response: Response) => boolean) | undefined
+  } = {},
 ): Promise<Worker> {
-  const persist = mkdtempSync(join(snapshot.dir, 'persist-'))
-  return startWranglerDev({
+  const persist = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
+  const removeState = () => rmSync(persist, { recursive: true, force: true })
+  const starting = startWranglerDev({
     args: [
       '--config',
       'wrangler.toml',
-      join(snapshot.bundle, 'index.js'),
+      snapshot[options.entry ?? 'worker'],
       '--no-bundle',
       '--assets',
       snapshot.assets,
@@ -91,9 +274,44 @@ export function startWorker(
       persist,
     ],
     vars: { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars },
-    ready,
+    ready: options.ready,
   })
+  try {
+    // Two starts of 60 s at most (see `startWranglerDev`), and the stops between them.
+    const worker = await within(`wrangler dev (${options.entry ?? 'worker'})`, START_MS, starting)
+    return {
+      ...worker,
+      async stop() {
+        await worker.stop()
+        removeState()
+      },
+    }
+  } catch (error) {
+    // One that starts after all is stopped then.
+    void starting
+      .then(
+        (late) => late.stop(),
+        () => {},
+      )
+      .finally(removeState)
+    throw error
+  }
 }
+
+/**
+ * `promise`, or a failure naming `what` once `ms` have passed: a step that hangs says which, well
+ * before the hook's own timeout (which names nothing).
+ */
+export function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
+
+/** The longest `startWorker` may take. */
+const START_MS = 150_000
 
 /** A TCP link in front of a Worker whose connections a test can cut, as a dropped network does. */
 export type Link = {
@@ -141,34 +359,49 @@ export async function link(worker: Worker): Promise<Link> {
 }
 
 /**
- * How long a test file's setup may take: the demo and the Worker built (20-40 s on this busy
- * 2-core machine, beside another test file), then `wrangler dev` started, within 60 s and once
- * more when the first start never answers (see `startWranglerDev`), and Chromium launched.
+ * How long a test file's setup may take: the snapshot built or waited for (20-40 s on this busy
+ * 2-core machine, beside other test files; nothing when a run before built it; at most
+ * `BUILD_MS`), then `wrangler dev` started, within 60 s and once more when the first start never
+ * answers (see `startWranglerDev`). Each step fails by itself, naming what hung, within this bound.
  */
-export const SETUP_MS = 180_000
+export const SETUP_MS = 300_000
 
 /** The most one step of a setup may take (a build, Chromium's launch): seconds, when it works. */
 const STEP_MS = 60_000
 
-/** What a test file drives: the demo under `wrangler dev`, and a Chromium. */
-export type DemoServer = { readonly worker: Worker; readonly browser: Browser }
+/** The longest a file waits for the snapshot another file builds: its steps, one after another. */
+const BUILD_MS = 2 * STEP_MS + 10_000
+
+/** A build's lock untouched this long belongs to a process that is gone. */
+const STALE_LOCK_MS = 15_000
+
+/** What a test file drives: the demo under `wrangler dev`, its mock models' gate, a Chromium. */
+export type DemoServer = { readonly worker: Worker; readonly browser: Browser; readonly gate: Gate }
 
 /**
- * Serves a snapshot of the demo and the Worker with these settings, and launches Chromium, for the
- * test file that calls it (before its tests; stopped and removed after them).
+ * Serves the snapshot of the demo and the gated Worker with these settings, and launches Chromium,
+ * for the test file that calls it (before its tests; stopped after them). The Worker's only mock
+ * models are gated (`MOCK_MODELS=off` leaves out the settings' own); the gate is open again after
+ * each test, so no answer a test left waiting holds up the next.
  */
-export function serveDemo(vars: Readonly<Record<string, string>>): DemoServer {
-  let snapshot: Snapshot | undefined
-  const server = {} as { worker: Worker; browser: Browser }
+export function serveDemo(vars: Readonly<Record<string, string>> = {}): DemoServer {
+  const server = {} as { worker: Worker; browser: Browser; gate: Gate }
+  let launching: Promise<unknown> | undefined
   beforeAll(async () => {
-    snapshot = buildSnapshot()
-    server.worker = await startWorker(snapshot, vars)
-    server.browser = await launchBrowser()
+    // Chromium starts while the snapshot is built (or waited for).
+    launching = launchBrowser().then((browser) => (server.browser = browser))
+    const [snapshot, gate] = await Promise.all([buildSnapshot(), startGate()])
+    server.gate = gate
+    const gated = { ...vars, MOCK_MODELS: 'off', MOCK_GATE_URL: gate.url }
+    server.worker = await startWorker(snapshot, gated, { entry: 'gated' })
+    await within('Chromium to start', STEP_MS, launching)
   }, SETUP_MS)
+  afterEach(() => server.gate?.open())
   afterAll(async () => {
+    await launching?.catch(() => {})
     await server.browser?.close()
     await server.worker?.stop()
-    removeSnapshot(snapshot)
+    await server.gate?.close()
   })
   return server
 }
@@ -187,18 +420,28 @@ export type DemoPage = Page & {
   failedRequests: string[]
 }
 
+/** Where {@link openPage} opens the demo, and what it reports of a failing test. */
+export type PageOptions = {
+  /** @defaultValue {@link DESKTOP} */
+  viewport?: { width: number; height: number } | undefined
+  /** `/?transport=stateless`, `/?c=<id>`. @defaultValue `'/'` */
+  path?: string | undefined
+  /** The gate of the Worker's mock models, whose log a failing test reports. */
+  gate?: Gate | undefined
+}
+
 /**
- * Opens the demo (at `path`: `/?transport=stateless`, `/?c=<id>`) in a new browser context. On a failing test, the page's screenshot, the browser's
- * console and the Worker's output are kept.
+ * Opens the demo in a new browser context. On a failing test, the page's screenshot, the
+ * browser's console, the Worker's output and what passed the gate are kept.
  */
 export async function openPage(
   browser: Browser,
   worker: Worker,
-  viewport: { width: number; height: number } = DESKTOP,
-  path = '/',
+  { viewport = DESKTOP, path = '/', gate }: PageOptions = {},
 ): Promise<DemoPage> {
-  const context = await browser.newContext({ viewport })
-  const page = Object.assign(await context.newPage(), { failedRequests: [] as string[] })
+  const blank = await freshPage(browser)
+  await blank.setViewportSize(viewport)
+  const page = Object.assign(blank, { failedRequests: [] as string[] })
   // A step that never comes fails by itself, with its name, well before the test's own timeout.
   page.setDefaultTimeout(45_000)
   const browserLog: string[] = []
@@ -219,7 +462,8 @@ export async function openPage(
     const name = `test-results/e2e-failure-${Date.now()}.png`
     await page.screenshot({ path: join(root, name) }).catch(() => {})
     console.error(
-      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrequests still pending:\n${[...pending].join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}`,
+      `screenshot: ${name}\nbrowser:\n${browserLog.join('\n')}\nrequests still pending:\n${[...pending].join('\n')}\nrelay:\n${worker.output.join('').slice(-4000)}` +
+        (gate === undefined ? '' : `\ngate:\n${gate.log()}`),
     )
   })
   const url = new URL(path, worker.base).href
@@ -235,6 +479,25 @@ export async function openPage(
     page.failedRequests.length = 0
   }
   return page
+}
+
+/** A blank page made ahead for each browser (see {@link freshPage}). */
+const spares = new WeakMap<Browser, Promise<Page | undefined>>()
+
+/**
+ * A blank page in a new context (a fresh profile), made while the test before it ran: Chromium
+ * takes a second or more to start a context's renderer on a busy machine, and most tests open
+ * several. The next one is started at once.
+ */
+async function freshPage(browser: Browser): Promise<Page> {
+  const spare = spares.get(browser)
+  const ahead = browser
+    .newContext()
+    .then((context) => context.newPage())
+    // The browser closed before it was made: nobody takes it.
+    .catch(() => undefined)
+  spares.set(browser, ahead)
+  return (await spare) ?? (await browser.newContext()).newPage()
 }
 
 /** How long a page's first navigation may take before it is made once more (see `openPage`). */
