@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../helpers/property.ts'
 import { fixtureChunkingProperty, providerFixtures, relayChunkingProperty } from './sse-chunking.ts'
 
-// The provider tests cut each fixture at every single byte offset, and test/client cuts one fixed
-// relay answer at random; here the events themselves are random (every line ending, field names
-// and any Unicode inside the text), and fixtures are cut at many points at once.
+// The kit's reader cuts each fixture at every single byte offset (test/kit/fixture-splits.test.ts),
+// the provider tests at a few chosen cuts, and test/client cuts one fixed relay answer at random;
+// here the events themselves are random (every line ending, field names and any Unicode inside the
+// text), and fixtures are cut at many points at once, through their adapters.
 
 describe('SSE under random chunk boundaries', () => {
   it(

@@ -1,8 +1,9 @@
 /**
  * SSE parsing under random chunk boundaries, on both sides of the wire: (1) random events through
  * the relay's encoder, read back by `relay()` from bytes cut at random points; (2) every provider
- * fixture read by its adapter from bytes cut at many random points at once (the provider tests
- * already cut at each single point). Both must give exactly the events of the uncut bytes. No
+ * fixture read by its adapter from bytes cut at many random points at once (the kit's reader is
+ * cut at each single point in test/kit/fixture-splits.test.ts). Both must give exactly the events
+ * of the uncut bytes. No
  * vitest import: `npm run stress` runs more cases.
  */
 import { readdirSync, readFileSync } from 'node:fs'

@@ -3,7 +3,7 @@
  * fetch, the bodies the upstream received, one replay of a stream, and a failed call. Each
  * provider's `harness.ts` adds its fixtures and error bodies.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
@@ -19,11 +19,23 @@ export const ask: Conversation = {
   turns: [{ role: 'user', content: 'What is the weather in Paris?' }],
 }
 
+/** The folder of `test/fixtures/<folder>/`, as a path. */
+function fixtureFolder(folder: string): string {
+  // A path, not a URL: a browser-like test environment replaces the global URL.
+  return join(dirname(fileURLToPath(import.meta.url)), '../fixtures', folder)
+}
+
 /** Reads the recorded streams of `test/fixtures/<folder>/`. */
 export function fixtures(folder: string): (name: string) => string {
-  // A path, not a URL: a browser-like test environment replaces the global URL.
-  const root = join(dirname(fileURLToPath(import.meta.url)), '../fixtures', folder)
+  const root = fixtureFolder(folder)
   return (name) => readFileSync(join(root, name), 'utf8')
+}
+
+/** The names of the recorded streams (`.sse`) of `test/fixtures/<folder>/`, sorted. */
+export function streamFixtureNames(folder: string): string[] {
+  return readdirSync(fixtureFolder(folder))
+    .filter((name) => name.endsWith('.sse'))
+    .toSorted()
 }
 
 /** The body of the n-th request the upstream received. */
@@ -43,7 +55,7 @@ export type AdapterHarness<Options> = {
   /** Replays `body` through a fresh adapter and returns what it streamed. */
   replayOnce(
     body: string,
-    splitAt?: number[] | undefined,
+    splitAt?: number[] | 'bytes' | undefined,
     callOptions?: CallOptions,
     conversation?: Conversation,
   ): Promise<{ events: Event[]; error: unknown }>

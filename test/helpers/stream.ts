@@ -1,7 +1,8 @@
 import type { AssistantTurn } from '../../src/core/conversation.ts'
 import { isThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
-import { everySplit } from './replay-fetch.ts'
+
+const encoder = new TextEncoder()
 
 /** Every event of a stream that must succeed. */
 export async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
@@ -43,15 +44,72 @@ export function doneTurn(events: readonly Event[]): AssistantTurn {
   return last.turn
 }
 
+/** One way to cut a body into network reads, named by what it cuts. */
+export type Cut = { name: string; splitAt: number[] | 'bytes' }
+
+/** Bodies up to this many bytes are also replayed one byte per read. */
+const BYTE_READS_UP_TO = 4096
+
+const CR = 13
+const LF = 10
+
 /**
- * Replays `body` whole, then cut in two at every byte offset (mid-line, mid UTF-8 character), and
- * returns the offsets whose events or error differ from the whole replay, and that replay. Replays
- * run a few at a time: each is independent, and the SDKs spend much of a replay waiting.
+ * The cuts an adapter's replay is checked at, each changing what the reads hold: every event in a
+ * read of its own, every line cut in its middle, every character of several bytes cut after its
+ * first byte, every CRLF cut between its CR and LF, and (for a short body) one byte per read.
+ * Replaying the body whole, in one read, is what they are compared with. A cut that finds nothing
+ * to cut in `body` (no CRLF, say) is left out. That the reader itself gives the same events at
+ * every single byte offset is tested once, for every fixture, in `test/kit/fixture-splits.test.ts`.
  */
-export async function splitsThatDiffer(
+export function cutsOf(body: string): Cut[] {
+  const bytes = encoder.encode(body)
+  const events: number[] = []
+  const lines: number[] = []
+  const characters: number[] = []
+  const crlf: number[] = []
+  let lineStart = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!
+    // The lead byte of a character of several bytes (0b11xxxxxx).
+    if (byte >= 0xc0) characters.push(i + 1)
+    if (byte !== CR && byte !== LF) continue
+    // The line is bytes[lineStart, lineEnd); its ending is CR, LF or CRLF.
+    const lineEnd = i
+    if (byte === CR && bytes[i + 1] === LF) crlf.push(++i)
+    // A blank line ends an event: the next event starts after it.
+    if (lineEnd === lineStart) events.push(i + 1)
+    else lines.push(middleOf(bytes, lineStart, lineEnd))
+    lineStart = i + 1
+  }
+  const cuts: Cut[] = [
+    { name: 'an event per read', splitAt: events },
+    { name: 'each line cut in two', splitAt: lines },
+    { name: 'each character of several bytes cut after its first byte', splitAt: characters },
+    { name: 'each CRLF cut between CR and LF', splitAt: crlf },
+  ]
+  if (bytes.length <= BYTE_READS_UP_TO) cuts.push({ name: 'a byte per read', splitAt: 'bytes' })
+  return cuts.filter(
+    ({ splitAt }) => splitAt === 'bytes' || splitAt.some((at) => at > 0 && at < bytes.length),
+  )
+}
+
+/** The character boundary nearest the middle of `bytes[start, end)`, past the start. */
+function middleOf(bytes: Uint8Array, start: number, end: number): number {
+  let at = start + Math.max(1, Math.floor((end - start) / 2))
+  // Not inside a character: that is a cut of its own.
+  while (at < end && (bytes[at]! & 0xc0) === 0x80) at++
+  return at
+}
+
+/**
+ * Replays `body` whole, then at each of {@link cutsOf} (all at once: the SDKs spend much of a
+ * replay waiting), and returns the names of the cuts whose events or error differ from the whole
+ * replay, and that replay.
+ */
+export async function cutsThatDiffer(
   body: string,
-  replay: (splitAt?: number[]) => Promise<{ events: Event[]; error: unknown }>,
-): Promise<{ splits: number; differs: number[]; whole: { events: Event[]; error: unknown } }> {
+  replay: (splitAt?: number[] | 'bytes') => Promise<{ events: Event[]; error: unknown }>,
+): Promise<{ cuts: string[]; differs: string[]; whole: { events: Event[]; error: unknown } }> {
   const summary = ({ events, error }: { events: Event[]; error: unknown }) =>
     JSON.stringify({
       events,
@@ -59,14 +117,8 @@ export async function splitsThatDiffer(
     })
   const whole = await replay()
   const expected = summary(whole)
-  const splits = everySplit(body)
-  const differs: number[] = []
-  for (let i = 0; i < splits.length; i += 8) {
-    const batch = splits.slice(i, i + 8)
-    const results = await Promise.all(batch.map((splitAt) => replay(splitAt)))
-    results.forEach((result, j) => {
-      if (summary(result) !== expected) differs.push(batch[j]![0]!)
-    })
-  }
-  return { splits: splits.length, differs, whole }
+  const cuts = cutsOf(body)
+  const results = await Promise.all(cuts.map(({ splitAt }) => replay(splitAt)))
+  const differs = cuts.filter((_, i) => summary(results[i]!) !== expected).map(({ name }) => name)
+  return { cuts: cuts.map(({ name }) => name), differs, whole }
 }

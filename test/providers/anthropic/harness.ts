@@ -5,28 +5,21 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Message } from '@anthropic-ai/sdk/resources/messages'
-import { readdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { anthropic } from '../../../src/providers/anthropic/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { adapterHarness, fixtures } from '../../helpers/adapter-harness.ts'
+import { adapterHarness, fixtures, streamFixtureNames } from '../../helpers/adapter-harness.ts'
 
 export { ask, sentBody } from '../../helpers/adapter-harness.ts'
 
 // For tests outside this folder that take the Anthropic fixtures and these two together.
 export { doneTurn, run } from '../../helpers/stream.ts'
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/anthropic')
-
 /** A recorded stream from `test/fixtures/anthropic/`. */
 export const fixture = fixtures('anthropic')
 
 /** The names of every fixture in `test/fixtures/anthropic/`. */
 export function fixtureNames(): string[] {
-  return readdirSync(FIXTURES)
-    .filter((name) => name.endsWith('.sse'))
-    .toSorted()
+  return streamFixtureNames('anthropic')
 }
 
 /** An Anthropic JSON error body. */

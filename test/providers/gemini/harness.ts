@@ -10,7 +10,7 @@ import type { Event } from '../../../src/core/events.ts'
 import { gemini, type GeminiOptions } from '../../../src/providers/gemini/index.ts'
 import { expect } from 'vitest'
 import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
-import { run, splitsThatDiffer } from '../../helpers/stream.ts'
+import { cutsThatDiffer, run } from '../../helpers/stream.ts'
 export { collect, doneTurn, failure, run } from '../../helpers/stream.ts'
 
 /** The key every test adapter is built with: it must never show up in a URL or a message. */
@@ -57,35 +57,36 @@ export function geminiWith(
 }
 
 /**
- * Replays `body` whole and cut in two at every byte offset, expects every replay to give the
- * same events (and error), and returns the whole replay's events, which must end in `done`.
+ * Replays `body` whole and at each of the cuts of `cutsOf` (mid-line, mid-character, an event per
+ * read...), expects every replay to give the same events (and error), and returns the whole
+ * replay's events, which must end in `done`.
  */
-export async function eventsAtEverySplit(
+export async function eventsAtCuts(
   body: string,
   conversation: Conversation,
   model?: string,
 ): Promise<Event[]> {
-  const { events, error } = await atEverySplit(body, conversation, model)
+  const { events, error } = await atCuts(body, conversation, model)
   expect(error).toBeUndefined()
   return events
 }
 
-/** {@link eventsAtEverySplit} for a stream that must fail: its events and error. */
-export async function failureAtEverySplit(
+/** {@link eventsAtCuts} for a stream that must fail: its events and error. */
+export async function failureAtCuts(
   body: string,
   conversation: Conversation,
   model?: string,
 ): Promise<{ events: Event[]; error: unknown }> {
-  const result = await atEverySplit(body, conversation, model)
+  const result = await atCuts(body, conversation, model)
   expect(result.error).toBeDefined()
   return result
 }
 
-async function atEverySplit(body: string, conversation: Conversation, model?: string) {
-  const replay = (splitAt?: number[]) =>
+async function atCuts(body: string, conversation: Conversation, model?: string) {
+  const replay = (splitAt?: number[] | 'bytes') =>
     run(geminiWith([{ body, splitAt }], model).adapter.stream(conversation))
-  const { splits, differs, whole } = await splitsThatDiffer(body, replay)
-  expect(splits).toBeGreaterThan(0)
+  const { cuts, differs, whole } = await cutsThatDiffer(body, replay)
+  expect(cuts).toContain('each line cut in two')
   expect(differs).toEqual([])
   return whole
 }

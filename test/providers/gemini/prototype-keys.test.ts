@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { createPartialArgs } from '../../../src/providers/gemini/partial-args.ts'
-import {
-  collect,
-  doneTurn,
-  event,
-  eventsAtEverySplit,
-  failure,
-  fixture,
-  geminiWith,
-} from './harness.ts'
+import { collect, doneTurn, event, eventsAtCuts, failure, fixture, geminiWith } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Speichere eine Notiz.' }] }
 
@@ -23,7 +15,7 @@ const prototypeState = () =>
 describe('gemini streamed arguments and prototype keys', () => {
   it('keeps __proto__, constructor and prototype as plain fields of the arguments, never touching Object.prototype', async () => {
     const before = prototypeState()
-    const events = await eventsAtEverySplit(fixture('prototype-keys.sse'), ask)
+    const events = await eventsAtCuts(fixture('prototype-keys.sse'), ask)
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined()
     expect(({} as { isAdmin?: unknown }).isAdmin).toBeUndefined()
     expect(prototypeState()).toEqual(before)

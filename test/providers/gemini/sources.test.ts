@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { sourcesOf } from '../../../src/providers/gemini/map-sources.ts'
-import { collect, doneTurn, eventsAtEverySplit, fixture, geminiWith } from './harness.ts'
+import { collect, doneTurn, eventsAtCuts, fixture, geminiWith } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie hoch ist die Zugspitze?' }] }
 const redirect = 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/'
@@ -11,7 +11,7 @@ const bergfex = { url: `${redirect}Q0NDLWJlcmdmZXg=`, title: 'bergfex.at' }
 
 describe('gemini sources', () => {
   it('turns citations and grounding into sources in stream order, each url and quote once', async () => {
-    const events = await eventsAtEverySplit(fixture('grounded-answer.sse'), ask)
+    const events = await eventsAtCuts(fixture('grounded-answer.sse'), ask)
     const turn = doneTurn(events)
     expect(turn.text).toBe(
       'Die Zugspitze ist 2962 m hoch und liegt an der Grenze zu Österreich. ⛰️',

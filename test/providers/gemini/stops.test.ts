@@ -4,9 +4,9 @@ import {
   collect,
   doneTurn,
   event,
-  eventsAtEverySplit,
+  eventsAtCuts,
   failure,
-  failureAtEverySplit,
+  failureAtCuts,
   fixture,
   geminiWith,
   textChunk,
@@ -21,7 +21,7 @@ const contentsOf = (replay: ReturnType<typeof geminiWith>['replay'], n: number) 
 
 describe('gemini: a call cut off by the output limit', () => {
   it('is never streamed, kept or replayed; the calls before it stay, and the turn says length', async () => {
-    const events = await eventsAtEverySplit(fixture('max-tokens-cut-call.sse'), ask)
+    const events = await eventsAtCuts(fixture('max-tokens-cut-call.sse'), ask)
     const weather = { id: 'fc_weather', name: 'get_weather', input: { city: 'Zürich' } }
     expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       { type: 'tool-call', call: weather },
@@ -126,8 +126,8 @@ describe('gemini: a call cut off by the output limit', () => {
 })
 
 describe('gemini: refusals are turns', () => {
-  it('ends a safety stop as a refusal turn with the reason and Gemini’s message, at every split', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('safety-stop.sse'), ask))
+  it('ends a safety stop as a refusal turn with the reason and Gemini’s message, at each kind of cut', async () => {
+    const turn = doneTurn(await eventsAtCuts(fixture('safety-stop.sse'), ask))
     expect(turn.stopReason).toBe('refusal')
     expect(turn.stopDetails).toEqual({
       category: 'SAFETY',
@@ -216,8 +216,8 @@ describe('gemini: refusals are turns', () => {
     ])
   })
 
-  it('ends a blocked prompt as a refusal turn with the block reason, at every split', async () => {
-    const events = await eventsAtEverySplit(fixture('prompt-blocked.sse'), ask)
+  it('ends a blocked prompt as a refusal turn with the block reason, at each kind of cut', async () => {
+    const events = await eventsAtCuts(fixture('prompt-blocked.sse'), ask)
     expect(events).toHaveLength(1)
     const turn = doneTurn(events)
     expect(turn).toMatchObject({
@@ -286,7 +286,7 @@ describe('gemini: refusals are turns', () => {
 
 describe('gemini: tool use Gemini could not take', () => {
   it('fails a malformed function call with invalid-output and Gemini’s message, after what streamed', async () => {
-    const { events, error } = await failureAtEverySplit(fixture('malformed-function-call.sse'), ask)
+    const { events, error } = await failureAtCuts(fixture('malformed-function-call.sse'), ask)
     expect(events).toEqual([{ type: 'thinking', text: 'Ich rufe das Werkzeug auf.' }])
     expect(error).toMatchObject({ kind: 'invalid-output', retryable: false, provider: 'gemini' })
     expect((error as Error).message).toBe(
@@ -311,7 +311,7 @@ describe('gemini: tool use Gemini could not take', () => {
 
 describe('gemini: an answer Gemini can continue', () => {
   it('ends at CONTINUATION as length, keeping the last token after the parts', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('continuation.sse'), ask))
+    const turn = doneTurn(await eventsAtCuts(fixture('continuation.sse'), ask))
     expect(turn.text).toBe(
       'Kapitel 1: Es war einmal ein Berg, der höher wuchs als alle anderen. Eines Tages … 🏔️',
     )

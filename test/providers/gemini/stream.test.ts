@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { isThinkwireError } from '../../../src/core/errors.ts'
-import {
-  doneTurn,
-  eventsAtEverySplit,
-  failure,
-  failureAtEverySplit,
-  fixture,
-  geminiWith,
-} from './harness.ts'
+import { doneTurn, eventsAtCuts, failure, failureAtCuts, fixture, geminiWith } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Was ist die Hauptstadt Japans?' }] }
 const answer = fixture('thinking-then-text.sse')
 
 describe('gemini streaming', () => {
-  it('streams thought parts as thinking and other text as text, the same at every split point', async () => {
-    const events = await eventsAtEverySplit(answer, ask)
+  it('streams thought parts as thinking and other text as text, the same at each kind of cut', async () => {
+    const events = await eventsAtCuts(answer, ask)
     const deltas = events.filter((e) => e.type !== 'done')
     expect(deltas).toEqual([
       { type: 'thinking', text: '**Die Hauptstadt prüfen** 🤔\nJapan → Tōkyō.' },
@@ -36,7 +29,7 @@ describe('gemini streaming', () => {
   })
 
   it('keeps a signature that arrives on a trailing empty text part as its own part', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(answer, ask))
+    const turn = doneTurn(await eventsAtCuts(answer, ask))
     expect(turn.items).toEqual({
       provider: 'gemini',
       model: 'gemini-3-flash-preview',
@@ -50,7 +43,7 @@ describe('gemini streaming', () => {
   })
 
   it('keeps the signature on the function call and gives an id-less call a stable id', async () => {
-    const events = await eventsAtEverySplit(fixture('function-call-signed.sse'), ask)
+    const events = await eventsAtCuts(fixture('function-call-signed.sse'), ask)
     expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
@@ -70,7 +63,7 @@ describe('gemini streaming', () => {
   })
 
   it('emits parallel function calls in order with the signature only on the first part', async () => {
-    const events = await eventsAtEverySplit(fixture('parallel-calls.sse'), ask)
+    const events = await eventsAtCuts(fixture('parallel-calls.sse'), ask)
     const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.call] : []))
     expect(calls).toEqual([
       { id: 'fc_paris', name: 'get_weather', input: { city: 'Paris' } },
@@ -89,7 +82,7 @@ describe('gemini streaming', () => {
   })
 
   it('maps MAX_TOKENS to length and keeps a signature that sits on a text part', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('max-tokens.sse'), ask))
+    const turn = doneTurn(await eventsAtCuts(fixture('max-tokens.sse'), ask))
     expect(turn.stopReason).toBe('length')
     expect(turn.items?.data).toEqual([
       { text: 'Es war einmal', thoughtSignature: 'U0lHLWxlbmd0aA==' },
@@ -97,7 +90,7 @@ describe('gemini streaming', () => {
   })
 
   it('assembles function-call arguments streamed in pieces into one call and one part', async () => {
-    const events = await eventsAtEverySplit(fixture('streamed-arguments.sse'), ask)
+    const events = await eventsAtCuts(fixture('streamed-arguments.sse'), ask)
     const input = { stops: [{ city: 'Zürich', nights: 2 }, { city: 'Genève' }], rail: true }
     expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       { type: 'tool-call', call: { id: 'gemini_1_0', name: 'plan_trip', input } },
@@ -111,7 +104,7 @@ describe('gemini streaming', () => {
   })
 
   it('throws an overloaded error after the first text when the stream carries an error object', async () => {
-    const { events, error } = await failureAtEverySplit(fixture('mid-stream-error.sse'), ask)
+    const { events, error } = await failureAtCuts(fixture('mid-stream-error.sse'), ask)
     expect(events).toEqual([{ type: 'text', text: 'Ein Anfang … ' }])
     expect(isThinkwireError(error)).toBe(true)
     expect(error).toMatchObject({

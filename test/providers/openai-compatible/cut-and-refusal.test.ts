@@ -4,7 +4,7 @@ import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
 import {
   compatibleWith,
-  eventsAtEverySplit,
+  eventsAtCuts,
   fixture,
   sentMessages,
   type CompatibleSetup,
@@ -44,7 +44,7 @@ async function nextMessages(setup: CompatibleSetup, first: string): Promise<unkn
 
 describe('openai-compatible: a tool call cut off by the output limit', () => {
   it('is never yielded, kept or replayed; the call before it is, with a length stop and a warning', async () => {
-    const events = await eventsAtEverySplit(fixture('tool-cut-off.sse'), openai, ask)
+    const events = await eventsAtCuts(fixture('tool-cut-off.sse'), openai, ask)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'text', text: 'Ich sehe nach ' },
       { type: 'text', text: 'für beide Städte.' },
@@ -106,7 +106,7 @@ describe('openai-compatible: a tool call cut off by the output limit', () => {
 
 describe('openai-compatible: a refusal', () => {
   it('streamed in refusal deltas is a refusal turn with the refusal as its explanation', async () => {
-    const events = await eventsAtEverySplit(fixture('refusal.sse'), openai, ask)
+    const events = await eventsAtCuts(fixture('refusal.sse'), openai, ask)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'text', text: 'Dabei kann ich ' },
       { type: 'text', text: 'nicht helfen.' },
@@ -129,14 +129,14 @@ describe('openai-compatible: a refusal', () => {
   })
 
   it('by content_filter is a refusal turn whose category is the server’s word, not an error', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('content-filter.sse'), azure, ask))
+    const turn = doneTurn(await eventsAtCuts(fixture('content-filter.sse'), azure, ask))
     expect(turn.stopReason).toBe('refusal')
     expect(turn.stopDetails).toEqual({ category: 'content_filter' })
     expect(turn.text).toBe('Dazu kann ich ')
   })
 
   it('by content_filter in the middle of a call drops the call and replays the text alone', async () => {
-    const events = await eventsAtEverySplit(fixture('content-filter-mid-call.sse'), azure, ask)
+    const events = await eventsAtCuts(fixture('content-filter-mid-call.sse'), azure, ask)
     expect(events.some((e) => e.type === 'tool-call')).toBe(false)
     const turn = doneTurn(events)
     expect(turn).toMatchObject({

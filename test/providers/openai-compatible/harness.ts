@@ -1,6 +1,6 @@
 /**
  * The one harness of the OpenAI-compatible tests: fixtures in the Chat Completions wire format,
- * adapters on a replaying fetch, the shared contract's wiring, and replays at every split.
+ * adapters on a replaying fetch, the shared contract's wiring, and replays at each kind of cut.
  */
 import { readFileSync } from 'node:fs'
 import { expect } from 'vitest'
@@ -11,7 +11,7 @@ import {
   type OpenAICompatibleOptions,
 } from '../../../src/providers/openai-compatible/index.ts'
 import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
-import { run, splitsThatDiffer } from '../../helpers/stream.ts'
+import { cutsThatDiffer, run } from '../../helpers/stream.ts'
 
 /** Adapter options without the fetch, which the harness brings. */
 export type CompatibleSetup = Omit<OpenAICompatibleOptions, 'fetch'>
@@ -28,16 +28,19 @@ export function compatibleWith(specs: ReplaySpec[], options: CompatibleSetup) {
   return { adapter, replay }
 }
 
-/** Replays `body` unsplit and at every byte offset; every run must give the same events. */
-export async function eventsAtEverySplit(
+/**
+ * Replays `body` whole and at each of the cuts of `cutsOf` (mid-line, mid-character, an event per
+ * read...); every replay must give the same events.
+ */
+export async function eventsAtCuts(
   body: string,
   options: CompatibleSetup,
   ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] },
 ): Promise<Event[]> {
-  const replay = (splitAt?: number[]) =>
+  const replay = (splitAt?: number[] | 'bytes') =>
     run(compatibleWith([{ body, splitAt }], options).adapter.stream(ask))
-  const { splits, differs, whole } = await splitsThatDiffer(body, replay)
-  expect(splits).toBeGreaterThan(0)
+  const { cuts, differs, whole } = await cutsThatDiffer(body, replay)
+  expect(cuts).toContain('each line cut in two')
   expect(differs).toEqual([])
   expect(whole.error).toBeUndefined()
   return whole.events

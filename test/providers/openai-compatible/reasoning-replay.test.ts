@@ -4,7 +4,7 @@ import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
 import {
   compatibleWith,
-  eventsAtEverySplit,
+  eventsAtCuts,
   fixture,
   sentMessages,
   type CompatibleSetup,
@@ -45,7 +45,7 @@ describe('openai-compatible: OpenRouter reasoning_details', () => {
   ]
 
   it('keeps entries without an index, and one of another type at a used index, as entries of their own', async () => {
-    const events = await eventsAtEverySplit(
+    const events = await eventsAtCuts(
       fixture('openrouter-reasoning-unindexed.sse'),
       openrouter,
       ask,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
-import { compatibleWith, eventsAtEverySplit, fixture, type CompatibleSetup } from './harness.ts'
+import { compatibleWith, eventsAtCuts, fixture, type CompatibleSetup } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wetter heute?' }] }
 const openrouter: CompatibleSetup = { ...presets.openrouter, model: 'openai/gpt-5', apiKey: 'k' }
@@ -15,7 +15,7 @@ const perplexity: CompatibleSetup = {
 
 describe('openai-compatible: sources', () => {
   it('turns OpenRouter url_citation annotations into sources, in order and once each', async () => {
-    const events = await eventsAtEverySplit(fixture('openrouter-web-search.sse'), openrouter, ask)
+    const events = await eventsAtCuts(fixture('openrouter-web-search.sse'), openrouter, ask)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'text', text: 'Wien hat heute 21 °C' },
       { type: 'text', text: ' und Sonne ☀️.' },
@@ -41,9 +41,7 @@ describe('openai-compatible: sources', () => {
   })
 
   it('turns Perplexity citations and search results, repeated on every chunk, into one source each', async () => {
-    const turn = doneTurn(
-      await eventsAtEverySplit(fixture('perplexity-citations.sse'), perplexity, ask),
-    )
+    const turn = doneTurn(await eventsAtCuts(fixture('perplexity-citations.sse'), perplexity, ask))
     expect(turn.text).toBe('In Graz regnet es [1], in den Alpen schneit es [2].')
     expect(turn.sources).toEqual([
       { url: 'https://graz.example/wetter', title: 'Wetter in Graz' },

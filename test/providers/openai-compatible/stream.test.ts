@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { presets } from '../../../src/providers/openai-compatible/index.ts'
-import { collect, doneTurn, failure, run, splitsThatDiffer } from '../../helpers/stream.ts'
-import { compatibleWith, eventsAtEverySplit, fixture } from './harness.ts'
+import { collect, cutsThatDiffer, doneTurn, failure, run } from '../../helpers/stream.ts'
+import { compatibleWith, eventsAtCuts, fixture } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] }
 const deepseek = { ...presets.deepseek, model: 'deepseek-v4-flash', apiKey: 'sk-test-000000000000' }
@@ -17,8 +17,8 @@ const toolCall = fixture('deepseek-tool-call.sse')
 const details = fixture('openrouter-reasoning-details.sse')
 
 describe('openai-compatible streaming', () => {
-  it('splits <think> tags cut across chunks into thinking and text at every split point', async () => {
-    const events = await eventsAtEverySplit(fixture('think-tags.sse'), groq)
+  it('splits <think> tags cut across chunks into thinking and text, at each kind of cut', async () => {
+    const events = await eventsAtCuts(fixture('think-tags.sse'), groq)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'thinking', text: 'Überlegen: 2 + 2' },
       { type: 'thinking', text: ' = 4 ✓' },
@@ -34,7 +34,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('takes text before a lone </think> as reasoning on a server whose template opened the tag', async () => {
-    const events = await eventsAtEverySplit(fixture('implicit-think-open.sse'), {
+    const events = await eventsAtCuts(fixture('implicit-think-open.sse'), {
       provider: 'ollama',
       baseURL: 'http://localhost:11434/v1',
       model: 'deepseek-r1-distill-qwen-7b',
@@ -46,7 +46,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('streams reasoning_content, then one complete tool call, and keeps the reasoning for replay', async () => {
-    const events = await eventsAtEverySplit(toolCall, deepseek)
+    const events = await eventsAtCuts(toolCall, deepseek)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'thinking', text: 'Das Wetter in Zürich ' },
       { type: 'thinking', text: 'braucht ein Werkzeug — get_weather.' },
@@ -80,7 +80,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('does not keep DeepSeek reasoning on a turn without tool calls, which DeepSeek ignores', async () => {
-    const turn = doneTurn(await eventsAtEverySplit(fixture('deepseek-answer.sse'), deepseek))
+    const turn = doneTurn(await eventsAtCuts(fixture('deepseek-answer.sse'), deepseek))
     expect(turn.thinking).toBe('14 °C, leicht bewölkt.')
     expect(turn.items?.data).toEqual([
       { role: 'assistant', content: 'In Zürich sind es 14 °C ⛅.' },
@@ -88,7 +88,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('merges OpenRouter reasoning_details by index and shows their text once', async () => {
-    const events = await eventsAtEverySplit(details, openrouter)
+    const events = await eventsAtCuts(details, openrouter)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'thinking', text: 'Vergleiche' },
       { type: 'thinking', text: ' 9,11 und 9,8 …' },
@@ -121,7 +121,7 @@ describe('openai-compatible streaming', () => {
 
   it('takes usage from the final chunk with empty choices', async () => {
     const turn = doneTurn(
-      await eventsAtEverySplit(fixture('text-usage.sse'), {
+      await eventsAtCuts(fixture('text-usage.sse'), {
         ...presets.vllm,
         model: 'llama-3.3-70b',
       }),
@@ -132,7 +132,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('assembles parallel tool calls by index, ignoring empty ids on continuations', async () => {
-    const events = await eventsAtEverySplit(fixture('parallel-tool-calls.sse'), {
+    const events = await eventsAtCuts(fixture('parallel-tool-calls.sse'), {
       ...presets.vllm,
       model: 'qwen3-max',
     })
@@ -161,7 +161,7 @@ describe('openai-compatible streaming', () => {
   })
 
   it('reads reasoning from thinking blocks of a content list (Mistral)', async () => {
-    const events = await eventsAtEverySplit(fixture('mistral-thinking.sse'), {
+    const events = await eventsAtCuts(fixture('mistral-thinking.sse'), {
       ...presets.mistral,
       model: 'magistral-medium-latest',
     })
@@ -172,7 +172,7 @@ describe('openai-compatible streaming', () => {
 
   it('ends a content_filter stop as a refusal', async () => {
     const turn = doneTurn(
-      await eventsAtEverySplit(fixture('content-filter.sse'), {
+      await eventsAtCuts(fixture('content-filter.sse'), {
         provider: 'azure',
         baseURL: 'https://azure.test/openai/v1',
         model: 'gpt-4.1-mini',
@@ -193,9 +193,9 @@ describe('openai-compatible streaming', () => {
 })
 
 describe('openai-compatible errors', () => {
-  it('throws a server error from an error object in the stream, after the text before it, at every split', async () => {
+  it('throws a server error from an error object in the stream, after the text before it, however it is cut', async () => {
     const body = fixture('mid-stream-error.sse')
-    const replay = (splitAt?: number[]) =>
+    const replay = (splitAt?: number[] | 'bytes') =>
       run(compatibleWith([{ body, splitAt }], openrouter).adapter.stream(ask))
     const { events, error } = await failure(
       compatibleWith([{ body }], openrouter).adapter.stream(ask),
@@ -203,9 +203,9 @@ describe('openai-compatible errors', () => {
     expect(events).toEqual([{ type: 'text', text: 'Ein Anfang … ' }])
     expect(error).toMatchObject({ kind: 'server', status: 502, retryable: true })
     expect((error as Error).message).toContain('Upstream provider returned an error')
-    // Cut at every byte, it fails the same way after the same events.
-    const { splits, differs } = await splitsThatDiffer(body, replay)
-    expect(splits).toBeGreaterThan(0)
+    // Cut mid-line, mid-character, an event or a byte per read, it fails the same way.
+    const { cuts, differs } = await cutsThatDiffer(body, replay)
+    expect(cuts).toContain('a byte per read')
     expect(differs).toEqual([])
   })
 

@@ -4,7 +4,7 @@ import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
 import {
   compatibleWith,
-  eventsAtEverySplit,
+  eventsAtCuts,
   fixture,
   sentMessages,
   type CompatibleSetup,
@@ -24,11 +24,7 @@ const signature = 'Q2lnQmVpc3BpZWwtU2lnbmF0dXI='
 
 describe('openai-compatible: tool calls that share an index', () => {
   it('are separate calls when Gemini sends them in one delta at index 0, each keeping its extra_content', async () => {
-    const events = await eventsAtEverySplit(
-      fixture('gemini-parallel-signed.sse'),
-      geminiCompat,
-      ask,
-    )
+    const events = await eventsAtCuts(fixture('gemini-parallel-signed.sse'), geminiCompat, ask)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'text', text: 'Ich prüfe beide Städte.' },
       {
@@ -104,7 +100,7 @@ describe('openai-compatible: tool calls that share an index', () => {
   })
 
   it('are separate calls when Ollama sends each at index 0, and a continuation without id appends', async () => {
-    const events = await eventsAtEverySplit(fixture('ollama-parallel-calls.sse'), ollama, ask)
+    const events = await eventsAtCuts(fixture('ollama-parallel-calls.sse'), ollama, ask)
     expect(events.filter((e) => e.type !== 'done')).toEqual([
       { type: 'thinking', text: 'Zwei Städte, zwei Aufrufe.' },
       {

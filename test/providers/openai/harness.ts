@@ -4,12 +4,17 @@
  */
 import { openai } from '../../../src/providers/openai/index.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
-import { adapterHarness, fixtures } from '../../helpers/adapter-harness.ts'
+import { adapterHarness, fixtures, streamFixtureNames } from '../../helpers/adapter-harness.ts'
 
 export { ask, sentBody } from '../../helpers/adapter-harness.ts'
 
 /** A stream of `test/fixtures/openai/`, in the Responses wire format. */
 export const fixture = fixtures('openai')
+
+/** The names of every fixture in `test/fixtures/openai/`. */
+export function fixtureNames(): string[] {
+  return streamFixtureNames('openai')
+}
 
 /** An OpenAI JSON error body. */
 export function errorBody(

@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { isThinkwireError } from '../../../src/core/errors.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
-import { doneTurn, splitsThatDiffer } from '../../helpers/stream.ts'
-import { fixture, replayOnce } from './harness.ts'
-
-const FIXTURES = [
-  'reasoning-then-text.sse',
-  'reasoning-then-function-calls.sse',
-  'failed.sse',
-  'incomplete.sse',
-  'error-event.sse',
-  'error-event-nested.sse',
-  'refusal.sse',
-  'incomplete-cut-function-call.sse',
-  'incomplete-content-filter.sse',
-  'custom-tool-call.sse',
-  'commentary-web-search-citations.sse',
-]
+import { cutsThatDiffer, doneTurn } from '../../helpers/stream.ts'
+import { fixture, fixtureNames, replayOnce } from './harness.ts'
 
 describe('openai stream', () => {
   it('streams the reasoning summary as thinking, a paragraph between parts, then the answer', async () => {
@@ -227,18 +213,12 @@ describe('openai stream', () => {
     expect(error).toMatchObject({ kind: 'network' })
   })
 
-  for (const name of FIXTURES) {
-    it(
-      `yields the same events for ${name} however its bytes are split`,
-      { timeout: 180_000 },
-      async () => {
-        const body = fixture(name)
-        const { splits, differs } = await splitsThatDiffer(body, (splitAt) =>
-          replayOnce(body, splitAt),
-        )
-        expect(splits).toBe(new TextEncoder().encode(body).length - 1)
-        expect(differs).toEqual([])
-      },
-    )
+  for (const name of fixtureNames()) {
+    it(`yields the same events for ${name} in one read, an event per read, and cut inside lines and characters`, async () => {
+      const body = fixture(name)
+      const { cuts, differs } = await cutsThatDiffer(body, (splitAt) => replayOnce(body, splitAt))
+      expect(cuts).toEqual(expect.arrayContaining(['an event per read', 'each line cut in two']))
+      expect(differs).toEqual([])
+    })
   }
 })
