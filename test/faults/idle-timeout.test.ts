@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { unstable_readConfig } from 'wrangler'
 import type { CallOptions } from '../../src/core/adapter.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import { createRelay } from '../../src/relay/index.ts'
-import { startTestWorker, type TestWorker } from '../worker/start-worker.ts'
+import { startTestWorker, type TestWorker, type WorkerAnswers } from '../worker/start-worker.ts'
 
 // The idle timeout is on by default wherever the relay runs: a provider that goes silent ends in a
 // `timeout` error instead of holding the client (and the upstream call) forever. How each real
@@ -55,27 +54,22 @@ describe('idle timeout in createRelay', () => {
 })
 
 describe('idle timeout in the Worker', () => {
+  const base = {
+    MOCK_MODELS: 'off',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+  }
   let defaults: TestWorker
-  let unset: TestWorker
 
   beforeAll(async () => {
-    const entry = 'test/faults/fixtures/fault-worker.ts'
-    const base = {
-      MOCK_MODELS: 'off',
-      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
-      RATE_LIMIT_TOKENS_PER_MINUTE: '0',
-    }
-    ;[defaults, unset] = await Promise.all([
-      startTestWorker(base, entry),
-      startTestWorker({ ...base, IDLE_TIMEOUT_MS: '' }, entry),
-    ])
+    defaults = await startTestWorker(base, 'test/faults/fixtures/fault-worker.ts')
   })
 
   afterAll(async () => {
-    await Promise.all([defaults?.dispose(), unset?.dispose()])
+    await defaults?.dispose()
   })
 
-  async function idleTimeoutOf(worker: TestWorker): Promise<unknown> {
+  async function idleTimeoutOf(worker: WorkerAnswers): Promise<unknown> {
     const response = await worker.fetch('/v1/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -87,12 +81,12 @@ describe('idle timeout in the Worker', () => {
   }
 
   it('ships IDLE_TIMEOUT_MS = 60000 in wrangler.toml and passes it upstream', async () => {
-    const config = unstable_readConfig({ config: 'wrangler.toml' })
-    expect(config.vars['IDLE_TIMEOUT_MS']).toBe('60000')
+    expect(defaults.configVars['IDLE_TIMEOUT_MS']).toBe('60000')
     expect(await idleTimeoutOf(defaults)).toBe(60_000)
   })
 
   it('falls back to 60 s when IDLE_TIMEOUT_MS is empty', async () => {
+    const unset = defaults.withSettings({ ...base, IDLE_TIMEOUT_MS: '' })
     expect(await idleTimeoutOf(unset)).toBe(60_000)
   })
 })

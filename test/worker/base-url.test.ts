@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { payloads, readSse } from '../relay/sse-reader.ts'
-import { startTestWorker, type TestWorker } from './start-worker.ts'
+import { startTestWorker, type TestWorker, type WorkerAnswers } from './start-worker.ts'
 
 /** What the stand-in Anthropic API received. */
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: unknown }
@@ -52,7 +52,7 @@ const seen: Seen[] = []
 let upstream: Server
 let upstreamUrl: string
 let worker: TestWorker
-let misconfigured: TestWorker
+let misconfigured: WorkerAnswers
 
 beforeAll(async () => {
   upstream = createServer((request, response) => {
@@ -73,28 +73,27 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/gateway/anthropic`
-  ;[worker, misconfigured] = await Promise.all([
-    startTestWorker({
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      ANTHROPIC_BASE_URL: upstreamUrl,
-      MOCK_MODELS: 'off',
-      RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
-      RATE_LIMIT_TOKENS_PER_MINUTE: '0',
-    }),
-    startTestWorker({
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      ANTHROPIC_BASE_URL: 'gateway.example.com/anthropic',
-      MOCK_MODELS: 'off',
-    }),
-  ])
+  worker = await startTestWorker({
+    ANTHROPIC_API_KEY: 'sk-ant-test-key',
+    ANTHROPIC_BASE_URL: upstreamUrl,
+    MOCK_MODELS: 'off',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+  })
+  // The same Worker, answering as one started with a base URL that is not http(s).
+  misconfigured = worker.withSettings({
+    ANTHROPIC_API_KEY: 'sk-ant-test-key',
+    ANTHROPIC_BASE_URL: 'gateway.example.com/anthropic',
+    MOCK_MODELS: 'off',
+  })
 })
 
 afterAll(async () => {
-  await Promise.all([worker?.dispose(), misconfigured?.dispose()])
+  await worker?.dispose()
   await new Promise((resolve) => upstream?.close(resolve))
 })
 
-const chat = (target: TestWorker) =>
+const chat = (target: WorkerAnswers) =>
   target.fetch('/v1/chat', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -77,6 +77,8 @@ afterAll(async () => {
 
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 
+// The tests that run the script start a Node process with tsx for each run: seconds apiece on a
+// busy machine, so they get a minute.
 describe('npm run client-id-secret', () => {
   it('keeps a conversation made without CLIENT_ID_SECRET reachable after the switch and a token added', async () => {
     const before = { ...as(FIRST), 'x-relay': 'before' }
@@ -120,7 +122,7 @@ describe('npm run client-id-secret', () => {
     expect(piped.stdout).toBe(printed.stdout)
     const bare = await clientIdSecret({}, `${ADDED}, ${FIRST}\n`)
     expect(bare.stdout).not.toBe(printed.stdout)
-  })
+  }, 60_000)
 
   it('refuses a short token by its setting, no tokens at all, and a CLIENT_ID_SECRET already set', async () => {
     const short = await clientIdSecret({ RELAY_TOKENS: 'short-token' })
@@ -138,5 +140,5 @@ describe('npm run client-id-secret', () => {
     expect(kept.code).toBe(1)
     expect(kept.stdout).toBe('')
     expect(kept.stderr).toMatch(/CLIENT_ID_SECRET is already set/)
-  })
+  }, 60_000)
 })

@@ -1,16 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
-import { build } from 'esbuild'
-import { Miniflare, type MiniflareOptions } from 'miniflare'
-import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler'
+import { build, version as esbuildVersion, type BuildOptions } from 'esbuild'
+import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare'
 import { TEST_WORKER_VARS } from '../helpers/test-worker-vars.ts'
+import { SETTINGS_HEADER } from './settings-header.ts'
 
-/** A Worker running in workerd, reached over real HTTP. */
-export type TestWorker = {
-  url: URL
+/** What a Worker answers, reached over real HTTP. */
+export type WorkerAnswers = {
   fetch(path: string, init?: RequestInit): Promise<Response>
   /**
    * POSTs on a connection of its own, closed after the answer: for a body the Worker refuses before
@@ -23,12 +22,53 @@ export type TestWorker = {
     headers: Record<string, string>,
     body: string | Uint8Array[],
   ): Promise<Response>
-  /** Every line the Worker wrote to stdout and stderr so far. */
+  /** Every line the Worker wrote to stdout and stderr so far (under any settings). */
   logs(): string[]
+}
+
+/** A Worker running in workerd, reached over real HTTP. */
+export type TestWorker = WorkerAnswers & {
+  url: URL
+  /** wrangler.toml's `[vars]`, as wrangler reads them. */
+  configVars: Readonly<Record<string, string>>
+  /**
+   * The same Worker answering as one started with `vars` would (over wrangler.toml's `[vars]` and
+   * `TEST_WORKER_VARS`, not over this Worker's own): each request carries them, and the test entry
+   * serves it with them (`fixtures/settings-from-request.ts`). For settings the relay reads; a
+   * Durable Object keeps the Worker's own, and one client's rate window is shared by every set.
+   */
+  withSettings(vars: Record<string, string>): WorkerAnswers
   dispose(): Promise<void>
 }
 
 const root = resolve(import.meta.dirname, '../..')
+const WRANGLER_TOML = join(root, 'wrangler.toml')
+/** Bundles and wrangler's reading of wrangler.toml, kept for every test file of every run. */
+const CACHE = join(root, 'node_modules/.cache/thinkwire-test-workers')
+
+/** As wrangler bundles for workerd: browser platform (package `browser` maps) and conditions. */
+const BUILD = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  conditions: ['workerd', 'worker', 'browser'],
+  target: 'es2022',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  external: ['cloudflare:*'],
+  logLevel: 'error',
+  absWorkingDir: root,
+} as const satisfies BuildOptions
+
+/** A test entry, bundled, with what Miniflare needs to run it as wrangler.toml describes it. */
+type Prepared = {
+  /** The folder holding the bundle's `index.js`. */
+  bundle: string
+  /** Miniflare's options for the Worker of wrangler.toml, with a stand-in demo as its assets. */
+  workerOptions: WorkerOptions
+  vars: Record<string, string>
+  /** Size and modification time of every file the above was made from (null: none there). */
+  inputs: Record<string, [size: number, modified: number] | null>
+}
 
 /**
  * Starts the test entry (`fixtures/test-worker.ts`: the deployed Worker plus scripted models, or
@@ -36,35 +76,15 @@ const root = resolve(import.meta.dirname, '../..')
  * (compatibility date and flags, the Durable Object, the assets routing), with these settings over
  * the `[vars]` and a stand-in demo as its assets. It is open to anyone (`ALLOW_ANONYMOUS`) and has a
  * `CLIENT_ID_SECRET` unless `vars` say otherwise (see `TEST_WORKER_VARS`). `.dev.vars` is never
- * read, so a developer's real keys cannot reach the tests.
+ * read, so a developer's real keys cannot reach the tests. The bundle and wrangler's reading of
+ * wrangler.toml are made once and kept until one of their files changes (see `prepare`), so a
+ * start costs workerd's own start only.
  */
 export async function startTestWorker(
   vars: Record<string, string>,
   entry = 'test/worker/fixtures/test-worker.ts',
 ): Promise<TestWorker> {
-  const dir = await mkdtemp(join(tmpdir(), 'thinkwire-worker-'))
-  const assets = join(dir, 'assets')
-  const bundle = join(dir, 'bundle')
-  await build({
-    entryPoints: [join(root, entry)],
-    outfile: join(bundle, 'index.js'),
-    bundle: true,
-    format: 'esm',
-    // As wrangler bundles for workerd: browser platform (package `browser` maps) and conditions.
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    external: ['cloudflare:*'],
-    logLevel: 'error',
-  })
-  await import('node:fs/promises').then((fs) => fs.mkdir(assets))
-  await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>')
-
-  const config = unstable_readConfig({ config: join(root, 'wrangler.toml') })
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config, undefined, {
-    overrides: { assets: { directory: assets } },
-  })
+  const { bundle, workerOptions, vars: configVars } = await prepare(entry)
   const lines: string[] = []
   const collect = (stream: Readable) => {
     stream.setEncoding('utf8')
@@ -72,7 +92,7 @@ export async function startTestWorker(
   }
   const mf = new Miniflare({
     ...workerOptions,
-    bindings: { ...config.vars, ...TEST_WORKER_VARS, ...vars },
+    bindings: { ...configVars, ...TEST_WORKER_VARS, ...vars },
     modules: true,
     modulesRoot: bundle,
     scriptPath: join(bundle, 'index.js'),
@@ -84,15 +104,126 @@ export async function startTestWorker(
     },
   } as MiniflareOptions)
   const url = await mf.ready
-  return {
-    url,
-    fetch: (path, init) => fetch(new URL(path, url), init),
-    postAlone: (path, headers, body) => postAlone(new URL(path, url), headers, body),
-    logs: () => [...lines],
-    async dispose() {
-      await mf.dispose()
-      await rm(dir, { recursive: true, force: true })
+  const answers = (headers: Record<string, string>): WorkerAnswers => ({
+    fetch(path, init = {}) {
+      const sent = new Headers(init.headers)
+      for (const [name, value] of Object.entries(headers)) sent.set(name, value)
+      return fetch(new URL(path, url), { ...init, headers: sent })
     },
+    postAlone: (path, more, body) => postAlone(new URL(path, url), { ...more, ...headers }, body),
+    logs: () => [...lines],
+  })
+  return {
+    ...answers({}),
+    url,
+    configVars,
+    withSettings: (settings) =>
+      answers({
+        [SETTINGS_HEADER]: JSON.stringify({ ...configVars, ...TEST_WORKER_VARS, ...settings }),
+      }),
+    dispose: () => mf.dispose(),
+  }
+}
+
+/**
+ * The bundle of `entry` and wrangler's reading of wrangler.toml, from the cache when none of the
+ * files they were made from changed, else made now (and kept). Importing wrangler and bundling
+ * take seconds each, which every test file starting a Worker would pay. Each build goes to a
+ * folder of its own, and the record naming it is replaced whole, so files running at once never
+ * read half of one.
+ */
+function prepare(entry: string): Promise<Prepared> {
+  let prepared = preparing.get(entry)
+  if (prepared === undefined) preparing.set(entry, (prepared = prepareOnce(entry)))
+  return prepared
+}
+
+/** One test file's preparations, by entry: its Workers start from the same. */
+const preparing = new Map<string, Promise<Prepared>>()
+
+async function prepareOnce(entry: string): Promise<Prepared> {
+  const key = createHash('sha256')
+    .update(JSON.stringify([entry, BUILD, esbuildVersion]))
+    .digest('hex')
+    .slice(0, 16)
+  const record = join(CACHE, `${key}.json`)
+  const kept = await readFile(record, 'utf8').then(
+    (text) => JSON.parse(text) as Prepared,
+    () => undefined,
+  )
+  if (kept !== undefined && (await unchanged(kept.inputs))) return kept
+
+  await mkdir(CACHE, { recursive: true })
+  const started = Date.now()
+  const bundle = await mkdtemp(join(CACHE, `${key}-`))
+  const { metafile } = await build({
+    ...BUILD,
+    entryPoints: [join(root, entry)],
+    outfile: join(bundle, 'index.js'),
+    metafile: true,
+  })
+  const assets = join(CACHE, 'assets')
+  await mkdir(assets, { recursive: true })
+  // Written once: rewriting it would make every other kept build look stale.
+  await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>', {
+    flag: 'wx',
+  }).catch(() => {})
+  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
+  const config = unstable_readConfig({ config: WRANGLER_TOML })
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config, undefined, {
+    overrides: { assets: { directory: assets } },
+  })
+  const sources = [
+    ...Object.keys(metafile.inputs).map((input) => resolve(root, input)),
+    WRANGLER_TOML,
+    join(root, 'node_modules/wrangler/package.json'),
+    join(root, 'node_modules/miniflare/package.json'),
+  ]
+  const stamps = await Promise.all(sources.map(stamp))
+  // What was made, so that a kept build whose files went missing is made again.
+  const made = [join(bundle, 'index.js'), join(assets, 'index.html')]
+  const prepared: Prepared = {
+    bundle,
+    workerOptions: workerOptions as WorkerOptions,
+    vars: config.vars as Record<string, string>,
+    inputs: Object.fromEntries([
+      ...sources.map((path, i) => [path, stamps[i]!]),
+      ...(await Promise.all(made.map(async (path) => [path, await stamp(path)]))),
+    ]),
+  }
+  // A source edited while it was bundled may be half in the bundle: such a build is not kept.
+  if (stamps.every((was) => was === null || was[1] < started)) {
+    const temp = `${record}.${randomUUID()}`
+    await writeFile(temp, JSON.stringify(prepared))
+    await rename(temp, record)
+  }
+  await pruneBuilds(key, bundle)
+  return prepared
+}
+
+async function stamp(path: string): Promise<[number, number] | null> {
+  return stat(path).then(
+    ({ size, mtimeMs }) => [size, mtimeMs],
+    () => null,
+  )
+}
+
+async function unchanged(inputs: Prepared['inputs']): Promise<boolean> {
+  const now = await Promise.all(Object.keys(inputs).map(stamp))
+  return Object.values(inputs).every((was, i) => JSON.stringify(was) === JSON.stringify(now[i]))
+}
+
+/** Removes the older builds of `key` (after an hour: a test file may be starting one). */
+async function pruneBuilds(key: string, current: string): Promise<void> {
+  const hourAgo = Date.now() - 60 * 60 * 1000
+  for (const name of await readdir(CACHE)) {
+    const path = join(CACHE, name)
+    if (!name.startsWith(`${key}-`) || name.endsWith('.json') || path === current) continue
+    const modified = await stat(path).then(
+      ({ mtimeMs }) => mtimeMs,
+      () => Date.now(),
+    )
+    if (modified < hourAgo) await rm(path, { recursive: true, force: true })
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type FakeCollector,
   type OtlpExport,
 } from './otlp-collector.ts'
-import { startTestWorker, type TestWorker } from './start-worker.ts'
+import { startTestWorker, type TestWorker, type WorkerAnswers } from './start-worker.ts'
 
 const ENTRY = 'test/worker/fixtures/telemetry-worker.ts'
 const PROMPT = 'Tell me the launch code.'
@@ -22,35 +22,32 @@ const PROMPT = 'Tell me the launch code.'
 let collector: FakeCollector
 let exports: OtlpExport[]
 let traced: TestWorker
-let budgeted: TestWorker
+let budgeted: WorkerAnswers
 
 beforeAll(async () => {
   collector = await startCollector()
   exports = collector.exports
-  ;[traced, budgeted] = await Promise.all([
-    startTestWorker(
-      {
-        MOCK_MODELS: 'off',
-        OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/collector`,
-        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=collector-key',
-        OTEL_SERVICE_NAME: 'relay-under-test',
-      },
-      ENTRY,
-    ),
-    startTestWorker(
-      {
-        MOCK_MODELS: 'off',
-        BUDGET_USD_PER_DAY: '0.25',
-        BUDGET_USD_PER_MONTH: '10',
-        RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
-      },
-      ENTRY,
-    ),
-  ])
+  traced = await startTestWorker(
+    {
+      MOCK_MODELS: 'off',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/collector`,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=collector-key',
+      OTEL_SERVICE_NAME: 'relay-under-test',
+    },
+    ENTRY,
+  )
+  // The same Worker, answering as one with budgets and no traces; its clients have addresses of
+  // their own, so their budgets are theirs alone.
+  budgeted = traced.withSettings({
+    MOCK_MODELS: 'off',
+    BUDGET_USD_PER_DAY: '0.25',
+    BUDGET_USD_PER_MONTH: '10',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+  })
 })
 
 afterAll(async () => {
-  await Promise.all([traced?.dispose(), budgeted?.dispose()])
+  await traced?.dispose()
   await collector?.close()
 })
 
@@ -60,7 +57,7 @@ const body = JSON.stringify({
   maxTokens: 100,
 })
 
-function post(worker: TestWorker, headers: Record<string, string> = {}) {
+function post(worker: WorkerAnswers, headers: Record<string, string> = {}) {
   return worker.fetch('/v1/chat', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import { payloads, readSse, readUntil } from '../relay/sse-reader.ts'
-import { startTestWorker, type TestWorker } from './start-worker.ts'
+import { startTestWorker, type TestWorker, type WorkerAnswers } from './start-worker.ts'
 
 const ORIGIN = 'https://app.example'
 const SEAL_KEYS = 'seal-secret-new-1-Qm4Rt8Wz2Xc6Vb0Nk,seal-secret-old-2-Hj5Ls9Pd3Fg7Ty1Ue'
 const TOKENS = ['token-alpha-123456', 'token-beta-654321']
 
+// Two Workers: open to anyone, and one that asks for tokens with a tight rate limit. The tests
+// of other settings ask the open one with settings of their own (`withSettings`).
 let open: TestWorker
 let guarded: TestWorker
 
@@ -38,7 +40,7 @@ afterAll(async () => {
 const ask = (content = 'What is 2 + 2?'): Turn[] => [{ role: 'user', content }]
 
 function post(
-  worker: TestWorker,
+  worker: WorkerAnswers,
   body: unknown,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
@@ -465,62 +467,54 @@ describe('worker in workerd: auth and rate limits', () => {
 
 describe('worker in workerd: settings', () => {
   it('serves each provider whose key is set, and OpenAI-compatible servers by preset or URL', async () => {
-    const keyed = await startTestWorker({
+    const keyed = open.withSettings({
       ANTHROPIC_API_KEY: 'sk-ant-test-key-000000000000',
       ANTHROPIC_MODELS: 'claude-haiku-4-5',
       OPENAI_COMPATIBLE: 'groq mine=https://llm.example/v1',
       GROQ_MODELS: 'llama-3.3-70b-versatile',
       MINE_MODELS: 'm1,m2',
     })
-    try {
-      const { models } = (await (await keyed.fetch('/v1/models')).json()) as {
-        models: { id: string }[]
-      }
-      const ids = models.map((m) => m.id)
-      expect(ids).toEqual(
-        expect.arrayContaining([
-          'anthropic/claude-haiku-4-5',
-          'groq/llama-3.3-70b-versatile',
-          'mine/m1',
-          'mine/m2',
-        ]),
-      )
-      // A configured provider replaces the mock (MOCK_MODELS=auto).
-      expect(ids).not.toContain('mock/echo')
-      expect(ids.some((id) => id.startsWith('openai/') || id.startsWith('gemini/'))).toBe(false)
-    } finally {
-      await keyed.dispose()
+    const { models } = (await (await keyed.fetch('/v1/models')).json()) as {
+      models: { id: string }[]
     }
+    const ids = models.map((m) => m.id)
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'anthropic/claude-haiku-4-5',
+        'groq/llama-3.3-70b-versatile',
+        'mine/m1',
+        'mine/m2',
+      ]),
+    )
+    // A configured provider replaces the mock (MOCK_MODELS=auto).
+    expect(ids).not.toContain('mock/echo')
+    expect(ids.some((id) => id.startsWith('openai/') || id.startsWith('gemini/'))).toBe(false)
   })
 
   it('answers a JSON 500 naming a malformed setting, never its value', async () => {
-    const broken = await startTestWorker({ MAX_TURNS: 'lots-of-turns' })
-    try {
-      const response = await broken.fetch('/v1/models')
-      expect(response.status).toBe(500)
-      const text = await response.text()
-      expect(JSON.parse(text)).toEqual({
-        error: { kind: 'server', message: 'MAX_TURNS must be a whole number of at least 0' },
-      })
-      expect(text).not.toContain('lots-of-turns')
-      // Each route answers in its own shape, so an OpenAI client reads the reason too.
-      const completions = await broken.fetch('/v1/chat/completions', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }] }),
-      })
-      expect(completions.status).toBe(500)
-      expect(await completions.json()).toEqual({
-        error: {
-          message: 'MAX_TURNS must be a whole number of at least 0',
-          type: 'server_error',
-          code: null,
-          param: null,
-        },
-      })
-    } finally {
-      await broken.dispose()
-    }
+    const broken = open.withSettings({ MAX_TURNS: 'lots-of-turns' })
+    const response = await broken.fetch('/v1/models')
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(JSON.parse(text)).toEqual({
+      error: { kind: 'server', message: 'MAX_TURNS must be a whole number of at least 0' },
+    })
+    expect(text).not.toContain('lots-of-turns')
+    // Each route answers in its own shape, so an OpenAI client reads the reason too.
+    const completions = await broken.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock/echo', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(completions.status).toBe(500)
+    expect(await completions.json()).toEqual({
+      error: {
+        message: 'MAX_TURNS must be a whole number of at least 0',
+        type: 'server_error',
+        code: null,
+        param: null,
+      },
+    })
   })
 
   it('refuses at start, with a JSON 500 naming the setting, a seal key, token or client-id secret that is too short', async () => {
@@ -549,91 +543,76 @@ describe('worker in workerd: settings', () => {
         'CLIENT_ID_SECRET is shorter than 32 characters: use a long random secret',
       ],
     ] as const
-    const workers = await Promise.all(cases.map(([vars]) => startTestWorker({ ...vars })))
-    try {
-      for (const [index, [, value, message]] of cases.entries()) {
-        const response = await workers[index]!.fetch('/v1/models')
-        expect(response.status).toBe(500)
-        const text = await response.text()
-        expect(JSON.parse(text)).toEqual({ error: { kind: 'server', message } })
-        expect(text).not.toContain(value)
-        expect(workers[index]!.logs().join('\n')).not.toContain(value)
-      }
-    } finally {
-      await Promise.all(workers.map((worker) => worker.dispose()))
+    for (const [vars, value, message] of cases) {
+      const worker = open.withSettings(vars)
+      const response = await worker.fetch('/v1/models')
+      expect(response.status).toBe(500)
+      const text = await response.text()
+      expect(JSON.parse(text)).toEqual({ error: { kind: 'server', message } })
+      expect(text).not.toContain(value)
+      expect(worker.logs().join('\n')).not.toContain(value)
     }
-    // Four Workers start at once: about 10 s on two busy cores.
-  }, 60_000)
+  })
 
   it('keeps a seal-key passphrase with spaces as one key and names token clients by CLIENT_ID_SECRET', async () => {
     const passphrase = 'correct horse battery staple on a long winding road'
     const clientIdSecret = 'client-id-secret-0123456789abcdef-XYZ'
     const token = TOKENS[0]!
-    const worker = await startTestWorker({
+    const worker = open.withSettings({
       SEAL_KEYS: ` ${passphrase} ,`,
       RELAY_TOKENS: TOKENS.join(' , '),
       CLIENT_ID_SECRET: clientIdSecret,
       MOCK_MODELS: 'on',
       MOCK_DELAY_MS: '0',
     })
-    try {
-      const as = { authorization: `Bearer ${token}` }
-      const first = doneTurn(
-        await readSse(
-          await post(worker, { model: 'mock/echo', conversation: { turns: ask() } }, as),
-        ),
-      )
-      expect(first.items?.seal).toBeDefined()
-      const turns: Turn[] = [...ask(), first, { role: 'user', content: 'And 3 + 3?' }]
-      const second = await post(worker, { model: 'mock/echo', conversation: { turns } }, as)
-      expect(second.status).toBe(200)
-      await second.text()
+    const as = { authorization: `Bearer ${token}` }
+    const first = doneTurn(
+      await readSse(await post(worker, { model: 'mock/echo', conversation: { turns: ask() } }, as)),
+    )
+    expect(first.items?.seal).toBeDefined()
+    const turns: Turn[] = [...ask(), first, { role: 'user', content: 'And 3 + 3?' }]
+    const second = await post(worker, { model: 'mock/echo', conversation: { turns } }, as)
+    expect(second.status).toBe(200)
+    await second.text()
 
-      const utf8 = new TextEncoder()
-      const key = await crypto.subtle.importKey(
-        'raw',
-        utf8.encode(clientIdSecret),
-        { name: 'HMAC', hash: 'SHA-256' },
-        false,
-        ['sign'],
-      )
-      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8.encode(token)))
-      const hex = [...mac].map((byte) => byte.toString(16).padStart(2, '0')).join('')
-      const logs = worker.logs().join('\n')
-      expect(logs).toContain(`"clientId":"token:${hex.slice(0, 16)}"`)
-      for (const secret of [passphrase, clientIdSecret, token]) expect(logs).not.toContain(secret)
-    } finally {
-      await worker.dispose()
-    }
+    const utf8 = new TextEncoder()
+    const key = await crypto.subtle.importKey(
+      'raw',
+      utf8.encode(clientIdSecret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    )
+    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8.encode(token)))
+    const hex = [...mac].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+    const logs = worker.logs().join('\n')
+    expect(logs).toContain(`"clientId":"token:${hex.slice(0, 16)}"`)
+    for (const secret of [passphrase, clientIdSecret, token]) expect(logs).not.toContain(secret)
   })
 
   it('keys clients without tokens by address: IPv4 whole, IPv6 by its /64 however it is written', async () => {
-    const worker = await startTestWorker({
+    const worker = open.withSettings({
       MOCK_MODELS: 'on',
       MOCK_DELAY_MS: '0',
       RATE_LIMIT_REQUESTS_PER_MINUTE: '1',
       RATE_LIMIT_TOKENS_PER_MINUTE: '0',
     })
-    try {
-      const body = { model: 'mock/echo', conversation: { turns: ask() } }
-      const from = async (address: string) => {
-        const response = await post(worker, body, { 'cf-connecting-ip': address })
-        await response.text()
-        return response.status
-      }
-      expect(await from('2001:db8:85a3::8a2e:370:7334')).toBe(200)
-      // Another address of the same /64, spelled out in full: the same client, past its budget.
-      expect(await from('2001:0DB8:85A3:0000:ffff:0000:0000:0001')).toBe(429)
-      expect(await from('2001:db8:85a3:1::7334')).toBe(200)
-      expect(await from('203.0.113.7')).toBe(200)
-      expect(await from('203.0.113.8')).toBe(200)
-      expect(await from('203.0.113.7')).toBe(429)
-      const logs = worker.logs().join('\n')
-      expect(logs).toContain('"clientId":"ip:2001:db8:85a3:0::/64"')
-      expect(logs).toContain('"clientId":"ip:2001:db8:85a3:1::/64"')
-      expect(logs).toContain('"clientId":"ip:203.0.113.8"')
-    } finally {
-      await worker.dispose()
+    const body = { model: 'mock/echo', conversation: { turns: ask() } }
+    const from = async (address: string) => {
+      const response = await post(worker, body, { 'cf-connecting-ip': address })
+      await response.text()
+      return response.status
     }
+    expect(await from('2001:db8:85a3::8a2e:370:7334')).toBe(200)
+    // Another address of the same /64, spelled out in full: the same client, past its budget.
+    expect(await from('2001:0DB8:85A3:0000:ffff:0000:0000:0001')).toBe(429)
+    expect(await from('2001:db8:85a3:1::7334')).toBe(200)
+    expect(await from('203.0.113.7')).toBe(200)
+    expect(await from('203.0.113.8')).toBe(200)
+    expect(await from('203.0.113.7')).toBe(429)
+    const logs = worker.logs().join('\n')
+    expect(logs).toContain('"clientId":"ip:2001:db8:85a3:0::/64"')
+    expect(logs).toContain('"clientId":"ip:2001:db8:85a3:1::/64"')
+    expect(logs).toContain('"clientId":"ip:203.0.113.8"')
   })
 })
