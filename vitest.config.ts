@@ -1,4 +1,40 @@
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/**
+ * What a file Vitest has not timed yet (as in CI, on a fresh install) is taken to last, in ms, by
+ * what it starts: Chromium against `wrangler dev` (`test/e2e/`), a Worker in workerd or wrangler,
+ * or a browser (its imports say so), else nothing that takes long.
+ */
+function untimed(file: string, path: string): number {
+  if (path.startsWith('test/e2e/')) return 120_000
+  const source = readFileSync(file, 'utf8')
+  return /start-worker|wrangler-dev|helpers\/workerd|describe-runtime|playwright-core/.test(source)
+    ? 15_000
+    : 1_000
+}
+
+/**
+ * Starts the longest files first, so the two workers end together rather than one finishing a
+ * long browser or workerd file alone: by the duration Vitest kept from their last run, else by
+ * {@link untimed}. Ties keep Vitest's own order (failed first, then longest, then largest).
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { cache, config } = this.ctx
+    const estimate = (file: TestSpecification): number => {
+      const path = relative(config.root, file.moduleId)
+      const timed = cache.getFileTestResults(`${file.project.name}:${path}`)?.duration
+      return timed ?? untimed(file.moduleId, path)
+    }
+    // oxlint-disable-next-line unicorn/no-array-sort -- BaseSequencer's sort, which copies
+    const sorted = await super.sort(files)
+    const estimates = new Map(sorted.map((file) => [file, estimate(file)]))
+    return sorted.toSorted((a, b) => estimates.get(b)! - estimates.get(a)!)
+  }
+}
 
 export default defineConfig({
   test: {
@@ -9,6 +45,7 @@ export default defineConfig({
     // Two files at a time on a 2-core machine (Vitest would run one): the browser and workerd files
     // spend most of their time waiting on a scripted model, while the unit files use the CPU.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },
