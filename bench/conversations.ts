@@ -218,6 +218,24 @@ export type TimedPath = {
   answer(id: string): Promise<unknown>
 }
 
+/** Error codes of a connection that went away (Node's, and undici's under `fetch`). */
+const DROPPED = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+
+/**
+ * Whether a request failed because its connection dropped (`fetch failed`, a body `terminated`,
+ * or a reset anywhere in the `cause` chain), rather than because of what it was answered.
+ */
+export function droppedConnection(error: unknown): boolean {
+  let cause = error
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = 'code' in cause ? cause.code : undefined
+    if (typeof code === 'string' && DROPPED.has(code)) return true
+    if (cause.message === 'fetch failed' || cause.message === 'terminated') return true
+    cause = cause.cause
+  }
+  return false
+}
+
 /**
  * workerd's CPU per answer of each path, per round (the ms of a round's answers of that path over
  * their count). Each round makes the conversations it needs first, a batch at a time (creating
@@ -225,15 +243,22 @@ export type TimedPath = {
  * writes, alarms), then runs one answer of each path in turn, `batch` times, each timed alone: a
  * slower moment of the machine weighs on every path alike, where timing a batch of one path at a
  * time let it fall on one of them. A first round warms every path up and is left out; `each`,
- * when given, runs every timed answer of the others (`timed`), to measure more around it.
+ * when given, runs every timed answer of the others (`timed`), to measure more around it. A round
+ * in which a connection dropped is run again from its start, up to `retries` times, with a line
+ * on stderr; its figures are dropped (those `each` took are kept).
  */
 export async function cpuRounds(
   paths: readonly TimedPath[],
-  { rounds, batch, pauseMs }: { rounds: number; batch: number; pauseMs: number },
+  {
+    rounds,
+    batch,
+    pauseMs,
+    retries = 0,
+  }: { rounds: number; batch: number; pauseMs: number; retries?: number },
   each?: (index: number, timed: () => Promise<void>) => Promise<void>,
 ): Promise<number[][]> {
   const samples = paths.map((): number[] => [])
-  for (let round = 0; round <= rounds; round++) {
+  const runRound = async (round: number): Promise<number[]> => {
     const ids: string[][] = []
     for (const path of paths) {
       ids.push(
@@ -257,7 +282,22 @@ export async function cpuRounds(
         await (round > 0 && each !== undefined ? each(index, timed) : timed())
       }
     }
-    if (round > 0) spent.forEach((ms, index) => samples[index]!.push(ms / batch))
+    return spent
+  }
+  for (let round = 0; round <= rounds; round++) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const spent = await runRound(round)
+        if (round > 0) spent.forEach((ms, index) => samples[index]!.push(ms / batch))
+        break
+      } catch (error) {
+        if (attempt > retries || !droppedConnection(error)) throw error
+        const why = error instanceof Error ? error.message : String(error)
+        console.error(
+          `round ${round}: a connection dropped (${why}); again, ${attempt} of ${retries}`,
+        )
+      }
+    }
   }
   return samples
 }

@@ -4,7 +4,8 @@
  * each tree and path in turn. A change to the conversation path moves its ratio to `/v1/chat` by
  * less than this machine moves that ratio between two runs of `bench/conversations.ts`; side by
  * side, a slow moment weighs on both trees alike. Run the same revision against itself first to
- * see the spread of the comparison.
+ * see the spread of the comparison. A round in which a connection to either workerd dropped is
+ * run again (up to three times, each said on stderr) rather than losing the run.
  * Run: `npx tsx bench/side-by-side.ts <revision> [rounds]`.
  */
 import { execFileSync } from 'node:child_process'
@@ -27,6 +28,8 @@ import { fmt, isMain, median, middleHalf, printTable, type Row } from './harness
 /** Answers of each tree and path a round, and rounds (after one that warms up). */
 const BATCH = 30
 const ROUNDS = 24
+/** How many times a round in which a connection dropped is run again before the run fails. */
+const RETRIES = 3
 const root = resolve(import.meta.dirname, '..')
 const MODELS = { scripted: 'test/tokens', Anthropic: PROVIDER_MODEL } as const
 type Path = { tree: number; model: keyof typeof MODELS; where: 'chat' | 'conversation' }
@@ -69,7 +72,7 @@ export async function sideBySide(revision: string, rounds = ROUNDS): Promise<Row
               : answer(worker, id, MODELS[model]),
         }
       }),
-      { rounds, batch: BATCH, pauseMs: 100 },
+      { rounds, batch: BATCH, pauseMs: 100, retries: RETRIES },
     )
     const section = `durable CPU side by side (${rounds} rounds of ${BATCH} answers of each)`
     const rows: Row[] = []
