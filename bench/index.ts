@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, side by side, printed as one table. Numbers, never assertions.
- * `npm run bench -- relay` runs only the rows whose name contains "relay" (names: core, adapter,
- * relay, telemetry, completions, e2e, bundle, react, memory, conversations; several may be given).
+ * `npm run bench -- relay` runs only the rows whose name contains "relay" (names: core, calls,
+ * adapter, relay, telemetry, completions, e2e, bundle, react, memory, conversations; several may be
+ * given).
  *
  * Each row runs in a process of its own (node's flags passed on), so that its figures do not
  * depend on which rows ran before it: the code one row warmed up (or made polymorphic) and the
@@ -14,6 +15,7 @@ import { printTable, type Row } from './harness.ts'
 /** Listed in the order the table shows them. */
 const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
   { name: 'core', run: async () => (await import('./core.ts')).benchCore() },
+  { name: 'calls', run: async () => (await import('./tool-calls.ts')).benchToolCalls() },
   {
     name: 'adapter',
     run: async () => (await import('./adapter-overhead.ts')).benchAdapterOverhead(),
