@@ -1,14 +1,20 @@
 /**
- * What each adapter costs per event, at two read sizes (16 KiB reads, and one SSE event per read as
- * a model streaming tokens delivers them), beside:
+ * What each adapter costs per event, in CPU time (the harness's `clock`), at two read sizes (16
+ * KiB reads, and one SSE event per read) and two answer sizes (a 1,000-token answer, where what
+ * an answer costs once weighs, and a 10,000-event one, where it does not), beside:
  * (a) the floor, parsing the same bytes with eventsource-parser and `JSON.parse` (target: the
- *     adapter at most 1.5x this), measured in its own long run of floor and adapter alone;
+ *     adapter at most 1.5x this), measured in its own run of floor and adapter alone;
+ * (s) at 1,000 tokens, the SDK's request path alone, as the adapter calls it (the same body and a
+ *     signal), answered with an empty body: what the SDK costs an answer before any byte of it
+ *     is read; and (a+s), the floor reading the body that request returns: the least an adapter
+ *     that lets its SDK send the request can cost (the request costs more there than alone).
+ *     `c/(a+s)` and `c − (a+s)` are what the adapter itself adds;
  * (b) the provider SDK's own stream, and (d) the AI SDK's `streamText` with its provider package,
  *     measured on a shorter stream (they cost up to 60 µs an event) with the adapter run beside
  *     them for their ratios.
  * Every variant reads the same generated recording through the same injected fetch; runs alternate
  * and the median is reported. Numbers only: nothing here asserts a time.
- * Run alone: `node --expose-gc --import tsx bench/adapter-overhead.ts`.
+ * Run alone: `node --expose-gc --import tsx bench/adapter-overhead.ts [provider]`.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { createAnthropic } from '@ai-sdk/anthropic'
@@ -24,7 +30,9 @@ import { anthropic } from '../src/providers/anthropic/index.ts'
 import { gemini } from '../src/providers/gemini/index.ts'
 import { deepseek } from '../src/providers/openai-compatible/index.ts'
 import { openai } from '../src/providers/openai/index.ts'
+import { sendRequest } from '../src/providers/gemini/send-request.ts'
 import {
+  clock,
   fmt,
   isMain,
   measure,
@@ -47,9 +55,18 @@ import {
   type Recording,
 } from './recordings.ts'
 
-/** Thinking deltas, then as many text deltas: for the floor and the adapter (the target). */
-const DELTAS = 10_000
+/**
+ * The answers the floor and the adapter (the target) read: thinking deltas, then as many text
+ * deltas; short ones timed several to a figure, so that each figure is some 10 ms of CPU or more.
+ */
+const SIZES = [
+  { name: '1,000-token answer', deltas: 500, answers: 10 },
+  { name: '10,000-event answer', deltas: 5_000, answers: 1 },
+] as const
+type Size = (typeof SIZES)[number]
 const ROUNDS = 15
+/** SDK requests (s) timed together for one figure. */
+const SDK_REQUESTS = 40
 /** The same, for the provider SDKs and the AI SDK beside the adapter. */
 const COMPARE_DELTAS = 3_000
 const COMPARE_ROUNDS = 5
@@ -100,6 +117,12 @@ async function drainAdapter(adapter: Adapter): Promise<number> {
   return n
 }
 
+/** Reads a response body to its end. */
+async function drain(response: Response): Promise<void> {
+  const reader = response.body!.getReader()
+  while (!(await reader.read()).done);
+}
+
 /** (d) The AI SDK: `streamText`'s full stream, counting reasoning and text deltas. */
 async function drainAiSdk(model: LanguageModel): Promise<number> {
   const result = streamText({ model, prompt: PROMPT, maxRetries: 0 })
@@ -119,6 +142,11 @@ type Contender = {
   /** Visible deltas in one parsed SSE event, for the floor. */
   countDeltas(data: Dict): number
   adapter: { name: string; create(fetch: typeof globalThis.fetch): Adapter }
+  /**
+   * (s) The SDK's request path as the adapter drives it (the same body, a signal), up to the raw
+   * response, its body unread: `name` says which call.
+   */
+  sdkRequest: { name: string; create(fetch: typeof globalThis.fetch): () => Promise<Response> }
   /** (b) the provider SDK's own stream, and any helper measured beside it. */
   sdks(fetch: typeof globalThis.fetch): Variant[]
   /** (d) the AI SDK's model for this provider, when it has one that reads this stream. */
@@ -143,6 +171,23 @@ const anthropicContender: Contender = {
   adapter: {
     name: '(c) thinkwire anthropic()',
     create: (fetch) => anthropic({ apiKey: KEY, model: 'claude-sonnet-5', fetch }),
+  },
+  sdkRequest: {
+    name: '(s) SDK request alone: messages.create().asResponse()',
+    create(fetch) {
+      const client = new Anthropic({ apiKey: KEY, fetch, maxRetries: 0 })
+      return () => {
+        const { signal } = new AbortController()
+        const body = {
+          model: 'claude-sonnet-5',
+          max_tokens: 32_000,
+          messages: [{ role: 'user' as const, content: PROMPT }],
+          thinking: { type: 'adaptive' as const, display: 'summarized' as const },
+          stream: true as const,
+        }
+        return client.messages.create(body, { signal }).asResponse()
+      }
+    },
   },
   sdks(fetch) {
     const client = new Anthropic({ apiKey: KEY, fetch, maxRetries: 0 })
@@ -184,6 +229,24 @@ const openaiContender: Contender = {
   adapter: {
     name: '(c) thinkwire openai()',
     create: (fetch) => openai({ apiKey: KEY, model: 'gpt-5.4', fetch }),
+  },
+  sdkRequest: {
+    name: '(s) SDK request alone: responses.create().asResponse()',
+    create(fetch) {
+      const client = new OpenAI({ apiKey: KEY, fetch, maxRetries: 0 })
+      return () => {
+        const { signal } = new AbortController()
+        const body = {
+          model: 'gpt-5.4',
+          input: [{ role: 'user' as const, content: PROMPT }],
+          store: false,
+          reasoning: { summary: 'auto' as const },
+          include: ['reasoning.encrypted_content' as const],
+          stream: true as const,
+        }
+        return client.responses.create(body, { signal }).asResponse()
+      }
+    },
   },
   sdks(fetch) {
     const client = new OpenAI({ apiKey: KEY, fetch, maxRetries: 0 })
@@ -241,6 +304,22 @@ const geminiContender: Contender = {
     name: '(c) thinkwire gemini()',
     create: (fetch) => gemini({ apiKey: KEY, model: 'gemini-3-flash-preview', fetch }),
   },
+  sdkRequest: {
+    // The adapter's own helper: the SDK's generator is made, its request sent, and closed unread.
+    name: '(s) SDK request alone: models.generateContentStream()',
+    create(fetch) {
+      const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { fetch } })
+      return () => {
+        const { signal } = new AbortController()
+        const request = {
+          model: 'gemini-3-flash-preview',
+          contents: [{ role: 'user', parts: [{ text: PROMPT }] }],
+          config: { thinkingConfig: { includeThoughts: true }, abortSignal: signal },
+        }
+        return sendRequest(client, request, fetch, 'gemini')
+      }
+    },
+  },
   sdks(fetch) {
     const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { fetch } })
     return [
@@ -280,6 +359,27 @@ const compatibleContender: Contender = {
     name: '(c) thinkwire deepseek() (openaiCompatible)',
     create: (fetch) => deepseek({ apiKey: KEY, model: 'deepseek-reasoner', fetch }),
   },
+  sdkRequest: {
+    name: '(s) SDK request alone: chat.completions.create().asResponse()',
+    create(fetch) {
+      const client = new OpenAI({
+        apiKey: KEY,
+        baseURL: 'https://api.deepseek.com',
+        fetch,
+        maxRetries: 0,
+      })
+      return () => {
+        const { signal } = new AbortController()
+        const body = {
+          model: 'deepseek-reasoner',
+          messages: [{ role: 'user' as const, content: PROMPT }],
+          stream: true as const,
+          stream_options: { include_usage: true },
+        }
+        return client.chat.completions.create(body, { signal }).asResponse()
+      }
+    },
+  },
   sdks(fetch) {
     const client = new OpenAI({
       apiKey: KEY,
@@ -311,15 +411,20 @@ const compatibleContender: Contender = {
 
 const CONTENDERS = [anthropicContender, openaiContender, geminiContender, compatibleContender]
 
-/** Measures `variants` alternately and checks that each one read every delta. */
+/**
+ * Measures `variants` alternately and checks that each one read every delta (`expected`, or per
+ * variant).
+ */
 async function measureAll(
   what: string,
   variants: Variant[],
   rounds: number,
-  expected: number,
+  expected: number | readonly number[],
 ): Promise<Measured[]> {
   const measured = await measure(variants, rounds, 2)
-  const wrong = measured.filter((m) => m.events !== expected)
+  const wrong = measured.filter(
+    (m, i) => m.events !== (typeof expected === 'number' ? expected : expected[i]),
+  )
   if (wrong.length > 0) {
     // Every variant must have read every delta, or the figures compare different work.
     const seen = wrong.map((m) => `${m.name}: ${m.events}`).join(', ')
@@ -330,27 +435,121 @@ async function measureAll(
 
 const us = (m: Measured) => `${fmt(m.usPerEvent, 3)} µs`
 
-/** One provider at both read sizes: the target pair, then the comparisons. */
+/** An empty recording: the SDK's request path answered with a body that holds nothing. */
+const EMPTY: Recording = { bytes: new Uint8Array(0), ends: [], deltas: 0 }
+
+/** `run` `times` times over; returns the events of all. */
+const repeated = (times: number, run: () => Promise<number>) => async (): Promise<number> => {
+  let events = 0
+  for (let i = 0; i < times; i++) events += await run()
+  return events
+}
+
+/**
+ * The target figures at one answer size and read size; at 1,000 tokens also (s) the SDK's request
+ * alone, per answer, and (a+s) the floor reading the body that request returns, per event.
+ */
+type Target = {
+  floor: Measured
+  adapter: Measured
+  sdk?: Measured | undefined
+  onSdk?: Measured | undefined
+  events: number
+}
+
+/** (a) and (c), and at 1,000 tokens (s) and (a+s), for one provider and size, alternating. */
+async function measureTarget(c: Contender, size: Size, reads: ReadSize): Promise<Target> {
+  const recording = c.record(size.deltas, size.deltas)
+  const fetch = recordedFetch(recording, reads)
+  const adapter = c.adapter.create(fetch)
+  const events = recording.deltas * size.answers
+  const variants: Variant[] = [
+    { name: 'floor', run: repeated(size.answers, () => parseFloor(fetch, c.countDeltas)) },
+    { name: 'adapter', run: repeated(size.answers, () => drainAdapter(adapter)) },
+  ]
+  const expected = [events, events]
+  if (size.answers > 1) {
+    const emptyRequest = c.sdkRequest.create(recordedFetch(EMPTY, reads))
+    const request = c.sdkRequest.create(fetch)
+    // The SDK's request stands in for the fetch: the floor reads the body it returns.
+    const throughSdk: typeof globalThis.fetch = () => request()
+    variants.push(
+      {
+        name: 'sdk',
+        run: repeated(SDK_REQUESTS, async () => {
+          await drain(await emptyRequest())
+          return 1
+        }),
+      },
+      { name: 'on sdk', run: repeated(size.answers, () => parseFloor(throughSdk, c.countDeltas)) },
+    )
+    expected.push(SDK_REQUESTS, events)
+  }
+  const [floor, alone, sdk, onSdk] = await measureAll(
+    `${c.name}, ${size.name}, ${readLabel(reads)}`,
+    variants,
+    ROUNDS,
+    expected,
+  )
+  return { floor: floor!, adapter: alone!, sdk, onSdk, events: recording.deltas }
+}
+
+const ms = (micros: number) => `${fmt(micros / 1000)} ms`
+
+/** One provider at both answer and read sizes: the target figures, then the comparisons. */
 async function benchContender(c: Contender): Promise<Row[]> {
-  const section = `1. adapter vs parse floor: ${c.name}`
-  const recording = c.record(DELTAS, DELTAS)
+  const section = `1. adapter vs parse floor (${clock.name}): ${c.name}`
+  const both = <T>(f: (reads: ReadSize) => T): T[] => READ_SIZES.map(f)
+  const rows: Row[] = [{ section, name: 'per event, at', value: both(readLabel) }]
+  for (const size of SIZES) {
+    const targets = new Map<ReadSize, Target>()
+    for (const reads of READ_SIZES) targets.set(reads, await measureTarget(c, size, reads))
+    const t = (reads: ReadSize) => targets.get(reads)!
+    rows.push(
+      { section, name: `${size.name} (${2 * size.deltas} deltas)`, value: [] },
+      {
+        section,
+        name: '  (a) floor: eventsource-parser + JSON.parse',
+        value: both((reads) => us(t(reads).floor)),
+      },
+      {
+        section,
+        name: `  ${c.adapter.name}`,
+        value: both((reads) => us(t(reads).adapter)),
+        note: targetNote(
+          'c/a',
+          both((reads) => ratio(t(reads).adapter, t(reads).floor)),
+          FLOOR_TARGET,
+        ),
+      },
+    )
+    if (size.answers === 1) continue
+    // What the SDK's request costs an answer: alone, and as the floor that reads its body pays it.
+    const perAnswer = (reads: ReadSize, m: Measured) => m.usPerEvent * t(reads).events
+    const added = both((reads) =>
+      ms(perAnswer(reads, t(reads).adapter) - perAnswer(reads, t(reads).onSdk!)),
+    )
+    rows.push(
+      {
+        section,
+        name: `  ${c.sdkRequest.name}`,
+        value: both((reads) => ms(t(reads).sdk!.usPerEvent)),
+        note: 'per answer, alone, its (empty) body drained',
+      },
+      {
+        section,
+        name: '  (a+s) the floor, reading the body of the SDK request',
+        value: both((reads) => us(t(reads).onSdk!)),
+        note:
+          `c/(a+s) ${both((reads) => `${fmt(ratio(t(reads).adapter, t(reads).onSdk!))}x`).join(', ')}; ` +
+          `c − (a+s) ${added.join(', ')} per answer`,
+      },
+    )
+  }
+
   const short = c.record(COMPARE_DELTAS, COMPARE_DELTAS)
-  const target = new Map<ReadSize, { floor: Measured; adapter: Measured }>()
   const compare = new Map<ReadSize, { adapter: Measured; others: Measured[] }>()
   for (const reads of READ_SIZES) {
-    const fetch = recordedFetch(recording, reads)
-    const adapter = c.adapter.create(fetch)
-    const [floor, alone] = await measureAll(
-      `${c.name}, ${readLabel(reads)}`,
-      [
-        { name: 'floor', run: () => parseFloor(fetch, c.countDeltas) },
-        { name: 'adapter', run: () => drainAdapter(adapter) },
-      ],
-      ROUNDS,
-      recording.deltas,
-    )
-    target.set(reads, { floor: floor!, adapter: alone! })
-
     const shortFetch = recordedFetch(short, reads)
     const shortAdapter = c.adapter.create(shortFetch)
     const variants: Variant[] = [
@@ -369,31 +568,13 @@ async function benchContender(c: Contender): Promise<Row[]> {
     )
     compare.set(reads, { adapter: adapterBeside!, others })
   }
-  const both = <T>(f: (reads: ReadSize) => T): T[] => READ_SIZES.map(f)
-  const t = (reads: ReadSize) => target.get(reads)!
   const k = (reads: ReadSize) => compare.get(reads)!
-  const rows: Row[] = [
-    {
-      section,
-      name: `per event (a, c: ${2 * DELTAS} deltas; b, d: ${2 * COMPARE_DELTAS}), at`,
-      value: both(readLabel),
-    },
-    {
-      section,
-      name: '(a) floor: eventsource-parser + JSON.parse',
-      value: both((reads) => us(t(reads).floor)),
-    },
-    {
-      section,
-      name: c.adapter.name,
-      value: both((reads) => us(t(reads).adapter)),
-      note: targetNote(
-        'c/a',
-        both((reads) => ratio(t(reads).adapter, t(reads).floor)),
-        FLOOR_TARGET,
-      ),
-    },
-  ]
+  rows.push({
+    section,
+    name: `beside the SDKs (${2 * COMPARE_DELTAS} deltas)`,
+    value: both((reads) => us(k(reads).adapter)),
+    note: 'the adapter (c), run beside them',
+  })
   k('16k').others.forEach(({ name }, i) => {
     // `(b) SDK: ...` → `b`: the ratio is named by the letters of the rows it compares.
     const letter = name.slice(1, name.indexOf(')'))
@@ -411,10 +592,10 @@ async function benchContender(c: Contender): Promise<Row[]> {
             both((reads) => ratio(k(reads).adapter, other(reads))),
             SDK_TARGET,
           )
-    rows.push({ section, name, value: both((reads) => us(other(reads))), note })
+    rows.push({ section, name: `  ${name}`, value: both((reads) => us(other(reads))), note })
   })
   if (c.noAiSdk !== undefined)
-    rows.push({ section, name: '(d) AI SDK', value: both(() => '-'), note: c.noAiSdk })
+    rows.push({ section, name: '  (d) AI SDK', value: both(() => '-'), note: c.noAiSdk })
   return rows
 }
 
@@ -424,24 +605,32 @@ async function benchContender(c: Contender): Promise<Row[]> {
  */
 async function warmUp(): Promise<void> {
   for (const c of CONTENDERS) {
-    const recording = c.record(DELTAS / 5, DELTAS / 5)
+    const recording = c.record(1_000, 1_000)
     for (const reads of READ_SIZES) {
       const fetch = recordedFetch(recording, reads)
       const adapter = c.adapter.create(fetch)
+      const request = c.sdkRequest.create(fetch)
       for (let i = 0; i < 5; i++) {
         await parseFloor(fetch, c.countDeltas)
         await drainAdapter(adapter)
+        await parseFloor(() => request(), c.countDeltas)
       }
     }
   }
 }
 
-/** Row 1: the four adapters against their parse floors, their SDKs and the AI SDK. */
-export async function benchAdapterOverhead(): Promise<Row[]> {
+/**
+ * Row 1: the four adapters against their parse floors, their SDKs and the AI SDK; only those whose
+ * name contains `only`, when given.
+ */
+export async function benchAdapterOverhead(only?: string): Promise<Row[]> {
   await warmUp()
   const rows: Row[] = []
-  for (const contender of CONTENDERS) rows.push(...(await benchContender(contender)))
+  for (const contender of CONTENDERS) {
+    if (only === undefined || contender.name.includes(only))
+      rows.push(...(await benchContender(contender)))
+  }
   return rows
 }
 
-if (isMain(import.meta.url)) printTable(await benchAdapterOverhead())
+if (isMain(import.meta.url)) printTable(await benchAdapterOverhead(process.argv[2]))

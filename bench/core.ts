@@ -1,7 +1,7 @@
 import { applyEvent, initialTurnState } from '../src/core/reducer.ts'
 import type { Event } from '../src/core/events.ts'
 import { guardStream, type Delta, type Finish } from '../src/kit/guard-stream.ts'
-import { fmt, measure, type Row } from './harness.ts'
+import { clock, fmt, measure, type Row } from './harness.ts'
 
 const EVENTS = 40_000
 const finish: Finish = { usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'stop' }
@@ -24,6 +24,8 @@ async function* producer(): AsyncGenerator<readonly Delta[], Finish> {
   for (let i = 0; i < deltas.length; i += 64) yield deltas.slice(i, i + 64)
   return finish
 }
+
+const signed = (n: number) => `${n < 0 ? '-' : '+'}${fmt(Math.abs(n), 3)}`
 
 /**
  * What the shared stream guard (which folds every delta with the reducer into the `done` turn)
@@ -61,9 +63,9 @@ export async function benchCore(): Promise<Row[]> {
     },
   ])
   return [bare!, guarded!, reduced!].map((m) => ({
-    section: 'core (40k events)',
+    section: `core (40k events; ${clock.name})`,
     name: m.name,
     value: `${fmt(m.usPerEvent, 3)} µs/event`,
-    note: m === bare ? '' : `+${fmt(m.usPerEvent - bare!.usPerEvent, 3)} µs over bare`,
+    note: m === bare ? '' : `${signed(m.usPerEvent - bare!.usPerEvent)} µs over bare`,
   }))
 }

@@ -1,7 +1,9 @@
 /**
  * Side-by-side measurement: variants run alternately, round after round, so that a noisy machine
- * slows them alike; each variant's figure is its median. No assertion depends on a time.
+ * slows them alike; each variant's figure is its median, in CPU time. No assertion depends on a
+ * time.
  */
+import { existsSync, openSync, readSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -14,12 +16,63 @@ export type Measured = { name: string; usPerEvent: number; events: number; sampl
 const gc: (() => void) | undefined =
   typeof globalThis.gc === 'function' ? (globalThis.gc as () => void) : undefined
 
+const SCHEDSTAT = '/proc/thread-self/schedstat'
+const schedstat = existsSync(SCHEDSTAT) ? openSync(SCHEDSTAT, 'r') : undefined
+const line = Buffer.alloc(64)
+const nap = new Int32Array(new SharedArrayBuffer(4))
+
 /**
- * Runs every variant once a round, `warmup` rounds untimed then `rounds` timed. A full GC first
- * (when node runs with `--expose-gc`, as `npm run bench` does) clears what earlier measurements
- * left; not between runs, which would shrink the young generation and slow every run alike.
+ * What every timed figure is read with: the CPU time of the thread that runs the bench (Linux: the
+ * first field of `/proc/thread-self/schedstat`, in ns), else the whole process's (user + system).
+ * Time spent descheduled by other load does not count, nor does the work of V8's helper threads
+ * (concurrent marking, background compiling), which lands on whichever run happens to be next;
+ * what the main thread spends in the GC does. Node 20 has no `process.threadCpuUsage`.
+ * `BENCH_CLOCK=wall` reads `performance.now()` instead, to compare the two under load.
  */
-export async function measure(variants: Variant[], rounds = 7, warmup = 2): Promise<Measured[]> {
+export const clock: { name: string; ms(): number } =
+  process.env['BENCH_CLOCK'] === 'wall'
+    ? { name: 'wall time', ms: () => performance.now() }
+    : {
+        name: schedstat === undefined ? 'process CPU' : 'thread CPU',
+        ms() {
+          if (schedstat === undefined) {
+            const { user, system } = process.cpuUsage()
+            return (user + system) / 1000
+          }
+          // The kernel brings a running thread's total up to date only at a tick or a switch
+          // (steps of 1-4 ms here); a 20 µs sleep switches the thread out, so the figure is exact
+          // to a few µs (a 1 µs one left it stale one read in six). A read costs about 45 µs.
+          Atomics.wait(nap, 0, 0, 0.02)
+          const read = readSync(schedstat, line, 0, line.length, 0)
+          const text = line.toString('latin1', 0, read)
+          return Number(text.slice(0, text.indexOf(' '))) / 1e6
+        },
+      }
+
+/** How {@link measure} treats the heap. */
+export type MeasureOptions = {
+  /**
+   * `'once'`: a full GC before the first round only (not between runs, which would shrink the
+   * young generation and slow every run alike). `'each'`: before every run, so that no variant
+   * pays for the garbage of the one before it (for variants that allocate very differently).
+   * @defaultValue 'once'
+   */
+  collect?: 'once' | 'each' | undefined
+}
+
+/**
+ * Runs every variant once a round, `warmup` rounds untimed then `rounds` timed, and reads the
+ * {@link clock} around each run. A full GC first (when node runs with `--expose-gc`, as
+ * `npm run bench` does) clears what earlier measurements left. Give each run at least about 10
+ * ms of CPU (batch short ones): the clock's own reads then weigh under 1%.
+ */
+export async function measure(
+  variants: Variant[],
+  rounds = 7,
+  warmup = 2,
+  options: MeasureOptions = {},
+): Promise<Measured[]> {
+  const each = options.collect === 'each'
   gc?.()
   const samples = variants.map(() => [] as number[])
   const counts = variants.map(() => 0)
@@ -27,9 +80,10 @@ export async function measure(variants: Variant[], rounds = 7, warmup = 2): Prom
     // Rotate the order every round so no variant always runs first (or right after GC pressure).
     for (let k = 0; k < variants.length; k++) {
       const i = (k + round) % variants.length
-      const start = performance.now()
+      if (each) gc?.()
+      const start = clock.ms()
       const events = await variants[i]!.run()
-      const elapsed = performance.now() - start
+      const elapsed = clock.ms() - start
       if (round >= warmup) {
         samples[i]!.push((elapsed * 1000) / Math.max(1, events))
         counts[i] = events
@@ -44,12 +98,23 @@ export async function measure(variants: Variant[], rounds = 7, warmup = 2): Prom
   }))
 }
 
+/** `a` over `b` in every round, in which both ran back to back. */
+export function ratios(a: Measured, b: Measured): number[] {
+  return a.samples.map((value, round) => value / b.samples[round]!)
+}
+
 /**
- * `a` over `b`: the median of the ratios of the same round, in which both ran back to back, so a
- * burst of load from elsewhere that slows one round slows both sides of its ratio.
+ * `a` over `b`: the median of the ratios of the same round, so a burst of load from elsewhere
+ * that slows one round slows both sides of its ratio.
  */
 export function ratio(a: Measured, b: Measured): number {
-  return median(a.samples.map((value, round) => value / b.samples[round]!))
+  return median(ratios(a, b))
+}
+
+/** `1.32x (middle half 1.29-1.35x)`: the median ratio of `a` over `b` and its spread. */
+export function ratioSpread(a: Measured, b: Measured): string {
+  const each = ratios(a, b)
+  return `${fmt(median(each))}x (middle half ${middleHalf(each)}x)`
 }
 
 export function median(values: number[]): number {

@@ -318,16 +318,20 @@ export function chatCompletionsRecording(thinking: number, text: number): Record
 
 /**
  * How the body is cut into reads: `'16k'`, network-sized chunks as a socket delivers a burst (a
- * fast stream, or one that was buffered); `'event'`, every SSE event its own read, as a model
- * streaming tokens delivers them.
+ * fast stream, or one that was buffered); `'event'`, every SSE event its own read, each ready as
+ * soon as the last one was taken (the reader never waits on the network, so the relay still writes
+ * about 16 KiB to a chunk); `'paced'`, every SSE event its own read on a later turn of the event
+ * loop, as a model streaming tokens delivers them (the relay finds the network waiting after every
+ * event and writes each one as it arrives).
  */
-export type ReadSize = '16k' | 'event'
+export type ReadSize = '16k' | 'event' | 'paced'
 
+/** The read sizes the per-event rows show. */
 export const READ_SIZES: readonly ReadSize[] = ['16k', 'event']
 
 /** How a read size is named in the table. */
 export const readLabel = (reads: ReadSize): string =>
-  reads === '16k' ? '16 KiB reads' : 'one event per read'
+  reads === '16k' ? '16 KiB reads' : reads === 'event' ? 'one event per read' : 'token-paced reads'
 
 /** Bytes per read in `'16k'` mode. */
 export const CHUNK_BYTES = 16 * 1024
@@ -350,24 +354,39 @@ export function chunksOf(recording: Recording, reads: ReadSize): Uint8Array[] {
 }
 
 /**
+ * Resolves on the next turn of the event loop, after every `setImmediate` queued in this one: the
+ * first hop lands in this turn's check phase, the second (queued there) in the next turn's. The
+ * relay's writer, which flushes what it holds with a `setImmediate` once it waits on the network,
+ * has then flushed, as it has when a socket read arrives a token later. One hop is not enough: the
+ * read queued before the relay's flush would land first, and the relay would write about two
+ * events in three chunks.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
+
+/**
  * A fetch that answers every request with the recording, one chunk of `chunksOf` per read (a pull
- * of the body, as a socket read would be). Nothing leaves the process.
+ * of the body, as a socket read would be; in `'paced'` mode, a turn of the event loop later).
+ * Nothing leaves the process.
  */
 export function recordedFetch(
   recording: Recording,
   reads: ReadSize = '16k',
 ): typeof globalThis.fetch {
   const chunks = chunksOf(recording, reads)
+  const paced = reads === 'paced'
   return async (_input, init) => {
     let index = 0
     const signal = init?.signal ?? undefined
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (signal?.aborted === true) return controller.error(signal.reason)
-        if (index >= chunks.length) return controller.close()
-        controller.enqueue(chunks[index++]!)
-      },
-    })
+    const deliver = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+      if (signal?.aborted === true) return controller.error(signal.reason)
+      if (index >= chunks.length) return controller.close()
+      controller.enqueue(chunks[index++]!)
+    }
+    const body = new ReadableStream<Uint8Array>(
+      paced
+        ? { pull: (controller) => nextTurn().then(() => deliver(controller)) }
+        : { pull: deliver },
+    )
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
   }
 }

@@ -6,31 +6,42 @@
  * (Claude Sonnet 5 has a price), so only the trace differs. Target: tracing on ≤ 1.05x off.
  *
  * Made to hold on a noisy shared machine: the figure is the CPU time of the thread that runs the
- * relay (so time spent descheduled by other load does not count, nor the GC's and compiler's
- * background threads, whose work lands on whichever run happens to be next), every run starts
- * from a collected heap (so neither side pays for the other's garbage), off and on run back to
+ * relay (the harness's `clock`: time spent descheduled by other load does not count, nor the
+ * GC's and compiler's background threads, whose work lands on whichever run happens to be next),
+ * every run starts from a collected heap (so neither side pays for the other's garbage), off and on run back to
  * back in every round with their order alternating, and the result is the median of the
  * per-round ratios over many rounds, with their spread (the middle half, p25–p75) beside it.
  * The earlier form of this bench (wall time, five variants in one rotation, no GC between runs)
  * read 1.16x-1.20x one run and 1.03x-1.06x the next on the same code.
  * Numbers only. Run alone: `node --expose-gc --import tsx bench/telemetry.ts`.
  */
-import { existsSync, readFileSync } from 'node:fs'
 import type { Conversation } from '../src/core/conversation.ts'
 import { anthropic } from '../src/providers/anthropic/index.ts'
 import { createRelay, otlpExporter, type Relay } from '../src/relay/index.ts'
 import { callSpan } from '../src/relay/tracing.ts'
-import { fmt, isMain, median, printTable, verdict, type Row } from './harness.ts'
+import {
+  clock,
+  fmt,
+  isMain,
+  measure,
+  median,
+  printTable,
+  ratios,
+  verdict,
+  type Measured,
+  type Row,
+  type Variant,
+} from './harness.ts'
 import { anthropicRecording, READ_SIZES, readLabel, recordedFetch } from './recordings.ts'
 
 const MODEL = 'anthropic/claude-sonnet-5'
 const WARMUP = 6
-const ROUNDS = 60
+const ROUNDS = 40
 /**
- * Requests timed together for one figure: about 0.1-0.2 s of CPU, long beside the ~1 ms steps in
- * which the kernel brings a thread's CPU time up to date.
+ * Requests timed together for one figure: about 50-100 ms of CPU (8 read a middle half of the
+ * ratios of 0.93-1.20x on a busy machine).
  */
-const REQUESTS_PER_SAMPLE = 32
+const REQUESTS_PER_SAMPLE = 16
 const TARGET = 1.05
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
 const ask: Conversation = { turns: [{ role: 'user', content: 'Think, then answer at length.' }] }
@@ -70,54 +81,25 @@ async function request(relay: Relay, traceparent: string | undefined): Promise<v
   await Promise.all(pending)
 }
 
-const SCHEDSTAT = '/proc/thread-self/schedstat'
-const perThread = existsSync(SCHEDSTAT)
-
-/**
- * CPU milliseconds used by this thread (Linux: the first field of its schedstat, in ns), or by
- * the whole process (user + system) where that file does not exist.
- */
-function cpuMs(): number {
-  if (perThread) return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ', 1)[0]) / 1e6
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1000
-}
-
-const gc = typeof globalThis.gc === 'function' ? (globalThis.gc as () => void) : () => {}
-
-/** CPU milliseconds of one call of `run`, from a collected heap (with `--expose-gc`). */
-async function cpuOf(run: () => Promise<void>): Promise<number> {
-  gc()
-  const start = cpuMs()
-  await run()
-  return cpuMs() - start
-}
-
-/** Each side's CPU per request, one figure a round, and the ratio on/off of every round. */
+/** Each side's CPU ms per request, one figure a round, and the ratio on/off of every round. */
 type Paired = { off: number[]; on: number[]; ratios: number[] }
 
 /**
  * Runs `off` and `on` back to back, `WARMUP` rounds untimed then `ROUNDS` timed, swapping which
- * goes first every round.
+ * goes first every round, each from a collected heap.
  */
-async function paired(off: () => Promise<void>, on: () => Promise<void>): Promise<Paired> {
-  const out: Paired = { off: [], on: [], ratios: [] }
-  for (let round = 0; round < WARMUP + ROUNDS; round++) {
-    let offMs: number
-    let onMs: number
-    if (round % 2 === 0) {
-      offMs = await cpuOf(off)
-      onMs = await cpuOf(on)
-    } else {
-      onMs = await cpuOf(on)
-      offMs = await cpuOf(off)
-    }
-    if (round < WARMUP) continue
-    out.off.push(offMs / REQUESTS_PER_SAMPLE)
-    out.on.push(onMs / REQUESTS_PER_SAMPLE)
-    out.ratios.push(onMs / offMs)
-  }
-  return out
+async function paired(off: Variant['run'], on: Variant['run']): Promise<Paired> {
+  const [offM, onM] = await measure(
+    [
+      { name: 'off', run: off },
+      { name: 'on', run: on },
+    ],
+    ROUNDS,
+    WARMUP,
+    { collect: 'each' },
+  )
+  const ms = (m: Measured) => m.samples.map((us) => us / 1000)
+  return { off: ms(offM!), on: ms(onM!), ratios: ratios(onM!, offM!) }
 }
 
 /** The `p`th quantile (0..1) of `values`, interpolated. */
@@ -130,15 +112,14 @@ function quantile(values: readonly number[], p: number): number {
 }
 
 /** `1.02x ok (p25–p75 0.99–1.05)`. */
-function ratioNote(ratios: readonly number[]): string {
-  const spread = `${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))}`
-  return `${verdict(median([...ratios]), TARGET)} (p25–p75 ${spread})`
+function ratioNote(values: readonly number[]): string {
+  const spread = `${fmt(quantile(values, 0.25))}–${fmt(quantile(values, 0.75))}`
+  return `${verdict(median([...values]), TARGET)} (p25–p75 ${spread})`
 }
 
 /** Row "telemetry": relay CPU per 1,000-token answer with tracing on, beside tracing off. */
 export async function benchTelemetry(): Promise<Row[]> {
-  const clock = perThread ? 'thread CPU' : 'process CPU'
-  const section = `telemetry. ${clock} per 1,000-token answer, tracing on vs off (median of ${ROUNDS} paired rounds; target ≤ ${TARGET}x)`
+  const section = `telemetry. ${clock.name} per 1,000-token answer, tracing on vs off (median of ${ROUNDS} paired rounds; target ≤ ${TARGET}x)`
   const recording = anthropicRecording(500, 500)
   const results: Paired[] = []
   for (const reads of READ_SIZES) {
@@ -147,6 +128,7 @@ export async function benchTelemetry(): Promise<Row[]> {
     const on = relayOf(fetch, true)
     const times = (relay: Relay, parent: string | undefined) => async () => {
       for (let i = 0; i < REQUESTS_PER_SAMPLE; i++) await request(relay, parent)
+      return REQUESTS_PER_SAMPLE
     }
     results.push(await paired(times(off, undefined), times(on, TRACEPARENT)))
   }
@@ -169,15 +151,21 @@ export async function benchTelemetry(): Promise<Row[]> {
       stopReason: 'stop' as const,
     },
   }
-  // Wall time: a batch of spans is too short for the thread clock's steps.
   const SPANS = 2000
-  const spans: number[] = []
-  for (let round = 0; round < WARMUP + ROUNDS; round++) {
-    const start = performance.now()
-    for (let i = 0; i < SPANS; i++) await collector.export([callSpan(record, false)])
-    if (round >= WARMUP) spans.push(((performance.now() - start) * 1000) / SPANS)
-  }
-  const spanUs = median(spans)
+  const [span] = await measure(
+    [
+      {
+        name: 'span',
+        run: async () => {
+          for (let i = 0; i < SPANS; i++) await collector.export([callSpan(record, false)])
+          return SPANS
+        },
+      },
+    ],
+    ROUNDS,
+    WARMUP,
+  )
+  const spanUs = span!.usPerEvent
 
   const perRequest = (values: number[]) => `${fmt(median(values))} ms`
   return [
@@ -191,7 +179,7 @@ export async function benchTelemetry(): Promise<Row[]> {
     },
     {
       section,
-      name: '  the span alone: built, OTLP JSON, posted (wall)',
+      name: '  the span alone: built, OTLP JSON, posted',
       value: `${fmt(spanUs)} µs`,
       note: `${results.map((r) => `${fmt((100 * spanUs) / 1000 / median(r.off), 1)}%`).join(', ')} of a request with tracing off`,
     },
