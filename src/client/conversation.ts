@@ -4,7 +4,7 @@ import type { Conversation, ToolTurn, Turn, UserTurn } from '../core/conversatio
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
 import { nextFrame } from '../core/next-frame.ts'
-import { Notifier } from '../core/notifier.ts'
+import { createNotifier } from '../core/notifier.ts'
 import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
 import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
@@ -100,7 +100,10 @@ export class RelayConversation implements ChatStore {
   #following: AbortController | undefined
   #attempt = 0
   #timer: ReturnType<typeof setTimeout> | undefined
-  #notifier: Notifier<ChatSnapshot>
+  #notifier = createNotifier(
+    () => this.#makeSnapshot(),
+    () => this.#options.scheduler ?? nextFrame,
+  )
   #disposed = false
   /** Counts loads and disposals: a load that another load or a dispose followed applies nothing. */
   #loads = 0
@@ -110,10 +113,6 @@ export class RelayConversation implements ChatStore {
   constructor(options: RelayConversationOptions) {
     this.#options = options
     this.#id = options.id
-    this.#notifier = new Notifier(
-      () => this.#makeSnapshot(),
-      () => this.#options.scheduler ?? nextFrame,
-    )
     this.#listen('addEventListener')
   }
 
@@ -122,7 +121,7 @@ export class RelayConversation implements ChatStore {
     return this.#id
   }
 
-  subscribe = (listener: () => void): (() => void) => this.#notifier.subscribe(listener)
+  subscribe: (listener: () => void) => () => void = this.#notifier.subscribe
 
   /**
    * Changes what the next send or regenerate uses (the model picked in a page, a new token): the
@@ -132,7 +131,7 @@ export class RelayConversation implements ChatStore {
     this.#options = { ...this.#options, ...options }
   }
 
-  getSnapshot = (): ChatSnapshot => this.#notifier.getSnapshot()
+  getSnapshot: () => ChatSnapshot = this.#notifier.getSnapshot
 
   /**
    * Restores the conversation from the relay, and attaches to an answer in flight (which goes on

@@ -1,15 +1,15 @@
 import type { EventSourceMessage } from '../kit/sse-parser.ts'
 import type { AssistantTurn, Source, StopDetails, Usage } from '../core/conversation.ts'
-import { isRetryableKind, ThinkwireError, type ErrorKind } from '../core/errors.ts'
+import { isErrorKind, ThinkwireError, type ErrorKind } from '../core/errors.ts'
 import type { Event, ToolCall } from '../core/events.ts'
 import type { FieldTable, WireEvents } from '../core/wire.ts'
 import { isRecord, type JsonRecord } from '../kit/json.ts'
 
 type Check = (value: unknown) => boolean
 
-const isString: Check = (value) => typeof value === 'string'
+const isString = (value: unknown): value is string => typeof value === 'string'
 /** A count or an amount: JSON carries no NaN or Infinity, so a number that is not negative. */
-const isCount: Check = (value) => typeof value === 'number' && value >= 0
+const isCount = (value: unknown): value is number => typeof value === 'number' && value >= 0
 const optional =
   (check: Check): Check =>
   (value) =>
@@ -61,12 +61,6 @@ const isTurn = shape<AssistantTurn>({
   warnings: optional(listOf(isString)),
 })
 
-/** True for an error kind this client knows (a newer relay's unknown kind is not one). */
-function isErrorKind(value: unknown): value is ErrorKind {
-  // isRetryableKind reads a table with one boolean per kind: undefined means no such kind.
-  return typeof value === 'string' && typeof isRetryableKind(value as ErrorKind) === 'boolean'
-}
-
 /**
  * A `ThinkwireError` from a relay's error payload `{ kind, message, retryable?, retryAfterMs? }`:
  * the payload's fields where they are valid, else the given `kind`, `'relay: ' + message` and
@@ -83,9 +77,9 @@ export function relayError(
   const { kind: given, message: text, retryable, retryAfterMs: after } = data
   return new ThinkwireError({
     kind: isErrorKind(given) ? given : kind,
-    message: typeof text === 'string' ? text : `relay: ${message}`,
+    message: isString(text) ? text : `relay: ${message}`,
     retryable: typeof retryable === 'boolean' ? retryable : undefined,
-    retryAfterMs: typeof after === 'number' && after >= 0 ? after : retryAfterMs,
+    retryAfterMs: isCount(after) ? after : retryAfterMs,
     status,
     provider,
   })

@@ -1,6 +1,12 @@
 import type { Adapter, CallOptions } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
-import { abortedError, providerError, ThinkwireError, toThinkwireError } from '../core/errors.ts'
+import {
+  abortedError,
+  providerError,
+  ThinkwireError,
+  throwIfAborted,
+  toThinkwireError,
+} from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
 import { applyEvent, initialTurnState, turnOf } from '../core/reducer.ts'
 import type { WireChatRequest } from '../core/wire.ts'
@@ -71,7 +77,7 @@ export function relay(options: RelayOptions): Adapter {
       providerOptions: _provider,
       ...wire
     } = callOptions
-    if (outer?.aborted === true) throw abortedError(provider, outer.reason)
+    throwIfAborted(outer, provider)
     const controller = new AbortController()
     const signal = controller.signal
     const onAbort = () => controller.abort(outer?.reason)
@@ -101,33 +107,12 @@ export function relay(options: RelayOptions): Adapter {
       if (!response.ok || !response.headers.get('content-type')?.includes('event-stream')) {
         throw await responseError(response, provider)
       }
-      const reader = response.body?.getReader()
-      // Released after `done`, the body is left to end by itself (the relay ends it right after
-      // `done`) rather than cancelled: a fetch cancelled in its last bytes shows as a failed
-      // request (net::ERR_ABORTED) in browsers. A body still open DRAIN_MS later is cancelled
-      // after all. Released before `done` (a stop, a failure), it is cancelled, which cancels the
-      // request.
-      const body = reader
-        ? new ReadableStream<Uint8Array>(
-            {
-              async pull(out) {
-                const chunk = await reader.read()
-                if (chunk.done) out.close()
-                else out.enqueue(chunk.value)
-              },
-              async cancel(reason) {
-                if (!turn) return reader.cancel(reason)
-                // A timeout signal does not keep Node's event loop alive.
-                AbortSignal.timeout(DRAIN_MS).addEventListener('abort', () => {
-                  reader.cancel().catch(() => {})
-                })
-              },
-            },
-            { highWaterMark: 0 },
-          )
-        : null
-      const batches = readEventStream<Delta>(body, {
+      const batches = readEventStream<Delta>(response.body, {
         provider,
+        // After `done` the body is left to end by itself (the relay ends it right after `done`)
+        // rather than cancelled: a fetch cancelled in its last bytes shows as a failed request
+        // (net::ERR_ABORTED) in browsers. Before `done` (a stop, a failure) it is cancelled.
+        drainMs: DRAIN_MS,
         // A fetch made in-process (or by a polyfill) may not end its body on abort.
         signal,
         // Heartbeats carry no event, but prove the relay is alive.

@@ -2,7 +2,7 @@ import type { Adapter, CallOptions } from './adapter.ts'
 import type { AssistantTurn, Conversation, Turn, UserPart, UserTurn } from './conversation.ts'
 import { ThinkwireError, toThinkwireError } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
-import { Notifier, type Scheduler } from './notifier.ts'
+import { createNotifier, type Scheduler } from './notifier.ts'
 import { messageId, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
 import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
@@ -109,15 +109,14 @@ export class Chat {
   #settings: ChatOptions
   #conversation: Conversation
   #state: ChatState = { type: 'ready' }
-  #notifier: Notifier<ChatSnapshot>
+  #notifier = createNotifier(
+    () => this.#makeSnapshot(),
+    () => this.#settings.scheduler,
+  )
 
   constructor(options: ChatOptions) {
     this.#settings = options
     this.#conversation = options.conversation ?? { turns: [] }
-    this.#notifier = new Notifier(
-      () => this.#makeSnapshot(),
-      () => this.#settings.scheduler,
-    )
   }
 
   /** The conversation: only complete turns, safe to persist and to send anywhere. */
@@ -160,7 +159,7 @@ export class Chat {
   send(input: ChatInput, options?: CallOptions): AsyncGenerator<Event, void, undefined> {
     const turn: UserTurn =
       typeof input === 'string' || Array.isArray(input) ? { role: 'user', content: input } : input
-    return this.#send(this.#conversation.turns, turn, options)
+    return this.#send([...this.#conversation.turns, turn], options)
   }
 
   /**
@@ -170,12 +169,11 @@ export class Chat {
    */
   regenerate(options?: CallOptions): AsyncGenerator<Event, void, undefined> {
     const state = this.#state
-    // A tool loop that failed after its first step: its steps are committed; call the model again.
-    if (state.type === 'error' && state.run.turns.at(-1)?.role === 'tool') {
-      return this.#send(this.#conversation.turns, undefined, options)
-    }
     // After a failure, the turns shown include the message that failed: it is the one to send again.
     const turns = state.type === 'error' ? state.run.turns : this.#conversation.turns
+    // A tool loop that failed after its first step: its steps are committed (the turns shown are
+    // the conversation's); call the model again.
+    if (state.type === 'error' && turns.at(-1)?.role === 'tool') return this.#send(turns, options)
     const last = turns.findLastIndex((turn) => turn.role === 'user')
     const user = turns[last]
     if (user?.role !== 'user') {
@@ -187,7 +185,7 @@ export class Chat {
     // It replaces an answer only when its question was answered: a failed send's question was not
     // committed, and sending it again is a retry that replaces nothing.
     const replaces = this.#conversation.turns.includes(user)
-    return this.#send(turns.slice(0, last), user, options, replaces)
+    return this.#send(turns.slice(0, last + 1), options, replaces)
   }
 
   /**
@@ -201,10 +199,10 @@ export class Chat {
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) => this.#notifier.subscribe(listener)
+  subscribe: (listener: () => void) => () => void = this.#notifier.subscribe
 
   /** The current snapshot (the same object until something changes). */
-  getSnapshot = (): ChatSnapshot => this.#notifier.getSnapshot()
+  getSnapshot: () => ChatSnapshot = this.#notifier.getSnapshot
 
   get #running(): Run | undefined {
     const state = this.#state
@@ -213,14 +211,9 @@ export class Chat {
 
   /**
    * ready or error → submitted → streaming → ready or error; a send is refused while one runs.
-   * Without a `user` turn, the model is called on `base` as it is (a failed tool step, again).
+   * `turns` are those to send: they end with the user turn, or with a failed tool step's results.
    */
-  async *#send(
-    base: Turn[],
-    user: UserTurn | undefined,
-    options: CallOptions | undefined,
-    replaces = false,
-  ) {
+  async *#send(turns: Turn[], options: CallOptions | undefined, replaces = false) {
     if (this.busy) {
       throw new ThinkwireError({
         kind: 'invalid-request',
@@ -231,7 +224,6 @@ export class Chat {
     const outer = options?.signal ?? defaults?.signal
     // Aborted before it started: nothing is sent and nothing changes.
     if (outer?.aborted === true) return
-    const turns = user === undefined ? base : [...base, user]
     const run: Run = { controller: new AbortController(), turns, replaces }
     // A stop ends the send at once, also while a tool that ignores its signal still runs.
     const stopped = new Promise<'stopped'>((resolve) => {

@@ -76,9 +76,9 @@ export function isThinkwireError(error: unknown): error is ThinkwireError {
   return typeof error === 'object' && error !== null && MARKER in error
 }
 
-/** Whether errors of this kind are worth retrying by default. */
-export function isRetryableKind(kind: ErrorKind): boolean {
-  return RETRYABLE[kind]
+/** True for an error kind of this version (a newer relay's unknown kind is not one). */
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && Object.hasOwn(RETRYABLE, value)
 }
 
 /**
@@ -107,6 +107,11 @@ export function abortedError(provider: string | undefined, cause?: unknown): Thi
     provider,
     cause,
   })
+}
+
+/** Throws the `aborted` error of a call whose signal has already aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined, provider?: string): void {
+  if (signal?.aborted === true) throw abortedError(provider, signal.reason)
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Adapter, CallOptions } from './adapter.ts'
 import type { AssistantTurn, Conversation, ToolResult, ToolTurn, Turn } from './conversation.ts'
-import { abortedError, messageOf } from './errors.ts'
+import { messageOf, throwIfAborted } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
 import { applyEvent, initialTurnState } from './reducer.ts'
 
@@ -107,10 +107,7 @@ export async function executeToolCalls(
   signal: AbortSignal | undefined,
   execute: ToolExecutor,
 ): Promise<ToolTurn> {
-  const throwIfAborted = () => {
-    if (signal?.aborted === true) throw abortedError(undefined, signal.reason)
-  }
-  throwIfAborted()
+  throwIfAborted(signal)
   const results = await Promise.all(
     calls.map(async (call) => {
       try {
@@ -122,7 +119,7 @@ export async function executeToolCalls(
     }),
   )
   // Again: a tool may have aborted it while the calls ran.
-  throwIfAborted()
+  throwIfAborted(signal)
   return { role: 'tool', results }
 }
 

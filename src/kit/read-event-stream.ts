@@ -28,6 +28,13 @@ export type ReadEventStreamOptions<T> = {
   maxEventChars?: number | undefined
   /** Aborting it cancels the body, also when the runtime's fetch does not end it on abort. */
   signal?: AbortSignal | undefined
+  /**
+   * How long the body may stay open after `END` before it is cancelled. A browser shows a fetch
+   * cancelled in its last bytes as a failed request (net::ERR_ABORTED), so a client of a server
+   * that ends the body right after its terminal event leaves it that long to end by itself.
+   * @defaultValue 0 (cancelled at once)
+   */
+  drainMs?: number | undefined
 }
 
 const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
@@ -38,13 +45,14 @@ const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
  * upstream is alive). Ends at the decoder's `END` or at the end of the body. SSE ends every event
  * with a blank line: an event the body ends inside was cut off (a `network` error), unless the
  * decoder calls it the terminal event, which some servers send without its blank line. Leaving
- * early, failing, or reaching `END` cancels the body, which releases the connection.
+ * early, failing, or reaching `END` (after `drainMs`) cancels the body, which releases the
+ * connection.
  */
 export function readEventStream<T>(
   body: ReadableStream<Uint8Array> | null,
   options: ReadEventStreamOptions<T>,
 ): AsyncIterableIterator<T[], undefined> & { return(): Promise<IteratorResult<T[], undefined>> } {
-  const { provider, decode, inspect, onComment, signal } = options
+  const { provider, decode, inspect, onComment, signal, drainMs = 0 } = options
   const maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS
   const cutOff = (cause?: unknown) =>
     providerError('network', provider, 'the stream was cut off in the middle of an event', cause)
@@ -57,12 +65,12 @@ export function readEventStream<T>(
   let atEnd = false
   /** Done reading: at the terminal event, at the end of the body, or on a failure. */
   let closed = false
-  /** Stops reading, once; the body is released (cancelled) unless it was read to its end. */
-  const close = (drained?: boolean) => {
+  /** Stops reading, once; the body is cancelled unless it was read to its end (or is left to end). */
+  const close = (keep?: boolean) => {
     if (closed) return
     closed = true
     signal?.removeEventListener('abort', cancel)
-    if (drained !== true) cancel()
+    if (keep !== true) cancel()
   }
   const failWith = (error: unknown) => {
     close()
@@ -79,7 +87,11 @@ export function readEventStream<T>(
       } catch (error) {
         return failWith(atEnd ? cutOff(error) : error)
       }
-      if (item === END) close()
+      if (item === END) {
+        close(drainMs > 0)
+        // A timeout signal does not keep Node's event loop alive.
+        if (drainMs > 0) AbortSignal.timeout(drainMs).addEventListener('abort', cancel)
+      }
       // An event the body ended inside that is not the terminal one: cut off, whatever it held.
       else if (atEnd) failWith(cutOff())
       else if (item !== undefined) batch.push(item)

@@ -84,8 +84,8 @@ function settings(options: UseChatOptions): ChatOptions {
 /**
  * Stops a chat's answer once its component is gone for good. Effect cleanups cannot tell: a
  * hidden `<Activity>` and StrictMode's development remount run them too, and must not stop the
- * answer. So the hook's state holds a token whose collection (React has dropped the component)
- * stops the chat; the chat never refers to the token. Without `FinalizationRegistry`, nothing is
+ * answer. So the hook's state is a token whose collection (React has dropped the component) stops
+ * the chat; the chat never refers to the token. Without `FinalizationRegistry`, nothing is
  * stopped: the answer ends on its own.
  */
 // Marked pure, so that an app that binds `useConversation` only does not ship it.
@@ -94,10 +94,20 @@ const forgotten =
     ? /* @__PURE__ */ new FinalizationRegistry<Chat>((chat) => chat.stop())
     : undefined
 
-function owned(chat: Chat): { chat: Chat; token: object } {
-  const token = {}
-  forgotten?.register(token, chat)
-  return { chat, token }
+/**
+ * The hook's state: the chat and its actions, made once (stable from render to render). The
+ * object is the token of {@link forgotten}; the app gets its functions, never the object.
+ */
+function bind(chat: Chat) {
+  const bound = {
+    chat,
+    send: (input: ChatInput, call?: CallOptions) => drain(() => chat.send(input, call)),
+    regenerate: (call?: CallOptions) => drain(() => chat.regenerate(call)),
+    stop: () => chat.stop(),
+    setConversation: (conversation: Conversation) => chat.setConversation(conversation),
+  }
+  forgotten?.register(bound, chat)
+  return bound
 }
 
 /**
@@ -116,13 +126,7 @@ function owned(chat: Chat): { chat: Chat; token: object } {
  * ```
  */
 export function useChat(options: UseChatOptions): UseChatResult {
-  const [{ chat }] = useState(() => owned(new Chat(settings(options))))
-  const [actions] = useState(() => ({
-    send: (input: ChatInput, call?: CallOptions) => drain(() => chat.send(input, call)),
-    regenerate: (call?: CallOptions) => drain(() => chat.regenerate(call)),
-    stop: () => chat.stop(),
-    setConversation: (conversation: Conversation) => chat.setConversation(conversation),
-  }))
+  const [{ chat, ...actions }] = useState(() => bind(new Chat(settings(options))))
   useEffect(() => chat.update(settings(options)))
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.

@@ -344,6 +344,35 @@ describe('relay client on the wire', () => {
     await expect.poll(() => cancelled).toBe(true)
   })
 
+  it('leaves a body still open after done to end by itself, and cancels it 2 s later', async () => {
+    let cancelled = false
+    const encoder = new TextEncoder()
+    const fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            const answer = sse([
+              ['text', { text: 'Hi' }],
+              ['done', { turn }],
+            ])
+            controller.enqueue(encoder.encode(answer))
+          },
+          // Stays open after done, as a proxy may keep it.
+          pull: () => new Promise<void>(() => {}),
+          cancel() {
+            cancelled = true
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )
+    const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch })
+    expect((await collect(adapter.stream(ask))).at(-1)).toEqual({ type: 'done', turn })
+    // Not at done: a browser shows a fetch cancelled in its last bytes as a failed request.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(cancelled).toBe(false)
+    await expect.poll(() => cancelled, { timeout: 5000 }).toBe(true)
+  })
+
   it('cancels a body that does not end on abort by itself (an in-process or polyfilled fetch)', async () => {
     let cancelled = false
     const encoder = new TextEncoder()
