@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { build, version as esbuildVersion, type BuildOptions } from 'esbuild'
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare'
+import { Agent } from 'undici'
 import { TEST_WORKER_VARS } from '../helpers/test-worker-vars.ts'
 import { SETTINGS_HEADER } from './settings-header.ts'
 
@@ -108,7 +109,11 @@ export async function startTestWorker(
     fetch(path, init = {}) {
       const sent = new Headers(init.headers)
       for (const [name, value] of Object.entries(headers)) sent.set(name, value)
-      return fetch(new URL(path, url), { ...init, headers: sent })
+      return fetch(new URL(path, url), {
+        ...init,
+        headers: sent,
+        dispatcher: ownConnections,
+      } as RequestInit)
     },
     postAlone: (path, more, body) => postAlone(new URL(path, url), { ...more, ...headers }, body),
     logs: () => [...lines],
@@ -124,6 +129,14 @@ export async function startTestWorker(
     dispose: () => mf.dispose(),
   }
 }
+
+/**
+ * Where test requests to a Worker go: a connection of their own each, closed after the answer.
+ * Kept open between requests (fetch's default), a connection left idle while a busy machine parses
+ * the last answer may be closed by workerd just as the next request is sent on it, which fails
+ * that request ("other side closed") for no fault of the Worker's.
+ */
+const ownConnections = new Agent({ pipelining: 0 })
 
 /**
  * The bundle of `entry` and wrangler's reading of wrangler.toml, from the cache when none of the
