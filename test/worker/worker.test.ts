@@ -491,6 +491,24 @@ describe('worker in workerd: settings', () => {
     expect(ids.some((id) => id.startsWith('openai/') || id.startsWith('gemini/'))).toBe(false)
   })
 
+  it.each([
+    ['anthropic', 'ANTHROPIC_API_KEY', 'sk-ant-test-key-000000000000'],
+    ['openai', 'OPENAI_API_KEY', 'sk-test-key-000000000000'],
+    ['gemini', 'GEMINI_API_KEY', 'AIza-test-key-000000000000'],
+  ])(
+    'serves the current %s models, and those alone, with only its key set',
+    async (provider, key, value) => {
+      const { models, notice } = (await (
+        await open.withSettings({ [key]: value }).fetch('/v1/models')
+      ).json()) as { models: { id: string }[]; notice?: string }
+      // Besides the scripted models of the test entry (`test/...`), which every test Worker has.
+      const ids = models.map((m) => m.id).filter((id) => !id.startsWith('test/'))
+      expect(ids.length).toBeGreaterThan(2)
+      expect(ids.filter((id) => !id.startsWith(`${provider}/`))).toEqual([])
+      expect(notice).toBeUndefined()
+    },
+  )
+
   it('answers a JSON 500 naming a malformed setting, never its value', async () => {
     const broken = open.withSettings({ MAX_TURNS: 'lots-of-turns' })
     const response = await broken.fetch('/v1/models')

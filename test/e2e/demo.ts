@@ -16,7 +16,7 @@ import {
   type Transport,
 } from './demo-page.ts'
 import { duration, parseServerTiming } from '../../demo/src/timings.ts'
-import { DESKTOP, openPage, PHONE, SIZES, type DemoPage, serveDemo } from './harness.ts'
+import { DESKTOP, openPage, PHONE, SIZES, type DemoPage, type DemoServer } from './harness.ts'
 
 // The demo on the mock model, whose deltas wait at a gate until the test lets them go: a test sees
 // an answer think, stream, stop or break off exactly as far as it allowed, on any machine. Tests
@@ -27,8 +27,15 @@ import { DESKTOP, openPage, PHONE, SIZES, type DemoPage, serveDemo } from './har
 /** Per test: a generous bound, for a machine busy with other test files. */
 const TIMEOUT = 90_000
 
-const demo = serveDemo()
+/** The server of {@link demoTests}' suite, set as it is registered. */
+let demo: DemoServer
 const gate = () => demo.gate
+
+/** The demo's own tests, on the gated Worker and Chromium of `server` (see `browser.test.ts`). */
+export function demoTests(server: DemoServer): void {
+  demo = server
+  describe('demo in Chromium, served by wrangler dev', suite)
+}
 
 function openDemo(viewport = DESKTOP, transport: Transport = 'durable'): Promise<DemoPage> {
   return openDemoPage(demo, { viewport, transport })
@@ -70,7 +77,7 @@ async function says(element: Locator, text: string): Promise<void> {
 const isModelCall = (url: string) =>
   /^\/v1\/chat$|^\/v1\/conversations\/[^/]+\/(messages|regenerate)$/.test(new URL(url).pathname)
 
-describe('demo in Chromium, served by wrangler dev', () => {
+function suite(): void {
   for (const transport of TRANSPORTS) {
     it(
       `streams thinking then the answer, shows the relay's server-timing, ends the request normally, and keeps the conversation across a reload (${transport})`,
@@ -824,4 +831,4 @@ describe('demo in Chromium, served by wrangler dev', () => {
     },
     TIMEOUT,
   )
-})
+}

@@ -11,7 +11,7 @@ import {
   openDemo as openDemoPage,
   trimmed,
 } from './demo-page.ts'
-import { link, serveDemo, type DemoPage, type Worker } from './harness.ts'
+import { link, type DemoPage, type DemoServer, type Worker } from './harness.ts'
 
 // The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
 // what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
@@ -24,10 +24,22 @@ const TIMEOUT = 90_000
  */
 const ANSWER_END = "I am thinkwire's offline mock model, so this answer is scripted."
 
-const demo = serveDemo()
+/** The server of {@link durableDemoTests}' suite, set as it is registered. */
+let demo: DemoServer
 const gate = () => demo.gate
 
-afterAll(closeOpened)
+/**
+ * The demo's tests of durable conversations, on the gated Worker and Chromium of `server` (see
+ * `browser.test.ts`).
+ */
+export function durableDemoTests(server: DemoServer): void {
+  demo = server
+  describe('the demo on durable conversations, in Chromium', () => {
+    beforeEach(closeOpened)
+    afterAll(closeOpened)
+    suite()
+  })
+}
 
 /**
  * Pages of the last test, closed before the next one whatever happened, so that a failed test
@@ -38,8 +50,6 @@ const opened: DemoPage[] = []
 async function closeOpened(): Promise<void> {
   await Promise.all(opened.splice(0).map((page) => close(page).catch(() => {})))
 }
-
-beforeEach(closeOpened)
 
 async function openDemo(path = '/', worker?: Worker): Promise<DemoPage> {
   const page = await openDemoPage(demo, { path, worker })
@@ -115,7 +125,7 @@ function countCalls(page: DemoPage): () => number {
   return () => calls
 }
 
-describe('the demo on durable conversations, in Chromium', () => {
+function suite(): void {
   it(
     'keeps streaming to the full answer across a reload mid-answer, with one model call',
     async () => {
@@ -420,4 +430,4 @@ describe('the demo on durable conversations, in Chromium', () => {
     },
     TIMEOUT,
   )
-})
+}
