@@ -6,7 +6,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -14,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
-import { getPriority, setPriority, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, onTestFailed } from 'vitest'
@@ -239,36 +238,6 @@ function pruneBuilds(current: string): void {
   for (const stale of [...others.slice(KEPT_BUILDS), ...orphans]) {
     rmSync(stale, { recursive: true, force: true })
   }
-}
-
-/** How much the browser tests are favoured: a nice value (lower runs first). */
-const FAVOURED_NICE = -5
-
-/**
- * Runs this test file, and every process it starts (Chromium, `wrangler dev`, workerd), ahead of
- * the other test files on the CPU. Its tests wait on pages and answers, the others compute: on a
- * 2-core machine the unit files would otherwise take the CPU from each step of a page, and the
- * browser tests, the longest part of the run, would take twice as long. The test file's thread is
- * given a lower nice value before it starts them (a process inherits its starter's), and its own
- * back after. Only a privileged user (root, as in CI) may lower a nice value; for anyone else
- * this does nothing.
- */
-export function favourThisFile(): void {
-  let thread: number | undefined
-  let was: number | undefined
-  beforeAll(() => {
-    try {
-      // This thread's id (Linux): a nice value is a thread's own.
-      thread = Number(readlinkSync('/proc/thread-self').split('/').at(-1))
-      was = getPriority(thread)
-      setPriority(thread, FAVOURED_NICE)
-    } catch {
-      thread = undefined
-    }
-  })
-  afterAll(() => {
-    if (thread !== undefined && was !== undefined) setPriority(thread, was)
-  })
 }
 
 /** One `wrangler dev` serving the snapshot with its own settings. */
