@@ -299,11 +299,16 @@ export class RelayConversation implements ChatStore {
     await this.#ask('messages', results, options, step + 1)
   }
 
-  /** Reads a conversation stream to its end, resuming from the last event after a drop. */
+  /**
+   * Reads a conversation stream to its end, resuming from the last event after a drop. An answer's
+   * stream ends at its `done` or `error`, a follower's never: any other end (the relay's
+   * `reconnect`, a runtime that restarted, a connection closed cleanly) is a drop too.
+   */
   async #read(response: Response, follow = false): Promise<void> {
     const reading = new AbortController()
     if (follow) this.#following = reading
     else this.#reading = reading
+    const from = this.#lastEventId
     try {
       const batches = readEventStream(response.body, {
         provider: 'relay',
@@ -311,7 +316,10 @@ export class RelayConversation implements ChatStore {
         decode: (message) => this.#event(message),
       })
       for await (const _ of batches) this.#notifier.schedule()
-      this.#attempt = 0
+      // Backing off only while the relay gives nothing new.
+      if (this.#lastEventId > from || !this.#busy()) this.#attempt = 0
+      if (this.#disposed || reading.signal.aborted) return
+      if (this.#busy() || (follow && this.#options.follow)) this.#retry()
     } catch (error) {
       if (this.#disposed || reading.signal.aborted) return
       // A failure the relay sent is the answer's; a dropped connection is resumed.

@@ -332,6 +332,25 @@ describe('durable conversations in workerd', () => {
     expect(lastDone(replay)).toEqual(answer)
   })
 
+  it('ends every stream of a conversation deleted mid-answer with a reconnect event', async () => {
+    const id = await create()
+    const first = await send(id, ask('Delete me', 'test/paced'))
+    const second = await call(`/v1/conversations/${id}/stream`)
+    const seen = await readUntil(first, (read) => read.events.length >= 3)
+    expect((await call(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204)
+    for (const read of [parseSse(seen.raw + (await readRest(first))), await readSse(second)]) {
+      // No done or error: the relay says it closed the stream, and after which event.
+      const last = read.events.at(-1)!
+      expect(last.event).toBe('reconnect')
+      expect(last.id).toBeUndefined()
+      const ids = read.events.filter((event) => event.id !== undefined).map((e) => Number(e.id))
+      expect(JSON.parse(last.data)).toEqual({ reason: 'closed', lastEventId: ids.at(-1) })
+      expect(names(read)).not.toContain('done')
+    }
+    // Resuming finds nothing: the conversation is gone.
+    expect((await call(`/v1/conversations/${id}/stream?lastEventId=1`)).status).toBe(404)
+  })
+
   it('sends two subscribers the same events, and a late one the answer from its start', async () => {
     const id = await create()
     const first = await send(id, ask('Together', 'test/paced'))

@@ -19,7 +19,10 @@ export type FanOutOptions = {
   heartbeatMs: number
   /** Where subscribers that start behind catch up from. */
   source: CatchUpSource
-  /** A subscriber with this many bytes unread is dropped; it can resume with `Last-Event-ID`. */
+  /**
+   * A subscriber with this many bytes unread is dropped, its stream ended with a `reconnect`
+   * event; it can resume with `Last-Event-ID`.
+   */
   maxUnreadBytes?: number | undefined
   /**
    * Events published past this many characters (as `publish` counts them) are sent at once rather
@@ -59,12 +62,24 @@ export type FanOut = {
   subscribe(options: SubscribeOptions): ReadableStream<Uint8Array>
   /** The answer ended with event `lastId`: subscribers that do not follow end after it. */
   endAnswer(lastId: number): void
-  /** Ends every stream. */
+  /** Ends every stream, each with a `reconnect` event (DESIGN §9). */
   close(): void
   /** How many subscribers are live (caught up). */
   readonly size: number
   /** Characters published and not yet sent (held by the source). */
   readonly queuedChars: number
+}
+
+/**
+ * Why the relay ends a stream before its answer's `done` or `error`, in its `reconnect` event:
+ * `behind`, its client fell too far behind; `closed`, the conversation's streams were closed (a
+ * delete). The client resumes from the last event it saw.
+ */
+export type ReconnectReason = 'behind' | 'closed'
+
+/** The last frame of a stream the relay ends early (DESIGN §9); it has no id of its own. */
+export function reconnectFrame(reason: ReconnectReason, lastEventId: number): string {
+  return `event: reconnect\ndata: ${JSON.stringify({ reason, lastEventId })}\n\n`
 }
 
 type Subscriber = {
@@ -111,11 +126,23 @@ export function createFanOut(options: FanOutOptions): FanOut {
     close(subscriber)
     if (subscribers.size === 0) stopHeartbeat()
   }
+  /** Ends a stream before its answer's end, saying so: its client resumes after `lastEventId`. */
+  const drop = (subscriber: Subscriber, reason: ReconnectReason, lastEventId: number) => {
+    try {
+      subscriber.controller.enqueue(utf8.encode(reconnectFrame(reason, lastEventId)))
+    } catch {
+      // Its client left.
+    }
+    end(subscriber)
+  }
   const send = (subscriber: Subscriber, text: string) => {
     try {
       // A fresh buffer for each: a runtime may take ownership of what it is given.
       subscriber.controller.enqueue(utf8.encode(text))
-      if ((subscriber.controller.desiredSize ?? 0) < -maxUnread) end(subscriber)
+      // What it was sent ends with the last event published.
+      if ((subscriber.controller.desiredSize ?? 0) < -maxUnread) {
+        drop(subscriber, 'behind', source.lastId())
+      }
     } catch {
       // Its client left.
       subscribers.delete(subscriber)
@@ -204,7 +231,8 @@ export function createFanOut(options: FanOutOptions): FanOut {
     },
     close() {
       flush()
-      for (const subscriber of [...subscribers, ...catchingUp]) end(subscriber)
+      for (const subscriber of subscribers) drop(subscriber, 'closed', source.lastId())
+      for (const subscriber of catchingUp) drop(subscriber, 'closed', subscriber.cursor)
     },
     get size() {
       return subscribers.size

@@ -5,7 +5,11 @@ import {
   storedFrames,
   type EventBatch,
 } from '../../../src/relay/conversations/event-log.ts'
-import { createFanOut, type FanOutOptions } from '../../../src/relay/conversations/fan-out.ts'
+import {
+  createFanOut,
+  reconnectFrame,
+  type FanOutOptions,
+} from '../../../src/relay/conversations/fan-out.ts'
 import { createSseEncoder } from '../../../src/relay/sse.ts'
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -160,7 +164,30 @@ describe('the fan-out of a conversation', () => {
     fanOut.endAnswer(log.lastId)
     expect(fanOut.size).toBe(1)
     fanOut.close()
-    expect(await readAll(follower)).toBe(frames.join(''))
+    // Closed by the relay, not ended by an answer: it says so, and where its client resumes.
+    expect(await readAll(follower)).toBe(frames.join('') + reconnectFrame('closed', 2))
+  })
+
+  it('ends every stream it closes with a reconnect event naming the last event each was sent', async () => {
+    const { fanOut, log, publish, frames } = conversation({ heartbeatMs: 0, maxEvents: 2 })
+    for (let i = 0; i < 6; i++) publish(`e${i}`)
+    const live = fanOut.subscribe({ after: 0, follow: false })
+    const liveText = readAll(live)
+    // Read to the live frames: caught up.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(fanOut.size).toBe(1)
+    // A page of the log read, the rest still to come.
+    const behind = fanOut.subscribe({ after: 0, follow: false }).getReader()
+    const page = new TextDecoder().decode((await behind.read()).value)
+    expect(frames.join('').startsWith(page)).toBe(true)
+    fanOut.close()
+    expect(await liveText).toBe(frames.join('') + reconnectFrame('closed', log.lastId))
+    let rest = ''
+    for (let step = await behind.read(); !step.done; step = await behind.read()) {
+      rest += new TextDecoder().decode(step.value)
+    }
+    const seen = frames.findIndex((frame, i) => frames.slice(0, i + 1).join('') === page) + 1
+    expect(rest).toBe(reconnectFrame('closed', seen))
   })
 
   it('drops a subscriber that stops reading before it holds more than its bound', async () => {
@@ -177,7 +204,12 @@ describe('the fan-out of a conversation', () => {
     expect(fanOut.size).toBe(1)
     fanOut.endAnswer(log.lastId)
     expect((await text).split('\n\n').length - 1).toBe(20)
-    expect((await readAll(stalled)).length).toBeLessThanOrEqual(1100)
+    // Ended with a reconnect event after what it was sent: its client resumes from there.
+    const held = await readAll(stalled)
+    const [sent, last] = held.split(/(?=event: reconnect)/)
+    expect(sent!.length).toBeLessThanOrEqual(1100)
+    const events = sent!.split('\n\n').length - 1
+    expect(last).toBe(reconnectFrame('behind', events))
   })
 
   it('sends a ping comment to a quiet subscriber', async () => {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest'
+import { relayConversation } from '../../src/client/index.ts'
+import type { AssistantTurn } from '../../src/core/conversation.ts'
+import { reconnectFrame } from '../../src/relay/conversations/fan-out.ts'
+import { eventually } from '../helpers/eventually.ts'
+
+// An answer's stream ends at its `done` or `error`. One that ends otherwise was dropped, whether
+// the relay said so (`reconnect`: a reader too far behind, a delete) or not (a runtime that
+// restarted mid-answer closes the stream cleanly): the store resumes from the last event it saw.
+
+const ID = 'c-0123456789abcdef0123'
+const QUESTION = { role: 'user', content: 'Write a lot' } as const
+const ANSWER: AssistantTurn = {
+  role: 'assistant',
+  text: 'one two three',
+  usage: { inputTokens: 3, outputTokens: 3 },
+  stopReason: 'stop',
+}
+
+const frame = (id: number, event: string, data: unknown) =>
+  `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+/** The answer's events, by id: the accepted turn, three deltas, then `done`. */
+const EVENTS = [
+  frame(1, 'turn', { turn: QUESTION }),
+  frame(2, 'text', { text: 'one' }),
+  frame(3, 'text', { text: ' two' }),
+  frame(4, 'text', { text: ' three' }),
+  frame(5, 'done', { turn: ANSWER }),
+]
+
+/**
+ * A relay whose first answer stream (the message's) sends the events up to id `cut`, then `last`
+ * (nothing, or a `reconnect` frame), and ends; a resume gets the events after its `lastEventId`.
+ */
+function relayThatDrops(cut: number, last = '') {
+  const resumedFrom: (string | null)[] = []
+  const stream = (text: string) =>
+    new Response(text, { headers: { 'content-type': 'text/event-stream' } })
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input))
+    if (init?.method === 'POST' && url.pathname === '/v1/conversations') {
+      return Response.json({ id: ID }, { status: 201 })
+    }
+    if (url.pathname === `/v1/conversations/${ID}/messages`) {
+      return stream(EVENTS.slice(0, cut).join('') + last)
+    }
+    if (url.pathname === `/v1/conversations/${ID}/stream`) {
+      const after = url.searchParams.get('lastEventId')
+      resumedFrom.push(after)
+      return stream(EVENTS.slice(Number(after ?? 0)).join(''))
+    }
+    return Response.json(
+      { error: { kind: 'not-found', message: 'no such route' } },
+      { status: 404 },
+    )
+  }
+  return { fetch, resumedFrom }
+}
+
+describe('a conversation store whose answer stream ends early', () => {
+  for (const [how, last] of [
+    ['with a reconnect event', reconnectFrame('behind', 3)],
+    ['with no word (a runtime that restarted)', ''],
+  ] as const) {
+    it(`resumes from the last event it saw and shows the whole answer, once: ${how}`, async () => {
+      const relay = relayThatDrops(3, last)
+      const store = relayConversation({ url: 'http://relay.test', model: 'mock/echo', ...relay })
+      await store.send('Write a lot')
+      await eventually(() => store.getSnapshot().status === 'ready', 'the answer completes')
+      expect(relay.resumedFrom).toEqual(['3'])
+      expect(store.getSnapshot().messages.map((m) => m.text)).toEqual([
+        'Write a lot',
+        'one two three',
+      ])
+      store.dispose()
+    })
+  }
+
+  it('ends as before when the stream ends at its done: no resume', async () => {
+    const relay = relayThatDrops(EVENTS.length)
+    const store = relayConversation({ url: 'http://relay.test', model: 'mock/echo', ...relay })
+    await store.send('Write a lot')
+    expect(store.getSnapshot().status).toBe('ready')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(relay.resumedFrom).toEqual([])
+    store.dispose()
+  })
+})
