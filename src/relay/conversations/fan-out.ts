@@ -86,7 +86,7 @@ type Subscriber = {
   controller: ReadableStreamDefaultController<Uint8Array>
   follow: boolean
   until: number | undefined
-  /** The id of the last event it was given while catching up. */
+  /** The id of the last event it was sent (from the log while catching up, then live). */
   cursor: number
 }
 
@@ -135,14 +135,17 @@ export function createFanOut(options: FanOutOptions): FanOut {
     }
     end(subscriber)
   }
-  const send = (subscriber: Subscriber, text: string) => {
+  /** Sends `text`, which ends with event `through` (none for a ping), unless it is too far behind. */
+  const send = (subscriber: Subscriber, text: string, through?: number) => {
+    // Checked before, not after: the chunk that ends an answer still goes to a subscriber not yet
+    // behind, which then ends as every other does, with no reconnect.
+    if ((subscriber.controller.desiredSize ?? 0) < -maxUnread) {
+      return drop(subscriber, 'behind', subscriber.cursor)
+    }
     try {
       // A fresh buffer for each: a runtime may take ownership of what it is given.
       subscriber.controller.enqueue(utf8.encode(text))
-      // What it was sent ends with the last event published.
-      if ((subscriber.controller.desiredSize ?? 0) < -maxUnread) {
-        drop(subscriber, 'behind', source.lastId())
-      }
+      if (through !== undefined) subscriber.cursor = through
     } catch {
       // Its client left.
       subscribers.delete(subscriber)
@@ -156,7 +159,8 @@ export function createFanOut(options: FanOutOptions): FanOut {
     if (subscribers.size === 0) return source.skip()
     const text = source.take()
     if (text === '') return
-    for (const subscriber of subscribers) send(subscriber, text)
+    const through = source.lastId()
+    for (const subscriber of subscribers) send(subscriber, text, through)
   }
   const startHeartbeat = () => {
     if (heartbeat !== undefined || !(options.heartbeatMs > 0)) return
@@ -231,8 +235,9 @@ export function createFanOut(options: FanOutOptions): FanOut {
     },
     close() {
       flush()
-      for (const subscriber of subscribers) drop(subscriber, 'closed', source.lastId())
-      for (const subscriber of catchingUp) drop(subscriber, 'closed', subscriber.cursor)
+      for (const subscriber of [...subscribers, ...catchingUp]) {
+        drop(subscriber, 'closed', subscriber.cursor)
+      }
     },
     get size() {
       return subscribers.size

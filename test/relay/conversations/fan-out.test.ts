@@ -212,6 +212,17 @@ describe('the fan-out of a conversation', () => {
     expect(last).toBe(reconnectFrame('behind', events))
   })
 
+  it('sends the chunk that ends an answer to a subscriber not yet behind, which then ends as usual', async () => {
+    const { fanOut, log, publish, frames } = conversation({ heartbeatMs: 0, maxUnreadBytes: 1000 })
+    const slow = fanOut.subscribe({ after: 0, follow: false })
+    publish('a')
+    fanOut.flush()
+    // Far past the bound once sent, as the done of a long answer is: it is sent all the same.
+    publish('z'.repeat(5000))
+    fanOut.endAnswer(log.lastId)
+    expect(await readAll(slow)).toBe(frames.join(''))
+  })
+
   it('sends a ping comment to a quiet subscriber', async () => {
     const { fanOut } = conversation({ heartbeatMs: 5 })
     const quiet = fanOut.subscribe({ after: 0, follow: true })
