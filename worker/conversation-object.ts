@@ -71,15 +71,18 @@ export const CLIENT_HEADER = 'x-thinkwire-client'
 
 export type { ConversationListing }
 
-/** The `turn` event of a conversation's stream: the turn an answer answers, before its events. */
-type TurnEvent = { turn: Turn }
+/**
+ * The `turn` event of a conversation's stream: the turn an answer answers, before its events;
+ * `replaces` when the answer (a regenerate's) will replace the last answer once it is complete.
+ */
+type TurnEvent = { turn: Turn; replaces?: true }
 
 /** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
 type ConversationEvent =
   | StreamDelta
   | { type: 'done'; turn: AssistantTurn }
   | { type: 'error'; error: WireError }
-  | { type: 'turn'; turn: Turn }
+  | { type: 'turn'; turn: Turn; replaces: boolean }
 
 type Meta = {
   id: string
@@ -552,7 +555,7 @@ export class ConversationObject extends DurableObject<Env> {
     this.#answer = answer
     const { lastError: _cleared, ...rest } = this.#meta ?? meta
     this.#saveMeta({ ...rest, streaming: true, updatedAt: new Date().toISOString() })
-    this.#publish({ type: 'turn', turn: displayTurn(answered) })
+    this.#publish({ type: 'turn', turn: displayTurn(answered), replaces })
     this.#announce()
     void this.#run(answer, call).finally(resolve)
   }
@@ -722,8 +725,12 @@ export class ConversationObject extends DurableObject<Env> {
   /** Logs one event, its `data` as the stream's JSON; returns the characters held for it. */
   #append(event: ConversationEvent): number {
     switch (event.type) {
-      case 'turn':
-        return this.#log.append('turn', JSON.stringify({ turn: event.turn } satisfies TurnEvent))
+      case 'turn': {
+        const data: TurnEvent = event.replaces
+          ? { turn: event.turn, replaces: true }
+          : { turn: event.turn }
+        return this.#log.append('turn', JSON.stringify(data))
+      }
       case 'done':
         return this.#log.append('done', relayData.done(event.turn))
       case 'error':

@@ -343,6 +343,8 @@ export class RelayConversation implements ChatStore {
       const asked = this.#turns.findLast((t) => t.role !== 'assistant')
       const known = this.#sent === undefined && JSON.stringify(asked) === JSON.stringify(turn)
       if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn as unknown as Turn]
+      // A regenerate, maybe from another tab: its answer takes the last one's place.
+      if (isRecord(data) && data['replaces'] === true) this.#replacing = true
       this.#sent = undefined
       // Sent from another tab: this one shows the answer coming, and can stop it.
       if (!this.#busy()) this.#setStatus('submitted')

@@ -184,12 +184,14 @@ describe('what a conversation object holds, in workerd', () => {
     expect(held.turns).toBe(60)
     expect(held.cachedTurns).toBeLessThanOrEqual(1)
 
-    // A regenerate reads what it needs from storage: the last question, answered again.
+    // A regenerate reads what it needs from storage: the last question, answered again (in the
+    // place of its answer).
     const again = await readSse(
       await call(`/v1/conversations/${id}/regenerate`, { model: 'mock/echo' }),
     )
     expect(JSON.parse(again.events[0]!.data)).toEqual({
       turn: { role: 'user', content: 'Question 29' },
+      replaces: true,
     })
     expect(again.events.at(-1)!.event).toBe('done')
     expect((await settled(id)).conversation.turns).toHaveLength(60)

@@ -511,7 +511,9 @@ describe('durable conversations in workerd', () => {
 
   it('replaces the last answer only once its regenerate completes', async () => {
     const id = await create()
-    await readSse(await send(id, ask('Twice')))
+    const first = await readSse(await send(id, ask('Twice')))
+    // A message's answer adds a turn: its `turn` event says nothing of replacing.
+    expect(JSON.parse(first.events[0]!.data)).toEqual({ turn: { role: 'user', content: 'Twice' } })
     const original = (await settled(id)).conversation.turns[1]
 
     const regenerating = await call(`/v1/conversations/${id}/regenerate`, {
@@ -526,6 +528,12 @@ describe('durable conversations in workerd', () => {
     const done = await readSse(
       await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'test/paced' } }),
     )
+    // A regenerate's says its answer replaces the last one, for every tab that follows.
+    expect(done.events[0]!.event).toBe('turn')
+    expect(JSON.parse(done.events[0]!.data)).toEqual({
+      turn: { role: 'user', content: 'Twice' },
+      replaces: true,
+    })
     const replaced = await settled(id)
     expect(replaced.conversation.turns).toHaveLength(2)
     expect(replaced.conversation.turns[1]).toEqual(lastDone(done))

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest'
+import { relayConversation } from '../../src/client/index.ts'
+import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
+import { eventually } from '../helpers/eventually.ts'
+
+// A tab that follows a conversation sees what another tab does to it: a regenerate there says in
+// its `turn` event that its answer replaces the last one, and here too it takes that one's place.
+
+const ID = 'c-0123456789abcdef0123'
+const QUESTION: Turn = { role: 'user', content: 'Tell me a joke' }
+const answer = (text: string): AssistantTurn => ({
+  role: 'assistant',
+  text,
+  usage: { inputTokens: 3, outputTokens: 3 },
+  stopReason: 'stop',
+})
+const FIRST = answer('A first joke.')
+const SECOND = answer('A better joke.')
+
+const frame = (id: number, event: string, data: unknown) =>
+  `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+/**
+ * A relay holding the question and its first answer (events up to id 4), whose follow stream then
+ * carries another tab's regenerate: its `turn` event (`replaces` as given), a delta, and `done`,
+ * the test letting each go.
+ */
+function relayWithRegenerate(replaces: boolean) {
+  let write!: ReadableStreamDefaultController<string>
+  const follow = new ReadableStream<string>({ start: (controller) => void (write = controller) })
+  const fetch = async (input: RequestInfo | URL) => {
+    const url = new URL(String(input))
+    if (url.pathname === `/v1/conversations/${ID}`) {
+      return Response.json({
+        conversation: { turns: [QUESTION, FIRST] },
+        streaming: false,
+        lastEventId: 4,
+      })
+    }
+    if (url.pathname === `/v1/conversations/${ID}/stream`) {
+      return new Response(follow.pipeThrough(new TextEncoderStream()), {
+        headers: { 'content-type': 'text/event-stream' },
+      })
+    }
+    return Response.json(
+      { error: { kind: 'not-found', message: 'no such route' } },
+      { status: 404 },
+    )
+  }
+  const events = [
+    frame(5, 'turn', replaces ? { turn: QUESTION, replaces: true } : { turn: QUESTION }),
+    frame(6, 'text', { text: 'A better' }),
+    frame(7, 'done', { turn: SECOND }),
+  ]
+  return { fetch, next: () => write.enqueue(events.shift()!) }
+}
+
+describe('a conversation store that follows another tab', () => {
+  it("shows a regenerate's answer in the place of the one it replaces, as it streams and once done", async () => {
+    const relay = relayWithRegenerate(true)
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      follow: true,
+      fetch: relay.fetch,
+    })
+    await store.load()
+    const texts = () => store.getSnapshot().messages.map((m) => m.text)
+    expect(texts()).toEqual(['Tell me a joke', 'A first joke.'])
+    relay.next()
+    relay.next()
+    await eventually(() => store.getSnapshot().status === 'streaming', 'the answer streams')
+    await eventually(() => texts().at(-1) === 'A better', 'the delta shows')
+    expect(texts()).toEqual(['Tell me a joke', 'A better'])
+    relay.next()
+    await eventually(() => store.getSnapshot().status === 'ready', 'the answer completes')
+    expect(texts()).toEqual(['Tell me a joke', 'A better joke.'])
+    expect(store.getSnapshot().conversation.turns).toEqual([QUESTION, SECOND])
+    store.dispose()
+  })
+
+  it('adds an answer that replaces nothing after the last one', async () => {
+    const relay = relayWithRegenerate(false)
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      follow: true,
+      fetch: relay.fetch,
+    })
+    await store.load()
+    relay.next()
+    relay.next()
+    relay.next()
+    await eventually(
+      () => store.getSnapshot().conversation.turns.length === 3,
+      'the answer is added',
+    )
+    expect(store.getSnapshot().conversation.turns).toEqual([QUESTION, FIRST, SECOND])
+    store.dispose()
+  })
+})
