@@ -345,6 +345,11 @@ export class RelayConversation implements ChatStore {
       if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn as unknown as Turn]
       // A regenerate, maybe from another tab: its answer takes the last one's place.
       if (isRecord(data) && data['replaces'] === true) this.#replacing = true
+      // Ours after all, though its request failed (the answer to the POST was lost): not an error.
+      if (this.#refused !== undefined && JSON.stringify(this.#refused) === JSON.stringify(turn)) {
+        this.#refused = undefined
+        this.#error = undefined
+      }
       this.#sent = undefined
       // Sent from another tab: this one shows the answer coming, and can stop it.
       if (!this.#busy()) this.#setStatus('submitted')

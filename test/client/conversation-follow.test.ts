@@ -101,3 +101,53 @@ describe('a conversation store that follows another tab', () => {
     store.dispose()
   })
 })
+
+describe('a conversation store whose message was accepted though its request failed', () => {
+  it('shows the answer the follow stream brings, with no error and nothing to retry', async () => {
+    const question: Turn = { role: 'user', content: 'Was this sent?' }
+    let write!: ReadableStreamDefaultController<string>
+    const follow = new ReadableStream<string>({ start: (controller) => void (write = controller) })
+    const posts: string[] = []
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input))
+      if (url.pathname === `/v1/conversations/${ID}`) {
+        return Response.json({ conversation: { turns: [] }, streaming: false, lastEventId: 0 })
+      }
+      if (url.pathname === `/v1/conversations/${ID}/stream`) {
+        return new Response(follow.pipeThrough(new TextEncoderStream()), {
+          headers: { 'content-type': 'text/event-stream' },
+        })
+      }
+      if (init?.method === 'POST') {
+        posts.push(url.pathname)
+        // The relay took the message; its answer never reached the page.
+        throw new TypeError('fetch failed')
+      }
+      return Response.json(
+        { error: { kind: 'not-found', message: 'no such route' } },
+        { status: 404 },
+      )
+    }
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      id: ID,
+      follow: true,
+      fetch,
+    })
+    await store.load()
+    await store.send(question)
+    expect(store.getSnapshot().status).toBe('error')
+    write.enqueue(frame(1, 'turn', { turn: question }))
+    write.enqueue(frame(2, 'done', { turn: SECOND }))
+    await eventually(() => store.getSnapshot().status === 'ready', 'the answer arrives')
+    expect(store.getSnapshot().error).toBeUndefined()
+    expect(store.getSnapshot().conversation.turns).toEqual([question, SECOND])
+    expect(store.getSnapshot().messages.map((m) => m.text)).toEqual([
+      'Was this sent?',
+      'A better joke.',
+    ])
+    expect(posts).toEqual([`/v1/conversations/${ID}/messages`])
+    store.dispose()
+  })
+})
