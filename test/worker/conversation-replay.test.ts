@@ -14,6 +14,8 @@ const TOKEN = 'token-replay-0123456789'
  * each with the frame that filled it (the `test/large` model's events are 4 KiB of text).
  */
 const PAGE_BOUND = 4 * (64 * 1024 + 8 * 1024)
+/** A test that streams a 5 MB answer through workerd: seconds alone, many more on a busy machine. */
+const LARGE_ANSWER_MS = 90_000
 
 let worker: TestWorker
 
@@ -100,50 +102,56 @@ async function readRest(response: Response): Promise<string> {
 }
 
 describe('what a conversation object holds, in workerd', () => {
-  it('replays a 5 MB answer from Last-Event-ID 0 byte for byte, a page at a time', async () => {
-    const id = await create()
-    const live = frames(
-      (
-        await readSse(
-          await call(`/v1/conversations/${id}/messages`, ask('Large', 'test/large-burst')),
-        )
-      ).raw,
-    )
-    expect(live.length).toBeGreaterThan(5 * 1024 * 1024)
-    await settled(id)
-    expect((await stats(id)).peakReplayChars).toBeLessThan(64 * 1024)
+  it(
+    'replays a 5 MB answer from Last-Event-ID 0 byte for byte, a page at a time',
+    async () => {
+      const id = await create()
+      const live = frames(
+        (
+          await readSse(
+            await call(`/v1/conversations/${id}/messages`, ask('Large', 'test/large-burst')),
+          )
+        ).raw,
+      )
+      expect(live.length).toBeGreaterThan(5 * 1024 * 1024)
+      await settled(id)
+      expect((await stats(id)).peakReplayChars).toBeLessThan(64 * 1024)
 
-    const replay = await call(`/v1/conversations/${id}/stream`, undefined, { 'last-event-id': '0' })
-    expect(replay.status).toBe(200)
-    expect(frames((await readSse(replay)).raw)).toBe(live)
-    // What the object held for it: a page of stored batches (the last with the `done` event,
-    // which carries the whole 5 MB text, as the wire format says), never the replay at once.
-    const done = live.slice(live.lastIndexOf('id: '))
-    expect(done).toMatch(/^id: \d+\nevent: done\n/)
-    const { peakReplayChars, heldEvents } = await stats(id)
-    expect(peakReplayChars).toBeGreaterThan(64 * 1024)
-    expect(peakReplayChars).toBeLessThanOrEqual(PAGE_BOUND + done.length)
-    expect(peakReplayChars).toBeLessThan(live.length / 2)
-    expect(heldEvents).toBe(0)
+      const replay = await call(`/v1/conversations/${id}/stream`, undefined, {
+        'last-event-id': '0',
+      })
+      expect(replay.status).toBe(200)
+      expect(frames((await readSse(replay)).raw)).toBe(live)
+      // What the object held for it: a page of stored batches (the last with the `done` event,
+      // which carries the whole 5 MB text, as the wire format says), never the replay at once.
+      const done = live.slice(live.lastIndexOf('id: '))
+      expect(done).toMatch(/^id: \d+\nevent: done\n/)
+      const { peakReplayChars, heldEvents } = await stats(id)
+      expect(peakReplayChars).toBeGreaterThan(64 * 1024)
+      expect(peakReplayChars).toBeLessThanOrEqual(PAGE_BOUND + done.length)
+      expect(peakReplayChars).toBeLessThan(live.length / 2)
+      expect(heldEvents).toBe(0)
 
-    // From any id: exactly the events after it.
-    const events = parseSse(live).events
-    const middle = events[700]!.id!
-    const rest = await call(`/v1/conversations/${id}/stream?lastEventId=${middle}`)
-    const after = live.slice(live.indexOf(`id: ${Number(middle) + 1}\n`))
-    expect(frames((await readSse(rest)).raw)).toBe(after)
+      // From any id: exactly the events after it.
+      const events = parseSse(live).events
+      const middle = events[700]!.id!
+      const rest = await call(`/v1/conversations/${id}/stream?lastEventId=${middle}`)
+      const after = live.slice(live.indexOf(`id: ${Number(middle) + 1}\n`))
+      expect(frames((await readSse(rest)).raw)).toBe(after)
 
-    // Restarted, the object reads its last turn back from the rows it spans: a regenerate stopped
-    // at once keeps it, and says so with a `done` that carries it.
-    const reset = await worker.fetch(`/v1/__test/conversation?id=${id}`, { method: 'POST' })
-    expect(reset.status).toBe(204)
-    const regenerating = await call(`/v1/conversations/${id}/regenerate`, { model: 'test/paced' })
-    const started = await readUntil(regenerating, (read) => read.events.length >= 3)
-    expect((await call(`/v1/conversations/${id}/stop`, {})).status).toBe(204)
-    const kept = parseSse(started.raw + (await readRest(regenerating))).events.at(-1)!
-    expect(kept.event).toBe('done')
-    expect(JSON.parse(kept.data)).toEqual(JSON.parse(events.at(-1)!.data))
-  })
+      // Restarted, the object reads its last turn back from the rows it spans: a regenerate stopped
+      // at once keeps it, and says so with a `done` that carries it.
+      const reset = await worker.fetch(`/v1/__test/conversation?id=${id}`, { method: 'POST' })
+      expect(reset.status).toBe(204)
+      const regenerating = await call(`/v1/conversations/${id}/regenerate`, { model: 'test/paced' })
+      const started = await readUntil(regenerating, (read) => read.events.length >= 3)
+      expect((await call(`/v1/conversations/${id}/stop`, {})).status).toBe(204)
+      const kept = parseSse(started.raw + (await readRest(regenerating))).events.at(-1)!
+      expect(kept.event).toBe('done')
+      expect(JSON.parse(kept.data)).toEqual(JSON.parse(events.at(-1)!.data))
+    },
+    LARGE_ANSWER_MS,
+  )
 
   it('sends a client that attaches mid-answer the answer from its start, stored part first', async () => {
     const id = await create()
