@@ -341,6 +341,11 @@ export function App() {
 
       <footer className="bottom">
         {askToken && <TokenForm state={tokenState} reason={tokenReason} onToken={useToken} />}
+        {chat.reconnecting && busy && (
+          <p className="notice" role="status" data-testid="reconnecting">
+            Connection lost: reconnecting, the answer goes on at the relay.
+          </p>
+        )}
         {((error !== undefined && !refusedToken) || modelsError !== undefined) && (
           <div className="error" role="alert" data-testid="error">
             <p>

@@ -8,6 +8,8 @@ export type DemoChat = {
   messages: readonly ChatMessage[]
   status: ChatStatus
   error: ThinkwireError | undefined
+  /** The answer's stream dropped and is being resumed (durable mode). */
+  reconnecting: boolean
   send(text: string): void
   stop(): void
   /** A new answer to the last question, shown in place of the old one once complete. */

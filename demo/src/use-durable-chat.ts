@@ -165,6 +165,7 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     messages: chat.messages,
     status: chat.status,
     error: chat.error ?? loadError,
+    reconnecting: chat.reconnecting,
     // The relay keeps the answer going through a reload: nothing is cut off.
     interrupted: false,
     send: (text) => {

@@ -90,6 +90,8 @@ export function useStatelessChat(options: DemoChatOptions): DemoChat {
     messages,
     status,
     error,
+    // A stream of POST /v1/chat is not resumed: a drop is an error.
+    reconnecting: false,
     interrupted: interrupted !== undefined,
     send,
     stop: chat.stop,

@@ -100,6 +100,8 @@ export class RelayConversation implements ChatStore {
   #following: AbortController | undefined
   #attempt = 0
   #timer: ReturnType<typeof setTimeout> | undefined
+  /** A dropped stream waits to be resumed: from `#retry` until the relay answers again. */
+  #reconnecting = false
   #notifier = createNotifier(
     () => this.#makeSnapshot(),
     () => this.#options.scheduler ?? nextFrame,
@@ -167,6 +169,8 @@ export class RelayConversation implements ChatStore {
       throw error
     }
     if (loading !== this.#loads) return
+    // Reached: whatever dropped is resumed by what follows.
+    this.#reconnecting = false
     if (this.#unreached) {
       // Reached at last: the error was only that, and no other try is due.
       this.#unreached = false
@@ -384,6 +388,7 @@ export class RelayConversation implements ChatStore {
     clearTimeout(this.#timer)
     const wait = Math.min(BACKOFF_MS * 2 ** this.#attempt++, MAX_BACKOFF_MS)
     this.#timer = setTimeout(() => this.#resume(), wait)
+    this.#setReconnecting(true)
   }
 
   #resume = (): void => {
@@ -411,6 +416,7 @@ export class RelayConversation implements ChatStore {
     if (lastEventId !== undefined && lastEventId > 0) path += `&lastEventId=${lastEventId}`
     try {
       const response = await this.#fetch(path, 'GET')
+      this.#setReconnecting(false)
       // Nothing in flight and nothing missed: the answer ended while we were away.
       if (response.status === 204) return await this.load()
       await this.#read(response, follow)
@@ -440,6 +446,12 @@ export class RelayConversation implements ChatStore {
     this.#setStatus('error')
   }
 
+  #setReconnecting(reconnecting: boolean): void {
+    if (this.#reconnecting === reconnecting) return
+    this.#reconnecting = reconnecting
+    this.#notifier.emit()
+  }
+
   #setStatus(status: ChatStatus): void {
     // A stop halts an answer until it ends (or fails); a new one is shown again.
     this.#halted &&= status === 'streaming'
@@ -463,6 +475,7 @@ export class RelayConversation implements ChatStore {
       messages,
       status: this.#status,
       error: this.#error,
+      reconnecting: this.#reconnecting,
     }
   }
 }

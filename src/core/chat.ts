@@ -44,6 +44,11 @@ export type ChatSnapshot = {
   readonly messages: readonly ChatMessage[]
   readonly status: ChatStatus
   readonly error: ThinkwireError | undefined
+  /**
+   * A durable conversation's stream dropped and is being resumed (`relayConversation`): say so
+   * while an answer is in flight. A stateless chat never sets it.
+   */
+  readonly reconnecting?: boolean | undefined
 }
 
 /** What `send()` takes: text, parts, or a whole user turn. */

@@ -5,7 +5,10 @@ import type { ChatStore } from '../core/chat-store.ts'
 import type { UseChatResult } from './use-chat.ts'
 
 /** What {@link useConversation} returns: `useChat`'s result for a store that keeps its own conversation. */
-export type UseConversationResult = Omit<UseChatResult, 'setConversation'>
+export type UseConversationResult = Omit<UseChatResult, 'setConversation'> & {
+  /** The conversation's stream dropped and is being resumed: say so while an answer is in flight. */
+  reconnecting: boolean
+}
 
 /**
  * Binds any chat store, such as a conversation that lives on a relay (`relayConversation` from
@@ -33,5 +36,5 @@ export function useConversation(store: ChatStore): UseConversationResult {
     }),
     [store],
   )
-  return { ...snapshot, ...actions }
+  return { ...snapshot, reconnecting: snapshot.reconnecting === true, ...actions }
 }

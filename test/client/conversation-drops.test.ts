@@ -66,8 +66,15 @@ describe('a conversation store whose answer stream ends early', () => {
     it(`resumes from the last event it saw and shows the whole answer, once: ${how}`, async () => {
       const relay = relayThatDrops(3, last)
       const store = relayConversation({ url: 'http://relay.test', model: 'mock/echo', ...relay })
+      // Said while the drop waits to be resumed, and no longer once the relay answers again.
+      const reconnecting: boolean[] = []
+      store.subscribe(() => {
+        const { reconnecting: now = false } = store.getSnapshot()
+        if (reconnecting.at(-1) !== now) reconnecting.push(now)
+      })
       await store.send('Write a lot')
       await eventually(() => store.getSnapshot().status === 'ready', 'the answer completes')
+      expect(reconnecting).toEqual([false, true, false])
       expect(relay.resumedFrom).toEqual(['3'])
       expect(store.getSnapshot().messages.map((m) => m.text)).toEqual([
         'Write a lot',

@@ -340,12 +340,17 @@ function suite(): void {
           },
         )
         .toBe(true)
+      // The page says it is reconnecting, not that the answer failed.
+      const reconnecting = page.getByTestId('reconnecting')
+      await reconnecting.waitFor()
+      await expect(reconnecting.textContent()).resolves.toContain('reconnecting')
       // The answer goes on while the page is offline.
       const missed = await gate().sendUntil((sent) => sent.text.length > text.length + 40)
       cable.mend()
       await page.context().setOffline(false)
-      // Back online, it catches up, then follows the rest live.
+      // Back online, it catches up, then follows the rest live, and says no more.
       await streaming(page, missed.text)
+      await reconnecting.waitFor({ state: 'detached' })
       gate().open()
 
       await finished(page)
