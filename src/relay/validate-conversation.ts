@@ -55,7 +55,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 /**
  * Checks a conversation from a client and rebuilds it from its known fields only (unknown members
  * of a turn, such as an app's own ids, are left out). `items.data`, tool inputs and tool outputs
- * pass through as the same values, never copied or re-serialized. Throws `Invalid`.
+ * pass through as the same values, never copied or re-serialized. The ids of an assistant turn's
+ * tool calls may not repeat, a tool turn answers each at most once, and a conversation may not end
+ * with calls no turn can answer (its last turn an assistant turn that made them); a call that the
+ * next turn leaves unanswered is sent as not given (`sendableTurns`), so a chat goes on after tools
+ * the app did not run. Throws `Invalid`.
  */
 export function parseConversation(value: unknown, limits: ConversationLimits): Conversation {
   const input = record(value, 'conversation')
@@ -65,26 +69,26 @@ export function parseConversation(value: unknown, limits: ConversationLimits): C
     fail('conversation.turns', `must hold at most ${limits.turns} turns, got ${turnsIn.length}`)
   }
   const turns: Turn[] = []
-  // Tool turns answer the calls of the assistant turn before them (possibly over several turns):
-  // their ids, as a set, so matching a result costs the same however many calls there are.
-  let calls: ReadonlySet<string> = NO_CALLS
+  // The calls of the last assistant turn that made any, while the tool turns after it answer them.
+  let asked: Asked | undefined
   for (let i = 0; i < turnsIn.length; i++) {
     const field = `conversation.turns[${i}]`
     const turn = record(turnsIn[i], field)
     const role = own(turn, 'role')
     if (role === 'user') {
       turns.push(userTurn(turn, field))
-      calls = NO_CALLS
+      asked = undefined
     } else if (role === 'assistant') {
       const assistant = assistantTurn(turn, field, limits)
       turns.push(assistant)
-      calls = new Set((assistant.toolCalls ?? []).map((call) => call.id))
+      asked = askedBy(assistant, i)
     } else if (role === 'tool') {
-      turns.push(toolTurn(turn, field, calls, limits))
+      turns.push(toolTurn(turn, field, asked, limits))
     } else {
       fail(`${field}.role`, `must be ${listOf(ROLES)}, got ${describe(role)}`)
     }
   }
+  if (asked?.turn === turns.length - 1) unanswered(asked)
   const conversation: Conversation = { turns }
   const system = own(input, 'system')
   // An empty system prompt is the same as none (and some providers refuse an empty one).
@@ -235,7 +239,44 @@ function opaqueItems(value: unknown, field: string, depth: number): OpaqueItems 
   return out
 }
 
-const NO_CALLS: ReadonlySet<string> = new Set()
+/**
+ * The tool calls of one assistant turn: every call needs exactly one result, in the tool turns
+ * right after it (a provider refuses a call left unanswered). Ids as sets, so matching a result
+ * costs the same however many calls there are.
+ */
+type Asked = {
+  /** The assistant turn's index in the conversation. */
+  turn: number
+  calls: readonly ToolCall[]
+  ids: ReadonlySet<string>
+  /** The ids no tool turn has answered yet. */
+  open: Set<string>
+}
+
+/** The calls of assistant turn `i`, refusing an id it repeats; undefined when it makes none. */
+function askedBy(assistant: AssistantTurn, i: number): Asked | undefined {
+  const calls = assistant.toolCalls ?? []
+  if (calls.length === 0) return undefined
+  const seen = new Set<string>()
+  calls.forEach(({ id }, j) => {
+    if (seen.has(id)) {
+      fail(
+        `conversation.turns[${i}].toolCalls[${j}].id`,
+        `repeats the tool call id ${describe(id)}`,
+      )
+    }
+    seen.add(id)
+  })
+  return { turn: i, calls, ids: seen, open: new Set(seen) }
+}
+
+/** Refuses a conversation whose last turn is `asked`'s assistant turn: its calls have no result. */
+function unanswered(asked: Asked): never {
+  fail(
+    `conversation.turns[${asked.turn}].toolCalls[0]`,
+    `has no result: a tool turn after it must answer ${describe(asked.calls[0]!.id)}`,
+  )
+}
 
 /** `list`, refused when it holds more than `limit` entries (the limit is named in the error). */
 function capped<T>(list: readonly T[], field: string, limit: number, what: string): readonly T[] {
@@ -246,11 +287,11 @@ function capped<T>(list: readonly T[], field: string, limit: number, what: strin
 function toolTurn(
   turn: JsonRecord,
   field: string,
-  calls: ReadonlySet<string>,
+  asked: Asked | undefined,
   limits: ConversationLimits,
 ): ToolTurn {
   const { depth } = limits
-  if (calls.size === 0) fail(field, 'must follow an assistant turn with toolCalls')
+  if (asked === undefined) fail(field, 'must follow an assistant turn with toolCalls')
   const results = capped(
     array(own(turn, 'results'), `${field}.results`),
     `${field}.results`,
@@ -264,9 +305,11 @@ function toolTurn(
       const at = `${field}.results[${j}]`
       const result = record(value, at)
       const callId = string(own(result, 'callId'), `${at}.callId`, { nonEmpty: true })
-      if (!calls.has(callId)) {
+      if (!asked.ids.has(callId)) {
         fail(`${at}.callId`, `${describe(callId)} matches no tool call of the turn before`)
       }
+      if (!asked.open.delete(callId))
+        fail(`${at}.callId`, `${describe(callId)} is answered already`)
       if (!Object.hasOwn(result, 'output')) fail(`${at}.output`, 'is required')
       const output = result['output']
       shallowJson(output, `${at}.output`, depth)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Adapter } from '../../src/core/adapter.ts'
-import type { AssistantTurn } from '../../src/core/conversation.ts'
+import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import { ThinkwireError } from '../../src/core/errors.ts'
 import { mock } from '../../src/providers/mock/index.ts'
 import {
@@ -308,8 +308,18 @@ describe('createRelay: sealing', () => {
   it('refuses a sealed turn whose items, text, thinking or tool calls changed, naming the turn', async () => {
     const relay = createRelay({ providers: offline, sealKeys })
     const turn = await firstTurn(sealKeys)
+    // A planted call comes with its result, so that only the seal is at fault.
+    const after = ({ toolCalls }: AssistantTurn): Turn[] =>
+      toolCalls === undefined
+        ? ask('More')
+        : [
+            {
+              role: 'tool',
+              results: toolCalls.map((c) => ({ callId: c.id, name: c.name, output: 1 })),
+            },
+          ]
     const send = (changed: AssistantTurn) =>
-      chat(relay, { ...body, conversation: { turns: [...ask(), changed, ...ask('More')] } })
+      chat(relay, { ...body, conversation: { turns: [...ask(), changed, ...after(changed)] } })
     const changes: AssistantTurn[] = [
       { ...turn, items: { ...turn.items!, thinkingMode: 'high' } },
       { ...turn, items: { ...turn.items!, data: [...turn.items!.data, { extra: true }] } },

@@ -34,8 +34,9 @@ const PLACEHOLDER: UserTurn = { role: 'user', content: '.' }
 /**
  * Checks a message (`{ model, turn, ...call options }`) or a regenerate (`{ model, ...call
  * options }`) with the relay's own request validator, so both take exactly what `POST /v1/chat`
- * takes besides the conversation. A tool turn is checked against the calls of the stored turn it
- * answers, which must be the last one.
+ * takes besides the conversation. After a stored turn with tool calls, the new turn must be a
+ * tool turn answering every one of them, and a tool turn is taken only there (the rule
+ * `parseConversation` holds every conversation to).
  */
 export function validateMessageRequest(
   body: unknown,
@@ -58,11 +59,11 @@ export function validateMessageRequest(
       if (role !== 'user' && role !== 'tool') {
         fail('turn.role', `must be 'user' | 'tool', got ${describe(role)}`)
       }
+      // Checked after the stored turn that asked for tools, if the last did: the conversation's
+      // own rule then says whether the new turn answers every call (and a tool turn needs one).
       const last = stored.at(-1)
-      if (role === 'tool' && (last?.role !== 'assistant' || !last.toolCalls?.length)) {
-        fail('turn', 'a tool turn must answer the tool calls of the last assistant turn')
-      }
-      context = role === 'tool' && last !== undefined ? [displayTurn(last), turnIn] : [turnIn]
+      const asked = last?.role === 'assistant' && (last.toolCalls?.length ?? 0) > 0
+      context = asked ? [displayTurn(last), turnIn] : [turnIn]
     }
     const checked = validateChatRequest({ ...rest, conversation: { turns: context } }, limits)
     if (!checked.ok) {

@@ -74,6 +74,27 @@ describe('message and regenerate bodies', () => {
     )
   })
 
+  it('checks a turn after a stored turn with tool calls by the rule every conversation has', () => {
+    const twice = {
+      role: 'tool',
+      results: [
+        { callId: 'call_1', name: 'lookup', output: 1 },
+        { callId: 'call_1', name: 'lookup', output: 2 },
+      ],
+    }
+    expect(refusal({ model: 'm/x', turn: twice }, [user, answer])).toEqual({
+      field: 'turn.results[1].callId',
+      message: "turn.results[1].callId 'call_1' is answered already",
+    })
+    // A user turn goes on: the call it leaves open is sent as not given.
+    expect(
+      validateMessageRequest({ model: 'm/x', turn: user }, limits, [user, answer], 'message').ok,
+    ).toBe(true)
+    expect(validateMessageRequest({ model: 'm/x', turn: user }, limits, [user], 'message').ok).toBe(
+      true,
+    )
+  })
+
   it('takes { system? } to create a conversation, and nothing else', () => {
     expect(validateCreateRequest({})).toEqual({ ok: true, value: {} })
     expect(validateCreateRequest({ system: 'Be brief.' })).toEqual({
