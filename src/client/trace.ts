@@ -5,7 +5,10 @@ export type TraceparentOptions = {
    * the page's own trace). @defaultValue a new random trace id
    */
   traceId?: string | undefined
-  /** Whether the relay should record this call (the W3C `sampled` flag). @defaultValue true */
+  /**
+   * The W3C `sampled` flag: whether this page's own trace is recorded. The relay records its span
+   * of the call either way, as a child of this trace. @defaultValue true
+   */
   sampled?: boolean | undefined
 }
 

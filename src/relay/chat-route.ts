@@ -163,7 +163,7 @@ export async function chatRoute(
   first.catch(() => {})
 
   // One span per model call (GenAI semantic conventions), continuing the caller's `traceparent`
-  // and following its sampled flag; exported once the answer has ended.
+  // whatever its sampled flag; exported once the answer has ended.
   const traced = traceCall(
     setup.tracing,
     request.headers.get('traceparent'),

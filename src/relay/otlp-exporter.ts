@@ -11,9 +11,19 @@ export type OtlpExporterOptions = {
   headers?: Readonly<Record<string, string>> | undefined
   /** `service.name` of the resource. @defaultValue 'thinkwire-relay' */
   serviceName?: string | undefined
+  /**
+   * How long one export may take, in milliseconds, before it is aborted and its spans dropped,
+   * so that a collector that never answers holds no connection past it.
+   * @defaultValue 5000
+   */
+  timeoutMs?: number | undefined
   /** @defaultValue globalThis.fetch */
   fetch?: typeof fetch | undefined
 }
+
+/** What {@link OtlpExporterOptions.timeoutMs} is unless set, and the most it may be. */
+const TIMEOUT_MS = 5000
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 /** The span kind CLIENT and the status codes OK and ERROR, as OTLP numbers them. */
 const SPAN_KIND_CLIENT = 3
@@ -23,7 +33,9 @@ const STATUS_ERROR = 2
 /**
  * A span exporter that posts OTLP/HTTP JSON (`POST <endpoint>/v1/traces`), with nothing but
  * `fetch`: it runs in a Worker, Node and Deno. A failed export is dropped (telemetry never fails
- * an answer); the promise settles once the collector has answered.
+ * an answer); the promise settles once the collector has answered, or after `timeoutMs` (5 s by
+ * default), when the request is aborted and its spans dropped. Throws a `TypeError` when
+ * `timeoutMs` is not a whole number of milliseconds a timer takes.
  *
  * @example
  * ```ts
@@ -34,6 +46,13 @@ export function otlpExporter(options: OtlpExporterOptions): SpanExporter {
   const url = `${options.endpoint.replace(/\/+$/, '')}/v1/traces`
   const send = options.fetch ?? ((input, init) => fetch(input, init))
   const headers = { ...options.headers, 'content-type': 'application/json' }
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS
+  // What a timer takes: a whole number of milliseconds that fits 32 signed bits.
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new TypeError(
+      `otlpExporter: timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+    )
+  }
   // What every export repeats (the resource and the scope) is written once, here.
   const service = attribute('service.name', options.serviceName ?? 'thinkwire-relay')
   const head = `{"resourceSpans":[{"resource":{"attributes":[${service}]},"scopeSpans":[{"scope":{"name":"thinkwire"},"spans":[`
@@ -45,10 +64,11 @@ export function otlpExporter(options: OtlpExporterOptions): SpanExporter {
           method: 'POST',
           headers,
           body: `${head}${spans.map(otlpSpan).join(',')}]}]}]}`,
+          signal: AbortSignal.timeout(timeoutMs),
         })
         await response.body?.cancel()
       } catch {
-        // The collector is down or unreachable: the spans are dropped.
+        // The collector is down, unreachable or too slow: the spans are dropped.
       }
     },
   }

@@ -35,14 +35,18 @@ export interface SpanExporter {
 export type TracingOptions = {
   exporter: SpanExporter
   /**
-   * Put the conversation and the answer in the span (`gen_ai.system_instructions`,
-   * `gen_ai.input.messages`, `gen_ai.output.messages`). They hold what users wrote: off unless
-   * you turn it on. @defaultValue false
+   * Put the conversation, the stop sequences and the answer in the span
+   * (`gen_ai.system_instructions`, `gen_ai.input.messages`, `gen_ai.request.stop_sequences`,
+   * `gen_ai.output.messages`). They hold what users wrote: off unless you turn it on.
+   * @defaultValue false
    */
   captureContent?: boolean | undefined
 }
 
-/** The caller's trace, from a W3C `traceparent` header. */
+/**
+ * The caller's trace, from a W3C `traceparent` header. `sampled` is the caller's own decision: the
+ * relay records its span of every call either way (see {@link traceCall}).
+ */
 export type TraceParent = { traceId: string; spanId: string; sampled: boolean }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
@@ -108,8 +112,8 @@ export type CallRecord = {
  * The span of one model call, with the GenAI semantic conventions' attributes: the operation,
  * provider, request and response model, the request's limits, token usage, the finish reason,
  * the call's duration and time to first chunk (in seconds, as the conventions' metrics of the same
- * names), the error type, the cost, and the conversation's id. Prompt and answer text only when
- * `captureContent`.
+ * names), the error type, the cost, and the conversation's id. Prompt, answer and stop sequences
+ * (text the client wrote) only when `captureContent`.
  */
 export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
   const { turn, options } = call
@@ -124,7 +128,6 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
   if (options.temperature !== undefined) {
     attributes['gen_ai.request.temperature'] = options.temperature
   }
-  if (options.stop !== undefined) attributes['gen_ai.request.stop_sequences'] = options.stop
   if (call.conversationId !== undefined) {
     attributes['gen_ai.conversation.id'] = call.conversationId
   }
@@ -152,6 +155,8 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
   }
   if (call.error !== undefined) attributes['error.type'] = call.error.kind
   if (captureContent) {
+    // Stop sequences are the client's text too.
+    if (options.stop !== undefined) attributes['gen_ai.request.stop_sequences'] = options.stop
     const { system, turns } = call.conversation
     if (system !== undefined) attributes['gen_ai.system_instructions'] = system
     attributes['gen_ai.input.messages'] = JSON.stringify(turns.map(withoutItems))
@@ -194,10 +199,11 @@ export type CallTrace = {
 }
 
 /**
- * Starts the span of one model call, continuing the caller's `traceparent` and following its
- * sampled flag: undefined when tracing is off or the caller's trace is not sampled, so an untraced
- * call does no tracing work. The span is exported when it ends, and the export is handed to
- * `waitUntil`; an exporter that throws or rejects never reaches the answer.
+ * Starts the span of one model call, continuing the caller's `traceparent` (its trace id, and its
+ * span as the parent): undefined when tracing is off, so an untraced call does no tracing work.
+ * The caller's sampled flag is not followed: a call the relay bills is recorded whatever a client
+ * asks. The span is exported when it ends, and the export is handed to `waitUntil`; an exporter
+ * that throws or rejects never reaches the answer.
  */
 export function traceCall(
   tracing: TracingOptions | undefined,
@@ -211,7 +217,6 @@ export function traceCall(
 ): CallTrace | undefined {
   if (tracing === undefined) return undefined
   const parent = parseTraceparent(traceparent)
-  if (parent !== undefined && !parent.sampled) return undefined
   let firstChunkMs: number | undefined
   let ended = false
   return {

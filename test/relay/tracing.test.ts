@@ -3,6 +3,8 @@
  * here by an in-memory exporter; the caller's `traceparent` continued; no prompt or answer text
  * unless asked for; and the OTLP/HTTP JSON the exporter posts.
  */
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import type { Adapter } from '../../src/core/adapter.ts'
 import { providerError } from '../../src/core/errors.ts'
@@ -115,7 +117,7 @@ describe('relay traces', () => {
     expect(attributes).not.toHaveProperty('gen_ai.input.messages')
   })
 
-  it('continues the trace of a sampled traceparent, and records none for an unsampled one', async () => {
+  it('continues the trace of a traceparent, sampled or not, and starts one for an invalid header', async () => {
     const exporter = memoryExporter()
     const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -123,17 +125,41 @@ describe('relay traces', () => {
     await streamed(
       await chat(relay, body, { headers: { traceparent: `00-${traceId}-${parentId}-01` } }),
     )
+    // The relay decides what it records: a client's unsampled trace is only the parent.
     await streamed(
       await chat(relay, body, { headers: { traceparent: `00-${traceId}-${parentId}-00` } }),
     )
     await streamed(await chat(relay, body, { headers: { traceparent: 'garbage' } }))
     await new Promise((resolve) => setTimeout(resolve, 0))
-    expect(exporter.spans).toHaveLength(2)
-    expect(exporter.spans[0]).toMatchObject({ traceId, parentSpanId: parentId })
-    expect(exporter.spans[0]!.spanId).not.toBe(parentId)
+    expect(exporter.spans).toHaveLength(3)
+    for (const span of exporter.spans.slice(0, 2)) {
+      expect(span).toMatchObject({ traceId, parentSpanId: parentId })
+      expect(span.spanId).not.toBe(parentId)
+      expect(span.attributes['gen_ai.usage.output_tokens']).toBe(40)
+    }
     // An invalid header starts a new trace.
-    expect(exporter.spans[1]!.traceId).not.toBe(traceId)
-    expect(exporter.spans[1]!.parentSpanId).toBeUndefined()
+    expect(exporter.spans[2]!.traceId).not.toBe(traceId)
+    expect(exporter.spans[2]!.parentSpanId).toBeUndefined()
+  })
+
+  it('puts the stop sequences in the span only when captureContent is on', async () => {
+    const stop = ['SECRET-STOP']
+    for (const captureContent of [false, true]) {
+      const exporter = memoryExporter()
+      const relay = createRelay({
+        providers: { acme: [model()] },
+        tracing: { exporter, captureContent },
+      })
+      await streamed(await chat(relay, { ...body, stop }))
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      const span = exporter.spans[0]!
+      if (captureContent) {
+        expect(span.attributes['gen_ai.request.stop_sequences']).toEqual(stop)
+      } else {
+        expect(span.attributes).not.toHaveProperty('gen_ai.request.stop_sequences')
+        expect(JSON.stringify(span)).not.toContain('SECRET-STOP')
+      }
+    }
   })
 
   it('puts the conversation and the answer in the span only when captureContent is on', async () => {
@@ -194,11 +220,22 @@ describe('traceCall', () => {
   }
   const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
 
-  it('traces nothing when tracing is off or the caller’s trace is not sampled', () => {
-    const exporter = memoryExporter()
+  it('traces nothing when tracing is off', () => {
     expect(traceCall(undefined, parent, call, callStart(), undefined)).toBeUndefined()
+  })
+
+  it('records the span of a call whose caller’s trace is not sampled, under the caller’s span', async () => {
+    const exporter = memoryExporter()
+    const waited: Promise<unknown>[] = []
     const unsampled = parent.replace(/01$/, '00')
-    expect(traceCall({ exporter }, unsampled, call, callStart(), undefined)).toBeUndefined()
+    const trace = traceCall({ exporter }, unsampled, call, callStart(), (p) => void waited.push(p))
+    trace?.end({ finishReason: 'stop' })
+    await Promise.all(waited)
+    expect(exporter.spans).toHaveLength(1)
+    expect(exporter.spans[0]).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentSpanId: '00f067aa0ba902b7',
+    })
   })
 
   it('ends a stopped call’s span once, with its finish reason, the conversation and no usage', async () => {
@@ -338,6 +375,45 @@ describe('otlpExporter', () => {
         },
       ],
     })
+  })
+
+  it('gives up on a collector that never answers, closing its connection, and the answer is unaffected', async () => {
+    // A collector that reads each export and never answers it.
+    const requests: IncomingMessage[] = []
+    const collector = createServer((request) => void requests.push(request))
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
+    const { port } = collector.address() as AddressInfo
+    try {
+      const exporter = otlpExporter({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 50 })
+      const waited: Promise<unknown>[] = []
+      const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
+      const response = await relay.fetch(
+        new Request('http://relay.test/v1/chat', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        { waitUntil: (promise) => void waited.push(promise) },
+      )
+      expect(doneOf(await streamed(response)).text).toBe(ANSWER)
+      expect(waited).toHaveLength(1)
+      // Without a timeout this never settles (and the test times out).
+      await Promise.all(waited)
+      expect(requests).toHaveLength(1)
+      const { socket } = requests[0]!
+      if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve))
+    } finally {
+      collector.closeAllConnections()
+      await new Promise((resolve) => collector.close(resolve))
+    }
+  })
+
+  it('refuses a timeout a timer cannot take, naming it', () => {
+    for (const timeoutMs of [0, -1, 1.5, Number.NaN, Infinity, 2 ** 31]) {
+      expect(() => otlpExporter({ endpoint: 'http://127.0.0.1:4318', timeoutMs })).toThrow(
+        `otlpExporter: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${timeoutMs}`,
+      )
+    }
   })
 
   it('drops the spans when the collector cannot be reached', async () => {
