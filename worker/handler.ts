@@ -91,6 +91,11 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
         },
       )
     }
+    // Creating one counts as a request, as a message does; reading does not.
+    if (route.op === 'create') {
+      const refused = await countRefusal(rateLimiter, clientId)
+      if (refused !== undefined) return refused
+    }
     const namespace = env.CONVERSATIONS
     if (route.op === 'list') {
       const index = namespace.get(namespace.idFromName(`client:${clientId}`))
@@ -109,7 +114,7 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     if (reads && !(route.op === 'create' && empty)) {
       const read = await readJsonBody(request, bodyBytes, BODY_TIMEOUT_MS)
       if (!read.ok) {
-        // As on /v1/chat, a refused message still counts as a request.
+        // As on /v1/chat, a refused message still counts as a request (a create was counted).
         const counted =
           route.op === 'create' ? undefined : await countRefusal(rateLimiter, clientId)
         return counted ?? errorResponse(read.status, 'invalid-request', read.message)

@@ -49,7 +49,7 @@ beforeAll(async () => {
       // Served: the mock only (the test Worker's scripted `test/*` models are not).
       MODELS: 'mock/*',
     }),
-    startTestWorker({ ...base, RATE_LIMIT_REQUESTS_PER_MINUTE: '2' }),
+    startTestWorker({ ...base, RATE_LIMIT_REQUESTS_PER_MINUTE: '3' }),
   ])
 })
 
@@ -822,7 +822,24 @@ describe('durable conversations in workerd', () => {
     expect(list.conversations.some((c) => c.id === id)).toBe(false)
   })
 
+  it('counts creating conversations against the rate limit, and listing not at all', async () => {
+    for (let i = 0; i < 3; i++) await create(limited, BOB)
+    const refused = await call(
+      '/v1/conversations',
+      { method: 'POST', token: BOB },
+      undefined,
+      limited,
+    )
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).not.toBeNull()
+    const { conversations } = (await (
+      await call('/v1/conversations', { token: BOB }, undefined, limited)
+    ).json()) as { conversations: unknown[] }
+    expect(conversations).toHaveLength(3)
+  })
+
   it('counts messages and regenerates against the rate limit, and reads not at all', async () => {
+    // Its creation is the first request of the minute.
     const id = await create(limited)
     await readSse(await send(id, ask('One'), undefined, limited))
     const regenerate = await call(
