@@ -24,9 +24,10 @@ export const BUNDLE_TARGET = 5632
  * dates and `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and
  * whole seconds in the header).
  *
- * - `relayConversation + useConversation` (about 5,300 B) holds the durable store, which keeps its
- *   own snapshot, reconnection and tool answers. It is held to {@link BUNDLE_TARGET}: about 330 B
- *   are left for the durable client's next features.
+ * - `relayConversation + useConversation` (about 5,410 B) holds the durable store, which keeps its
+ *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so) and
+ *   tool answers. It is held to {@link BUNDLE_TARGET}: about 220 B are left for the durable
+ *   client's next features.
  * - `relay + useChat` (about 5,830 B) holds `Chat` and its tool loop (about 1.5 KiB of it), and an
  *   adapter that keeps the whole stream contract itself (abort, idle timeout, the `done` turn folded
  *   from the events); the body it leaves to end after `done` is the reader's `drainMs`. It is over
