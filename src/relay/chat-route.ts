@@ -30,7 +30,7 @@ export type ChatSetup = {
 /** One request's log entry, and how to write it once the answer (or its stream) has ended. */
 export type Trace = { entry: RelayLogEntry; streaming: boolean; write(): void }
 
-/** Output tokens reserved at admission when the call sets no `maxTokens` (nor the model a smaller cap). */
+/** Output tokens reserved at admission when neither the call (`maxTokens`) nor the model has a cap. */
 export const DEFAULT_OUTPUT_RESERVE = 4096
 
 /**
@@ -40,8 +40,8 @@ export const DEFAULT_OUTPUT_RESERVE = 4096
  * `heartbeatMs` of silence, the answer is an SSE stream that ends in `done` or `error`.
  *
  * The budget is honest on every path: a refused body still counts as a request; admission counts
- * the input estimate plus the output the call may produce (its `maxTokens`, else the model's cap up
- * to {@link DEFAULT_OUTPUT_RESERVE}); and the call is settled with its real usage on `done`, or
+ * the input estimate plus the output the call may produce (its `maxTokens`, else the model's cap,
+ * else {@link DEFAULT_OUTPUT_RESERVE}); and the call is settled with its real usage on `done`, or
  * with an estimate of what was streamed when it fails or the client leaves.
  */
 export async function chatRoute(
@@ -91,8 +91,10 @@ export async function chatRoute(
   }
 
   const inputTokens = Math.ceil(body.bytes / 4)
-  const cap = adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
-  const outputReserve = options.maxTokens ?? Math.min(cap, DEFAULT_OUTPUT_RESERVE)
+  // What the call may really produce: its own cap, else the model's (which an adapter may send
+  // as its default), else a default for a model whose cap is not known.
+  const outputReserve =
+    options.maxTokens ?? adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
   const estimatedTokens = inputTokens + outputReserve
   // Dollars: the same estimate at the model's prices (nothing for a model without a price), so a
   // budget is checked with the output the call may produce, then settled with the real cost.

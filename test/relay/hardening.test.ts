@@ -7,7 +7,6 @@ import type { Adapter } from '../../src/core/adapter.ts'
 import type { Conversation } from '../../src/core/conversation.ts'
 import type { Event } from '../../src/core/events.ts'
 import { mock } from '../../src/providers/mock/index.ts'
-import { DEFAULT_OUTPUT_RESERVE } from '../../src/relay/chat-route.ts'
 import { DROP_LIMITS } from '../../src/relay/read-body.ts'
 import {
   createRelay,
@@ -17,6 +16,9 @@ import {
 } from '../../src/relay/index.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
+
+/** The mock model's output cap: what a call without `maxTokens` reserves. */
+const MOCK_MAX_OUTPUT = mock().capabilities!.maxOutputTokens!
 import { payloads, readSse } from './sse-reader.ts'
 
 const body = { model: 'mock/echo', conversation: { turns: ask() } }
@@ -266,8 +268,9 @@ describe('relay hardening: honest budgets', () => {
     await streamed(await chat(relay, payload))
     const capped = JSON.stringify({ ...body, maxTokens: 100 })
     await streamed(await chat(relay, capped))
+    // Without maxTokens, the model's own cap: what the call may really produce.
     expect(checks).toEqual([
-      input + DEFAULT_OUTPUT_RESERVE,
+      input + MOCK_MAX_OUTPUT,
       Math.ceil(new TextEncoder().encode(capped).length / 4) + 100,
     ])
   })

@@ -9,7 +9,6 @@ import {
   type RateLimiter,
   type RelayLogEntry,
 } from '../../src/relay/index.ts'
-import { DEFAULT_OUTPUT_RESERVE } from '../../src/relay/chat-route.ts'
 import { DROP_LIMITS } from '../../src/relay/read-body.ts'
 import { ask, chat, doneOf, errorBody, offline, streamed } from './helpers.ts'
 
@@ -231,9 +230,10 @@ describe('createRelay: rate limits', () => {
     const relay = createRelay({ providers: { mock: [adapter] }, rateLimiter })
     const payload = JSON.stringify(body)
     await streamed(await chat(relay, payload))
-    // The input (about 4 bytes a token) and the output the call may produce.
+    // The input (about 4 bytes a token) and the output the call may produce: the model's cap.
     const estimatedTokens =
-      Math.ceil(new TextEncoder().encode(payload).length / 4) + DEFAULT_OUTPUT_RESERVE
+      Math.ceil(new TextEncoder().encode(payload).length / 4) +
+      adapter.capabilities!.maxOutputTokens!
     // The mock model has no price: nothing in dollars is reserved or settled.
     expect(calls).toEqual([
       ['check', 'anonymous', { tokens: estimatedTokens, usd: 0 }],

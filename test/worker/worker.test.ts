@@ -210,11 +210,14 @@ describe('worker in workerd: streaming', () => {
   })
 
   it('completes fifty concurrent streams', async () => {
+    // Each capped (each reserves its cap against the token window, else the model's own).
     const reads = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        post(open, { model: 'test/slow', conversation: { turns: ask(`question ${i}`) } }).then(
-          readSse,
-        ),
+        post(open, {
+          model: 'test/slow',
+          conversation: { turns: ask(`question ${i}`) },
+          maxTokens: 1000,
+        }).then(readSse),
       ),
     )
     reads.forEach((read, i) => {

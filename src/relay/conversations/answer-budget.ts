@@ -23,7 +23,7 @@ export type AnswerAdmission =
 /**
  * Checks an answer of a durable conversation against its client's limits as `POST /v1/chat`
  * checks a call: what it sends (the whole stored conversation and the new turn, `sentBytes`, about
- * 4 bytes a token) plus the output it may produce (its `maxTokens`, else the model's cap up to
+ * 4 bytes a token) plus the output it may produce (its `maxTokens`, else the model's cap, else
  * {@link DEFAULT_OUTPUT_RESERVE}), priced at the model's rates, so dollar budgets count it.
  */
 export async function reserveAnswer(
@@ -32,8 +32,10 @@ export async function reserveAnswer(
   call: { sentBytes: number; adapter: Adapter; options: CallOptions },
 ): Promise<AnswerAdmission> {
   const { adapter, options } = call
-  const cap = adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
-  const outputReserve = options.maxTokens ?? Math.min(cap, DEFAULT_OUTPUT_RESERVE)
+  // What the call may really produce: its own cap, else the model's (which an adapter may send
+  // as its default), else a default for a model whose cap is not known.
+  const outputReserve =
+    options.maxTokens ?? adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
   const pricing = adapter.capabilities?.pricing
   const estimate = estimateCall(call.sentBytes, outputReserve, pricing)
   let decision: LimitDecision
