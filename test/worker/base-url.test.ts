@@ -1,52 +1,14 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { anthropicTextAnswer } from '../contract/upstreams/anthropic.ts'
 import { payloads, readSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker, type WorkerAnswers } from './start-worker.ts'
 
 /** What the stand-in Anthropic API received. */
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: unknown }
 
-const STREAM = [
-  [
-    'message_start',
-    {
-      type: 'message_start',
-      message: {
-        id: 'msg_gateway',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-haiku-4-5',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 1 },
-      },
-    },
-  ],
-  [
-    'content_block_start',
-    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-  ],
-  [
-    'content_block_delta',
-    {
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'text_delta', text: 'Via the gateway' },
-    },
-  ],
-  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-  [
-    'message_delta',
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: 3 },
-    },
-  ],
-  ['message_stop', { type: 'message_stop' }],
-] as const
+const ANSWER = anthropicTextAnswer('Via the gateway')
 
 const seen: Seen[] = []
 let upstream: Server
@@ -66,9 +28,7 @@ beforeAll(async () => {
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
       })
       response.writeHead(200, { 'content-type': 'text/event-stream' })
-      response.end(
-        STREAM.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join(''),
-      )
+      response.end(ANSWER)
     })
   })
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anthropicModels } from '../../src/providers/anthropic/models.ts'
 import { payloads, readSse } from '../relay/sse-reader.ts'
-import { sse } from '../helpers/replay-fetch.ts'
+import { anthropicTextAnswer } from '../contract/upstreams/anthropic.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 // The Worker loads a provider's SDK when the provider first streams (worker/registry.ts): here,
@@ -12,42 +12,7 @@ import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const KEY = 'sk-ant-first-call-key'
 
-const ANSWER = sse([
-  [
-    'message_start',
-    {
-      type: 'message_start',
-      message: {
-        id: 'msg_first',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-haiku-4-5',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 1 },
-      },
-    },
-  ],
-  [
-    'content_block_start',
-    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-  ],
-  [
-    'content_block_delta',
-    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Loaded' } },
-  ],
-  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-  [
-    'message_delta',
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: 2 },
-    },
-  ],
-  ['message_stop', { type: 'message_stop' }],
-])
+const ANSWER = anthropicTextAnswer('Loaded')
 
 /** Requests the stand-in Anthropic API received: the first is refused, every later one answered. */
 let calls = 0

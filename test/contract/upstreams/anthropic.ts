@@ -19,6 +19,32 @@ export const anthropicStreamed = {
   text: 'Checking Paris → one moment 🌦️.',
 }
 
+/** An answer of one text block, `text`, from `model`: the least a Messages stream holds. */
+export function anthropicTextAnswer(text: string, model = 'claude-haiku-4-5'): string {
+  return [
+    event('message_start', {
+      message: {
+        id: 'msg_text',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 5, output_tokens: 1 },
+      },
+    }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    delta(0, { type: 'text_delta', text }),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 2 },
+    }),
+    event('message_stop', {}),
+  ].join('')
+}
+
 /** Thinking, a signature, text, and a tool call whose input arrives in pieces. */
 export function anthropicAnswer(model: string): Wire {
   const events = [
