@@ -21,50 +21,59 @@ const frame = (id: number, event: string, data: unknown) =>
   `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 /**
- * A relay holding the question and its first answer (events up to id 4), whose follow stream then
- * carries another tab's regenerate: its `turn` event (`replaces` as given), a delta, and `done`,
- * the test letting each go.
+ * A relay holding `turns` (events up to `lastEventId`) whose follow stream the test writes, a frame
+ * at a time. A POST fails as fetch does when the relay took the request but its answer never
+ * reached the page; `posts` lists their paths.
  */
-function relayWithRegenerate(replaces: boolean) {
+function followedRelay(turns: Turn[], lastEventId: number) {
   let write!: ReadableStreamDefaultController<string>
   const follow = new ReadableStream<string>({ start: (controller) => void (write = controller) })
-  const fetch = async (input: RequestInfo | URL) => {
+  const posts: string[] = []
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input))
     if (url.pathname === `/v1/conversations/${ID}`) {
-      return Response.json({
-        conversation: { turns: [QUESTION, FIRST] },
-        streaming: false,
-        lastEventId: 4,
-      })
+      return Response.json({ conversation: { turns }, streaming: false, lastEventId })
     }
     if (url.pathname === `/v1/conversations/${ID}/stream`) {
       return new Response(follow.pipeThrough(new TextEncoderStream()), {
         headers: { 'content-type': 'text/event-stream' },
       })
     }
+    if (init?.method === 'POST') {
+      posts.push(url.pathname)
+      throw new TypeError('fetch failed')
+    }
     return Response.json(
       { error: { kind: 'not-found', message: 'no such route' } },
       { status: 404 },
     )
   }
+  return { fetch, posts, write: (text: string) => write.enqueue(text) }
+}
+
+/** A store that follows the conversation through `fetch`. */
+const follower = (fetch: typeof globalThis.fetch) =>
+  relayConversation({ url: 'http://relay.test', model: 'mock/echo', id: ID, follow: true, fetch })
+
+/**
+ * A relay holding the question and its first answer (events up to id 4), whose follow stream then
+ * carries another tab's regenerate: its `turn` event (`replaces` as given), a delta, and `done`,
+ * the test letting each go.
+ */
+function relayWithRegenerate(replaces: boolean) {
+  const relay = followedRelay([QUESTION, FIRST], 4)
   const events = [
     frame(5, 'turn', replaces ? { turn: QUESTION, replaces: true } : { turn: QUESTION }),
     frame(6, 'text', { text: 'A better' }),
     frame(7, 'done', { turn: SECOND }),
   ]
-  return { fetch, next: () => write.enqueue(events.shift()!) }
+  return { fetch: relay.fetch, next: () => relay.write(events.shift()!) }
 }
 
 describe('a conversation store that follows another tab', () => {
   it("shows a regenerate's answer in the place of the one it replaces, as it streams and once done", async () => {
     const relay = relayWithRegenerate(true)
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      follow: true,
-      fetch: relay.fetch,
-    })
+    const store = follower(relay.fetch)
     await store.load()
     const texts = () => store.getSnapshot().messages.map((m) => m.text)
     expect(texts()).toEqual(['Tell me a joke', 'A first joke.'])
@@ -82,13 +91,7 @@ describe('a conversation store that follows another tab', () => {
 
   it('adds an answer that replaces nothing after the last one', async () => {
     const relay = relayWithRegenerate(false)
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      follow: true,
-      fetch: relay.fetch,
-    })
+    const store = follower(relay.fetch)
     await store.load()
     relay.next()
     relay.next()
@@ -105,41 +108,14 @@ describe('a conversation store that follows another tab', () => {
 describe('a conversation store whose message was accepted though its request failed', () => {
   it('shows the answer the follow stream brings, with no error and nothing to retry', async () => {
     const question: Turn = { role: 'user', content: 'Was this sent?' }
-    let write!: ReadableStreamDefaultController<string>
-    const follow = new ReadableStream<string>({ start: (controller) => void (write = controller) })
-    const posts: string[] = []
-    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(String(input))
-      if (url.pathname === `/v1/conversations/${ID}`) {
-        return Response.json({ conversation: { turns: [] }, streaming: false, lastEventId: 0 })
-      }
-      if (url.pathname === `/v1/conversations/${ID}/stream`) {
-        return new Response(follow.pipeThrough(new TextEncoderStream()), {
-          headers: { 'content-type': 'text/event-stream' },
-        })
-      }
-      if (init?.method === 'POST') {
-        posts.push(url.pathname)
-        // The relay took the message; its answer never reached the page.
-        throw new TypeError('fetch failed')
-      }
-      return Response.json(
-        { error: { kind: 'not-found', message: 'no such route' } },
-        { status: 404 },
-      )
-    }
-    const store = relayConversation({
-      url: 'http://relay.test',
-      model: 'mock/echo',
-      id: ID,
-      follow: true,
-      fetch,
-    })
+    // The relay takes the message; its answer never reaches the page.
+    const relay = followedRelay([], 0)
+    const store = follower(relay.fetch)
     await store.load()
     await store.send(question)
     expect(store.getSnapshot().status).toBe('error')
-    write.enqueue(frame(1, 'turn', { turn: question }))
-    write.enqueue(frame(2, 'done', { turn: SECOND }))
+    relay.write(frame(1, 'turn', { turn: question }))
+    relay.write(frame(2, 'done', { turn: SECOND }))
     await eventually(() => store.getSnapshot().status === 'ready', 'the answer arrives')
     expect(store.getSnapshot().error).toBeUndefined()
     expect(store.getSnapshot().conversation.turns).toEqual([question, SECOND])
@@ -147,7 +123,7 @@ describe('a conversation store whose message was accepted though its request fai
       'Was this sent?',
       'A better joke.',
     ])
-    expect(posts).toEqual([`/v1/conversations/${ID}/messages`])
+    expect(relay.posts).toEqual([`/v1/conversations/${ID}/messages`])
     store.dispose()
   })
 })
