@@ -3,6 +3,7 @@
 // calendar days and months in UTC: a day's spend resets at 00:00 UTC, a month's on the 1st.
 
 import { costOf, type Pricing } from '../core/pricing.ts'
+import type { Adapter, CallOptions } from '../core/adapter.ts'
 
 /** Spending limits of one client, in US dollars. An omitted (or 0) limit is not enforced. */
 export type BudgetLimits = {
@@ -173,6 +174,18 @@ export type CallEstimate = {
   tokens: number
   /** The same at the model's prices, in US dollars (0 without a price). */
   usd: number
+}
+
+/** Output tokens reserved when neither the call (`maxTokens`) nor the model has a cap. */
+export const DEFAULT_OUTPUT_RESERVE = 4096
+
+/**
+ * The output a call may really produce, which admission reserves: its `maxTokens`, else the
+ * model's cap (which an adapter may send as its default), else {@link DEFAULT_OUTPUT_RESERVE} for
+ * a model whose cap is not known.
+ */
+export function outputReserveOf(adapter: Adapter, options: CallOptions): number {
+  return options.maxTokens ?? adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
 }
 
 /**

@@ -9,6 +9,7 @@ import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { limitRefusal } from './limit-refusal.ts'
 import { costOf } from '../core/pricing.ts'
+import { outputReserveOf } from './budget.ts'
 import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
 import type { Dialect } from './dialects.ts'
@@ -30,9 +31,6 @@ export type ChatSetup = {
 /** One request's log entry, and how to write it once the answer (or its stream) has ended. */
 export type Trace = { entry: RelayLogEntry; streaming: boolean; write(): void }
 
-/** Output tokens reserved at admission when neither the call (`maxTokens`) nor the model has a cap. */
-export const DEFAULT_OUTPUT_RESERVE = 4096
-
 /**
  * `POST /v1/chat`: reads and checks the body, resolves the model, checks seals, takes the rate
  * limit, then waits for the first event so that a call that fails at once (auth, rate limit, bad
@@ -40,9 +38,9 @@ export const DEFAULT_OUTPUT_RESERVE = 4096
  * `heartbeatMs` of silence, the answer is an SSE stream that ends in `done` or `error`.
  *
  * The budget is honest on every path: a refused body still counts as a request; admission counts
- * the input estimate plus the output the call may produce (its `maxTokens`, else the model's cap,
- * else {@link DEFAULT_OUTPUT_RESERVE}); and the call is settled with its real usage on `done`, or
- * with an estimate of what was streamed when it fails or the client leaves.
+ * the input estimate plus the output the call may produce ({@link outputReserveOf}: its
+ * `maxTokens`, else the model's cap, else a default); and the call is settled with its real usage
+ * on `done`, or with an estimate of what was streamed when it fails or the client leaves.
  */
 export async function chatRoute(
   request: Request,
@@ -91,10 +89,7 @@ export async function chatRoute(
   }
 
   const inputTokens = Math.ceil(body.bytes / 4)
-  // What the call may really produce: its own cap, else the model's (which an adapter may send
-  // as its default), else a default for a model whose cap is not known.
-  const outputReserve =
-    options.maxTokens ?? adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
+  const outputReserve = outputReserveOf(adapter, options)
   const estimatedTokens = inputTokens + outputReserve
   // Dollars: the same estimate at the model's prices (nothing for a model without a price), so a
   // budget is checked with the output the call may produce, then settled with the real cost.

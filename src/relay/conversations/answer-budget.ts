@@ -1,8 +1,7 @@
 import type { Adapter, CallOptions } from '../../core/adapter.ts'
 import type { Usage } from '../../core/conversation.ts'
 import { costOf, type Pricing } from '../../core/pricing.ts'
-import { estimateCall, pricedTokens, type CallEstimate } from '../budget.ts'
-import { DEFAULT_OUTPUT_RESERVE } from '../chat-route.ts'
+import { estimateCall, outputReserveOf, pricedTokens, type CallEstimate } from '../budget.ts'
 import type { LimitDecision, RateLimiter } from '../rate-limit.ts'
 
 /** What the limiter counted for an answer, settled with what it used once it ends. */
@@ -23,8 +22,8 @@ export type AnswerAdmission =
 /**
  * Checks an answer of a durable conversation against its client's limits as `POST /v1/chat`
  * checks a call: what it sends (the whole stored conversation and the new turn, `sentBytes`, about
- * 4 bytes a token) plus the output it may produce (its `maxTokens`, else the model's cap, else
- * {@link DEFAULT_OUTPUT_RESERVE}), priced at the model's rates, so dollar budgets count it.
+ * 4 bytes a token) plus the output it may produce ({@link outputReserveOf}), priced at the
+ * model's rates, so dollar budgets count it.
  */
 export async function reserveAnswer(
   limiter: RateLimiter,
@@ -32,12 +31,8 @@ export async function reserveAnswer(
   call: { sentBytes: number; adapter: Adapter; options: CallOptions },
 ): Promise<AnswerAdmission> {
   const { adapter, options } = call
-  // What the call may really produce: its own cap, else the model's (which an adapter may send
-  // as its default), else a default for a model whose cap is not known.
-  const outputReserve =
-    options.maxTokens ?? adapter.capabilities?.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE
   const pricing = adapter.capabilities?.pricing
-  const estimate = estimateCall(call.sentBytes, outputReserve, pricing)
+  const estimate = estimateCall(call.sentBytes, outputReserveOf(adapter, options), pricing)
   let decision: LimitDecision
   try {
     decision = await limiter.check(clientId, { tokens: estimate.tokens, usd: estimate.usd })
