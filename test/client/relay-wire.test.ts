@@ -19,6 +19,32 @@ function client(spec: ReplaySpec | ReplaySpec[]) {
   return { adapter, replay }
 }
 
+/**
+ * A relay client whose answer body sends `text` and then neither ends nor heeds the request's
+ * signal (as a proxy may keep it open, or an in-process fetch ignore an abort); `cancelled()` says
+ * whether the client cancelled it.
+ */
+function clientOfOpenBody(text: string) {
+  let cancelled = false
+  const fetch = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text))
+        },
+        pull: () => new Promise<void>(() => {}),
+        cancel() {
+          cancelled = true
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    )
+  return {
+    adapter: relay({ url: RELAY_URL, model: 'mock/echo', fetch }),
+    cancelled: () => cancelled,
+  }
+}
+
 const turn = {
   role: 'assistant',
   text: 'Hi',
@@ -322,75 +348,31 @@ describe('relay client on the wire', () => {
   })
 
   it('cancels the response body when the consumer stops early', async () => {
-    let cancelled = false
-    const encoder = new TextEncoder()
-    const fetch = async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode(sse([['text', { text: 'one' }]])))
-          },
-          cancel() {
-            cancelled = true
-          },
-        }),
-        { headers: { 'content-type': 'text/event-stream' } },
-      )
-    const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch })
+    const { adapter, cancelled } = clientOfOpenBody(sse([['text', { text: 'one' }]]))
     for await (const event of adapter.stream(ask)) {
       expect(event).toEqual({ type: 'text', text: 'one' })
       break
     }
-    await expect.poll(() => cancelled).toBe(true)
+    await expect.poll(cancelled).toBe(true)
   })
 
   it('leaves a body still open after done to end by itself, and cancels it 2 s later', async () => {
-    let cancelled = false
-    const encoder = new TextEncoder()
-    const fetch = async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            const answer = sse([
-              ['text', { text: 'Hi' }],
-              ['done', { turn }],
-            ])
-            controller.enqueue(encoder.encode(answer))
-          },
-          // Stays open after done, as a proxy may keep it.
-          pull: () => new Promise<void>(() => {}),
-          cancel() {
-            cancelled = true
-          },
-        }),
-        { headers: { 'content-type': 'text/event-stream' } },
-      )
-    const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch })
+    // Stays open after done, as a proxy may keep it.
+    const { adapter, cancelled } = clientOfOpenBody(
+      sse([
+        ['text', { text: 'Hi' }],
+        ['done', { turn }],
+      ]),
+    )
     expect((await collect(adapter.stream(ask))).at(-1)).toEqual({ type: 'done', turn })
     // Not at done: a browser shows a fetch cancelled in its last bytes as a failed request.
     await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(cancelled).toBe(false)
-    await expect.poll(() => cancelled, { timeout: 5000 }).toBe(true)
+    expect(cancelled()).toBe(false)
+    await expect.poll(cancelled, { timeout: 5000 }).toBe(true)
   })
 
   it('cancels a body that does not end on abort by itself (an in-process or polyfilled fetch)', async () => {
-    let cancelled = false
-    const encoder = new TextEncoder()
-    const fetch = async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode(sse([['text', { text: 'one' }]])))
-          },
-          // Never sends more and ignores the request's signal.
-          pull: () => new Promise<void>(() => {}),
-          cancel() {
-            cancelled = true
-          },
-        }),
-        { headers: { 'content-type': 'text/event-stream' } },
-      )
-    const adapter = relay({ url: RELAY_URL, model: 'mock/echo', fetch })
+    const { adapter, cancelled } = clientOfOpenBody(sse([['text', { text: 'one' }]]))
     const controller = new AbortController()
     const { events, error } = await failure(
       (async function* () {
@@ -402,6 +384,6 @@ describe('relay client on the wire', () => {
     )
     expect(events).toEqual([{ type: 'text', text: 'one' }])
     expect(error).toMatchObject({ kind: 'aborted' })
-    await expect.poll(() => cancelled).toBe(true)
+    await expect.poll(cancelled).toBe(true)
   })
 })
