@@ -13,6 +13,7 @@ import { guardStream } from '../../src/kit/guard-stream.ts'
 import {
   createRelay,
   otlpExporter,
+  type Relay,
   type RelaySpan,
   type SpanExporter,
 } from '../../src/relay/index.ts'
@@ -63,19 +64,24 @@ const body = {
   temperature: 0.5,
 }
 
+/** POSTs {@link body} to `/v1/chat`, keeping what the relay hands `waitUntil` in `waited`. */
+function chatWithin(relay: Relay, waited: Promise<unknown>[]): Promise<Response> {
+  return relay.fetch(
+    new Request('http://relay.test/v1/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    { waitUntil: (promise) => void waited.push(promise) },
+  )
+}
+
 describe('relay traces', () => {
   it('exports one client span per call with every GenAI attribute, and no content', async () => {
     const exporter = memoryExporter()
     const waited: Promise<unknown>[] = []
     const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
-    const response = await relay.fetch(
-      new Request('http://relay.test/v1/chat', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-      { waitUntil: (promise) => void waited.push(promise) },
-    )
+    const response = await chatWithin(relay, waited)
     const turn = doneOf(await streamed(response))
     expect(waited).toHaveLength(1)
     await Promise.all(waited)
@@ -196,14 +202,7 @@ describe('relay traces', () => {
   it('exports nothing and costs nothing when tracing is off', async () => {
     const waited: Promise<unknown>[] = []
     const relay = createRelay({ providers: { acme: [model()] } })
-    const response = await relay.fetch(
-      new Request('http://relay.test/v1/chat', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-      { waitUntil: (promise) => void waited.push(promise) },
-    )
+    const response = await chatWithin(relay, waited)
     await streamed(response)
     expect(waited).toEqual([])
   })
@@ -387,14 +386,7 @@ describe('otlpExporter', () => {
       const exporter = otlpExporter({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 50 })
       const waited: Promise<unknown>[] = []
       const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
-      const response = await relay.fetch(
-        new Request('http://relay.test/v1/chat', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-        { waitUntil: (promise) => void waited.push(promise) },
-      )
+      const response = await chatWithin(relay, waited)
       expect(doneOf(await streamed(response)).text).toBe(ANSWER)
       expect(waited).toHaveLength(1)
       // Without a timeout this never settles (and the test times out).
