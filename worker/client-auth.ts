@@ -1,11 +1,11 @@
+import { createAuthenticate, MIN_TOKEN_LENGTH, type Authenticate } from '../src/relay/auth.ts'
+import { isJwksUrl } from '../src/relay/jwt-auth.ts'
 import {
-  createAuthenticate,
-  MIN_TOKEN_LENGTH,
-  type Authenticate,
+  jwtAuth,
+  type JwtAuthOptions,
   type RelayAuth,
   type RelayRefusal,
-} from '../src/relay/auth.ts'
-import { isJwksUrl, jwtAuth, type JwtAuthOptions } from '../src/relay/jwt-auth.ts'
+} from '../src/relay/index.ts'
 import {
   addressClientId,
   flag,

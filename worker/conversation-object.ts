@@ -1,9 +1,16 @@
 import { DurableObject } from 'cloudflare:workers'
-import type { Adapter, CallOptions } from '../src/core/adapter.ts'
-import type { AssistantTurn, Conversation, Turn } from '../src/core/conversation.ts'
-import { toThinkwireError, type ThinkwireError } from '../src/core/errors.ts'
+import type {
+  Adapter,
+  AssistantTurn,
+  CallOptions,
+  Conversation,
+  ProviderEntry,
+  Registry,
+  ThinkwireError,
+  Turn,
+} from '../src/index.ts'
+import { toThinkwireError } from '../src/kit/index.ts'
 import { partialTurn } from '../src/core/reducer.ts'
-import type { ProviderEntry, Registry } from '../src/core/registry.ts'
 import type { WireError } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
