@@ -15,10 +15,11 @@ import type { WireError } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
 import {
+  failedEnd,
   reserveAnswer,
   settleAnswer,
   type AnswerReservation,
-} from '../src/relay/conversations/answer-budget.ts'
+} from '../src/relay/answer-budget.ts'
 import {
   createConversationStore,
   utf8Length,
@@ -482,7 +483,7 @@ export class ConversationObject extends DurableObject<Env> {
     if (reserved instanceof Response) return reserved
     // Deleted, or changed by another message, while the limiter was asked.
     if (this.#meta !== meta || this.#answer !== undefined) {
-      if (reserved !== undefined) void settleAnswer(reserved, { streamedChars: 0, released: true })
+      if (reserved !== undefined) void settleAnswer(reserved, { released: true })
       return this.#meta === undefined
         ? errorResponse(404, 'invalid-request', 'no such conversation')
         : busy()
@@ -652,7 +653,11 @@ export class ConversationObject extends DurableObject<Env> {
     if (answer.reservation !== undefined) {
       void settleAnswer(
         answer.reservation,
-        complete === undefined ? { streamedChars: answer.chars } : { usage: complete.usage },
+        complete !== undefined
+          ? { usage: complete.usage }
+          : failure !== undefined
+            ? failedEnd(failure, answer.chars)
+            : { streamedChars: answer.chars },
       )
     }
     this.#announce()

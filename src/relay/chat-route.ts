@@ -8,8 +8,13 @@ import { toEventStream } from './event-stream.ts'
 import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { limitRefusal } from './limit-refusal.ts'
-import { costOf } from '../core/pricing.ts'
-import { outputReserveOf } from './budget.ts'
+import {
+  failedEnd,
+  reserveAnswer,
+  settleAnswer,
+  type AnswerEnd,
+  type AnswerReservation,
+} from './answer-budget.ts'
 import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
 import type { Dialect } from './dialects.ts'
@@ -38,9 +43,9 @@ export type Trace = { entry: RelayLogEntry; streaming: boolean; write(): void }
  * `heartbeatMs` of silence, the answer is an SSE stream that ends in `done` or `error`.
  *
  * The budget is honest on every path: a refused body still counts as a request; admission counts
- * the input estimate plus the output the call may produce ({@link outputReserveOf}: its
- * `maxTokens`, else the model's cap, else a default); and the call is settled with its real usage
- * on `done`, or with an estimate of what was streamed when it fails or the client leaves.
+ * the input estimate plus the output the call may produce (`reserveAnswer`); and the call is
+ * settled with its real usage on `done`, with nothing when the model refused it, and with what was
+ * reserved when it ends early and its usage is not known (`settleAnswer`).
  */
 export async function chatRoute(
   request: Request,
@@ -88,49 +93,33 @@ export async function chatRoute(
     if (sealWarnings.length > 0) trace.entry.notes = [...(trace.entry.notes ?? []), ...sealWarnings]
   }
 
-  const inputTokens = Math.ceil(body.bytes / 4)
-  const outputReserve = outputReserveOf(adapter, options)
-  const estimatedTokens = inputTokens + outputReserve
-  // Dollars: the same estimate at the model's prices (nothing for a model without a price), so a
-  // budget is checked with the output the call may produce, then settled with the real cost.
-  const pricing = adapter.capabilities?.pricing
-  const priced = (input: number, output: number) =>
-    pricing === undefined ? 0 : costOf({ inputTokens: input, outputTokens: output }, pricing)
-  const estimatedUsd = priced(inputTokens, outputReserve)
-  let reservedAt: number | undefined
-  const settle = (tokens: number, usd: number) => {
-    const report = rateLimiter?.report?.(clientId, {
-      tokens,
-      estimatedTokens,
-      usd,
-      estimatedUsd,
-      reservedAt,
-    })
-    if (report instanceof Promise) {
-      const settled = report.catch(() => {})
-      context.waitUntil?.(settled)
-    }
-  }
-  /** The cost of a finished turn: its own, else its usage at the model's prices. */
-  const costOfTurn = (usage: Usage) =>
-    usage.cost ?? (pricing === undefined ? 0 : costOf(usage, pricing, options.cache))
+  // Admission counts what is sent and the output the call may produce; the answer is settled with
+  // its real usage once it ends (see `settleAnswer`), in the background.
+  let reservation: AnswerReservation | undefined
   if (rateLimiter !== undefined) {
-    let decision
-    try {
-      decision = await rateLimiter.check(clientId, { tokens: estimatedTokens, usd: estimatedUsd })
-    } catch {
+    const admission = await reserveAnswer(rateLimiter, clientId, {
+      sentBytes: body.bytes,
+      adapter,
+      options,
+    })
+    if (!admission.ok) {
+      if (admission.refusal !== 'unavailable') return limitRefusal(admission.refusal, errorResponse)
       return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', {
         retryable: true,
       })
     }
-    if (!decision.ok) return limitRefusal(decision, errorResponse)
-    reservedAt = decision.reservedAt
+    reservation = admission.reservation
+  }
+  const settle = (end: AnswerEnd) => {
+    if (reservation === undefined) return
+    const settled = settleAnswer(reservation, end)
+    context.waitUntil?.(settled)
   }
 
   // The client leaving (request.signal) or the response stream being cancelled stops the upstream.
   // It may have left already, while the body, the seals or the rate limiter were awaited.
   if (request.signal.aborted) {
-    settle(0, 0)
+    settle({ released: true })
     trace.entry.outcome = 'cancel'
     return errorResponse(499, 'aborted', 'the client left before the call started')
   }
@@ -186,9 +175,7 @@ export async function chatRoute(
     return { ...out, items: { ...out.items, seal: await sealer.seal(out) } }
   }
   const failed = (failure: ThinkwireError, streamedChars: number): void => {
-    // Charged for the input and what was streamed (about 4 characters a token).
-    const streamedTokens = Math.ceil(streamedChars / 4)
-    settle(inputTokens + streamedTokens, priced(inputTokens, streamedTokens))
+    settle(failedEnd(failure, streamedChars))
     trace.entry.error = logError(failure)
   }
 
@@ -200,7 +187,7 @@ export async function chatRoute(
       const turn = await finish(answered.turn)
       trace.entry.outcome = 'done'
       trace.entry.usage = logUsage(turn.usage)
-      settle(turn.usage.inputTokens + turn.usage.outputTokens, costOfTurn(turn.usage))
+      settle({ usage: turn.usage })
       span(turn)
       return withTiming(call.respond(turn), timedOnce)
     }
@@ -222,9 +209,7 @@ export async function chatRoute(
     const failure = relayFailure(early.error, adapter.provider, upstream.signal)
     release()
     upstream.abort()
-    // Refused upstream before anything was made: nothing to charge beyond the request itself.
-    settle(0, 0)
-    trace.entry.error = logError(failure)
+    failed(failure, 0)
     span(undefined, failure)
     const refused = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
@@ -248,15 +233,14 @@ export async function chatRoute(
       if (end.type === 'done') {
         const usage = end.turn.usage
         trace.entry.usage = logUsage(usage)
-        settle(usage.inputTokens + usage.outputTokens, costOfTurn(usage))
+        settle({ usage })
         span(end.turn)
       } else if (end.type === 'error') {
         failed(end.error, end.streamedChars)
         span(undefined, end.error)
       } else {
         span(undefined, abortedError(adapter.provider))
-        const streamedTokens = Math.ceil(end.streamedChars / 4)
-        settle(inputTokens + streamedTokens, priced(inputTokens, streamedTokens))
+        settle({ streamedChars: end.streamedChars })
       }
       trace.write()
     },

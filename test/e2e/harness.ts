@@ -273,7 +273,7 @@ export async function startWorker(
       '--persist-to',
       persist,
     ],
-    vars: { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', ...vars },
+    vars: { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_TOKENS_PER_MINUTE: '0', ...vars },
     ready: options.ready,
   })
   try {

@@ -289,43 +289,57 @@ describe('relay hardening: honest budgets', () => {
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(16)
   })
 
-  it('charges a client that leaves before done for its input and what was streamed', async () => {
-    const { limiter, reports } = recordingLimiter()
-    const upstream = scripted(
-      [
-        { type: 'thinking', text: 'a'.repeat(400) },
-        { type: 'text', text: 'b'.repeat(400) },
-      ],
-      { hang: true },
-    )
-    const relay = createRelay({ providers: { mock: [upstream.adapter] }, rateLimiter: limiter })
-    const payload = JSON.stringify(body)
-    const response = await chat(relay, payload)
-    const reader = response.body!.getReader()
-    await reader.read()
-    await reader.cancel()
-    await eventually(() => reports.length === 1, 'the report')
-    const input = Math.ceil(new TextEncoder().encode(payload).length / 4)
-    expect(reports[0]!.tokens).toBe(input + 200)
-    await eventually(() => upstream.aborted(), 'the upstream abort')
+  it('charges a client that leaves before done what was reserved, never less than what streamed', async () => {
+    // The provider's usage is not known when the answer is cut: it may have thought through
+    // thousands of tokens it never streamed, so the call is charged what admission reserved.
+    const cases: [maxTokens: number, charged: number][] = [
+      [1000, 1000],
+      // 800 characters streamed (200 tokens) past a reserve of 100: what streamed.
+      [100, 200],
+    ]
+    for (const [maxTokens, output] of cases) {
+      const { limiter, reports } = recordingLimiter()
+      const upstream = scripted(
+        [
+          { type: 'thinking', text: 'a'.repeat(400) },
+          { type: 'text', text: 'b'.repeat(400) },
+        ],
+        { hang: true },
+      )
+      const relay = createRelay({ providers: { mock: [upstream.adapter] }, rateLimiter: limiter })
+      const payload = JSON.stringify({ ...body, maxTokens })
+      const response = await chat(relay, payload)
+      const reader = response.body!.getReader()
+      let seen = ''
+      while (!seen.includes('bbbb')) seen += new TextDecoder().decode((await reader.read()).value)
+      await reader.cancel()
+      await eventually(() => reports.length === 1, 'the report')
+      const input = Math.ceil(new TextEncoder().encode(payload).length / 4)
+      expect(reports[0]).toMatchObject({
+        tokens: input + output,
+        estimatedTokens: input + maxTokens,
+      })
+      await eventually(() => upstream.aborted(), 'the upstream abort')
+    }
   })
 
-  it('charges a stream that fails part-way for its input and what was streamed', async () => {
+  it('charges a stream that fails part-way what was reserved, and one the model refused nothing', async () => {
     const { limiter, reports } = recordingLimiter()
-    const relay = createRelay({
-      providers: {
-        mock: [
-          mock({ script: [{ text: 'c'.repeat(80), fail: { kind: 'server', afterEvents: 1 } }] }),
-        ],
-      },
-      rateLimiter: limiter,
-    })
-    const payload = JSON.stringify(body)
-    const read = await streamed(await chat(relay, payload))
-    expect(payloads(read).at(-1)?.event).toBe('error')
+    const failing = (fail: { kind: 'server'; afterEvents: number; status?: number }) =>
+      createRelay({
+        providers: { mock: [mock({ script: [{ text: 'c'.repeat(80), fail }] })] },
+        rateLimiter: limiter,
+      })
+    const payload = JSON.stringify({ ...body, maxTokens: 300 })
     const input = Math.ceil(new TextEncoder().encode(payload).length / 4)
-    expect(reports).toHaveLength(1)
-    expect(reports[0]!.tokens).toBeGreaterThan(input)
+    const read = await streamed(await chat(failing({ kind: 'server', afterEvents: 1 }), payload))
+    expect(payloads(read).at(-1)?.event).toBe('error')
+    expect(reports).toEqual([expect.objectContaining({ tokens: input + 300 })])
+    reports.length = 0
+    // An HTTP error before any event: the provider made nothing to bill.
+    const refused = await chat(failing({ kind: 'server', afterEvents: 0, status: 500 }), payload)
+    expect(refused.status).toBe(502)
+    expect(reports).toEqual([expect.objectContaining({ tokens: 0 })])
   })
 
   it('sends whole non-negative usage, and an input on every tool call', async () => {

@@ -245,17 +245,24 @@ describe('createRelay: rate limits', () => {
     ])
   })
 
-  it('refunds the estimate when the call fails before its first event', async () => {
-    const reports: number[] = []
-    const relay = createRelay({
-      providers: { mock: [mock({ script: [{ fail: { kind: 'server' } }] })] },
-      rateLimiter: {
-        check: () => ({ ok: true }),
-        report: (_, usage) => void reports.push(usage.tokens),
-      },
-    })
-    expect((await chat(relay, body)).status).toBe(502)
-    expect(reports).toEqual([0])
+  it('refunds the estimate when the model refuses the call, and keeps it when the call is lost', async () => {
+    const reports: [number, number][] = []
+    const relayFailing = (status: number | undefined) =>
+      createRelay({
+        providers: { mock: [mock({ script: [{ fail: { kind: 'server', status } }] })] },
+        rateLimiter: {
+          check: () => ({ ok: true }),
+          report: (_, usage) => void reports.push([usage.tokens, usage.estimatedTokens]),
+        },
+      })
+    // An HTTP error answer: the provider made nothing to bill.
+    expect((await chat(relayFailing(500), body)).status).toBe(502)
+    // No answer at all (a connection lost after the request went): what it cost is not known.
+    expect((await chat(relayFailing(undefined), body)).status).toBe(502)
+    const [[refused], [lost, estimated]] = reports as [[number, number], [number, number]]
+    expect(refused).toBe(0)
+    expect(lost).toBe(estimated)
+    expect(estimated).toBeGreaterThan(4096)
   })
 
   it('answers 429 with retry-after past the budget, before calling the model', async () => {

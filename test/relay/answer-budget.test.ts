@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import type { Adapter } from '../../../src/core/adapter.ts'
-import type { Pricing } from '../../../src/core/pricing.ts'
-import { mock } from '../../../src/providers/mock/index.ts'
+import type { Adapter } from '../../src/core/adapter.ts'
+import type { Pricing } from '../../src/core/pricing.ts'
+import { mock } from '../../src/providers/mock/index.ts'
+import { ThinkwireError } from '../../src/core/errors.ts'
 import {
+  failedEnd,
   reserveAnswer,
   settleAnswer,
   type AnswerReservation,
-} from '../../../src/relay/conversations/answer-budget.ts'
-import { memoryRateLimiter } from '../../../src/relay/rate-limit.ts'
+} from '../../src/relay/answer-budget.ts'
+import { memoryRateLimiter } from '../../src/relay/rate-limit.ts'
 
 /** $1,000 per million tokens: a token is $0.001. */
 const PRICE: Pricing = { input: 1000, output: 1000 }
@@ -33,7 +35,7 @@ async function admitted(
 const spent = async (limiter: ReturnType<typeof memoryRateLimiter>) =>
   (await limiter.spend!('client')).day.spentUsd
 
-describe('the budget of an answer in a durable conversation', () => {
+describe('the budget of an answer', () => {
   it('reserves what it sends and its output reserve at the model’s prices', async () => {
     const limiter = memoryRateLimiter({ usdPerDay: 100 }, () => NOW)
     // 400 bytes sent (100 tokens) and 50 output tokens.
@@ -64,14 +66,26 @@ describe('the budget of an answer in a durable conversation', () => {
     expect(await spent(limiter)).toBe(0.515)
   })
 
-  it('settles a stopped or failed answer with its input and what it streamed, and a released one with nothing', async () => {
+  it('settles an answer that ended early at what was reserved, never below what it streamed', async () => {
     const limiter = memoryRateLimiter({ usdPerDay: 100 }, () => NOW)
     const call = { sentBytes: 400, adapter: priced(), options: { maxTokens: 1000 } }
-    // 100 input tokens and 40 characters streamed (10 tokens), not the 1,100 reserved.
+    // 100 input tokens and 40 characters streamed (10 tokens): the provider may have billed
+    // thinking it never streamed, so the 1,100 reserved, not 110.
     await settleAnswer(await admitted(limiter, call), { streamedChars: 40 })
-    expect(await spent(limiter)).toBe(0.11)
-    await settleAnswer(await admitted(limiter, call), { streamedChars: 0, released: true })
-    expect(await spent(limiter)).toBe(0.11)
+    expect(await spent(limiter)).toBe(1.1)
+    // 8,000 characters (2,000 tokens) past a reserve of 1,000: what streamed.
+    await settleAnswer(await admitted(limiter, call), { streamedChars: 8000 })
+    expect(await spent(limiter)).toBe(3.2)
+    await settleAnswer(await admitted(limiter, call), { released: true })
+    expect(await spent(limiter)).toBe(3.2)
+  })
+
+  it('releases a call the model refused with an HTTP error before streaming anything', () => {
+    const refused = new ThinkwireError({ kind: 'rate-limit', message: 'busy', status: 429 })
+    const lost = new ThinkwireError({ kind: 'network', message: 'fetch failed' })
+    expect(failedEnd(refused, 0)).toEqual({ released: true })
+    expect(failedEnd(refused, 12)).toEqual({ streamedChars: 12 })
+    expect(failedEnd(lost, 0)).toEqual({ streamedChars: 0 })
   })
 
   it('is refused by a spent budget, naming it, and says when the limiter cannot answer', async () => {
