@@ -58,6 +58,7 @@ import {
 } from '../src/relay/conversations/turn-rules.ts'
 import { relayData, type StreamDelta } from '../src/relay/dialects.ts'
 import { sentDelta, streamedCharsOf } from '../src/relay/event-stream.ts'
+import { outputReserveOf } from '../src/relay/budget.ts'
 import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import { resolveLimits, type ResolvedLimits } from '../src/relay/options.ts'
 import { otlpTracing } from '../src/relay/otlp-exporter.ts'
@@ -460,9 +461,15 @@ export class ConversationObject extends DurableObject<Env> {
         return errorResponse(409, 'invalid-request', 'there is no user or tool turn to answer')
       }
       ;({ turns: base, replaces } = regenerate)
+      // The answer it replaces makes room for it.
+      const replaced = replaces ? utf8Length(JSON.stringify(this.#lastTurn())) : 0
+      const kept = {
+        turns: this.#totals.turns - (replaces ? 1 : 0),
+        bytes: this.#totals.bytes - replaced,
+      }
       const refusal = sizeRefusal(
-        this.#totals,
-        { turns: replaces ? 0 : 1, bytes: 0 },
+        kept,
+        { turns: 1, bytes: 0, answerTokens: outputReserveOf(adapter, options) },
         this.#settings.sizes,
       )
       if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
@@ -472,7 +479,7 @@ export class ConversationObject extends DurableObject<Env> {
       // Room for the turn and its answer.
       const refusal = sizeRefusal(
         this.#totals,
-        { turns: 2, bytes: addedBytes },
+        { turns: 2, bytes: addedBytes, answerTokens: outputReserveOf(adapter, options) },
         this.#settings.sizes,
       )
       if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)

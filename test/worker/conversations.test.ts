@@ -84,6 +84,8 @@ function send(id: string, body: unknown, signal?: AbortSignal, on = worker) {
 }
 
 const ask = (content: string, model = 'mock/echo') => ({ model, turn: { role: 'user', content } })
+/** A question to the `small` Worker: its answer's room (20 tokens, 80 bytes) fits in 2,000 bytes. */
+const brief = (content: string) => ({ ...ask(content), maxTokens: 20 })
 
 type Shown = {
   id: string
@@ -701,21 +703,50 @@ describe('durable conversations in workerd', () => {
   it('refuses with 413 what would pass the turn or byte limit, naming it', async () => {
     const id = await create(small)
     for (const content of ['one', 'two']) {
-      const response = await send(id, ask(content), undefined, small)
+      const response = await send(id, brief(content), undefined, small)
       expect(response.status).toBe(200)
       await readSse(response)
     }
-    const full = await send(id, ask('three'), undefined, small)
+    const full = await send(id, brief('three'), undefined, small)
     expect(full.status).toBe(413)
     expect(((await full.json()) as { error: { message: string } }).error.message).toContain(
       'CONVERSATION_MAX_TURNS',
     )
     const other = await create(small)
-    const large = await send(other, ask('x'.repeat(2500)), undefined, small)
+    const large = await send(other, brief('x'.repeat(2500)), undefined, small)
     expect(large.status).toBe(413)
     expect(((await large.json()) as { error: { message: string } }).error.message).toContain(
       'CONVERSATION_MAX_BYTES',
     )
+  })
+
+  it('keeps room for the answer before the call, and lets a regenerate replace what it replaces', async () => {
+    const id = await create(small)
+    // The mock may answer 64,000 tokens (256,000 bytes): no room for that in 2,000 bytes.
+    const roomless = await send(id, ask('Hi'), undefined, small)
+    expect(roomless.status).toBe(413)
+    expect(((await roomless.json()) as { error: { message: string } }).error.message).toBe(
+      'this conversation holds at most 2000 bytes (CONVERSATION_MAX_BYTES), which leaves no ' +
+        'room for an answer of up to 64000 tokens: ask for fewer with maxTokens',
+    )
+    // An answer larger than its room (the mock ignores maxTokens) is kept whole, past the limit.
+    const long = { ...ask('q'.repeat(1800)), maxTokens: 1 }
+    await readSse(await send(id, long, undefined, small))
+    const shown = (await (
+      await call(`/v1/conversations/${id}`, {}, undefined, small)
+    ).json()) as Shown
+    expect(shown.conversation.turns).toHaveLength(2)
+    expect(JSON.stringify(shown.conversation.turns).length).toBeGreaterThan(2000)
+    expect((await send(id, brief('more'), undefined, small)).status).toBe(413)
+    // A regenerate replaces that answer: what it keeps and its own room fit.
+    const again = await call(
+      `/v1/conversations/${id}/regenerate`,
+      { body: { model: 'mock/echo', maxTokens: 1 } },
+      undefined,
+      small,
+    )
+    expect(again.status).toBe(200)
+    expect(lastDone(await readSse(again))).toMatchObject({ role: 'assistant' })
   })
 
   it('refuses a model the MODELS setting does not serve with 404, as /v1/chat does', async () => {
@@ -737,7 +768,7 @@ describe('durable conversations in workerd', () => {
       await call(`/v1/conversations/${id}`, {}, undefined, small)
     ).json()) as Shown
     expect(shown.conversation.turns).toEqual([])
-    const answered = await send(id, ask('Hi'), undefined, small)
+    const answered = await send(id, brief('Hi'), undefined, small)
     expect(answered.status).toBe(200)
     await readSse(answered)
   })
@@ -809,7 +840,7 @@ describe('durable conversations in workerd', () => {
 
   it('deletes a conversation a retention period after its last update', async () => {
     const id = await create(small)
-    await readSse(await send(id, ask('Keep me a day'), undefined, small))
+    await readSse(await send(id, brief('Keep me a day'), undefined, small))
     const day = 24 * 60 * 60 * 1000
     const early = await small.fetch(`/v1/__test/conversation?id=${id}&travel=${day - 60_000}`)
     expect(early.status).toBe(204)

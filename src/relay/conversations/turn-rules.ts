@@ -107,10 +107,18 @@ export function regenerateBase(
   return before.length === 0 ? null : { turns: before, replaces: true }
 }
 
-/** Why a turn of `addedBytes` (or an answer, `addedTurns`) would not fit, naming the limit; or null. */
+/** The bytes a stored answer of `outputTokens` tokens may take: about 4 a token, as estimates count. */
+export const answerBytesOf = (outputTokens: number): number => outputTokens * 4
+
+/**
+ * Why adding `added` to what is stored would pass a size limit, naming it; or null. `added` counts
+ * its turns and bytes, and `answerTokens`, the output its answer may produce: its room is kept
+ * before the call (see {@link answerBytesOf}), so an answer never takes a conversation past its
+ * limit, and the refusal says so when that room is what does not fit.
+ */
 export function sizeRefusal(
   stored: { turns: number; bytes: number },
-  added: { turns: number; bytes: number },
+  added: { turns: number; bytes: number; answerTokens?: number | undefined },
   limits: ConversationSizeLimits,
 ): { limit: 'turns' | 'bytes'; message: string } | null {
   if (stored.turns + added.turns > limits.turns) {
@@ -119,10 +127,15 @@ export function sizeRefusal(
       message: `this conversation holds at most ${limits.turns} turns (CONVERSATION_MAX_TURNS)`,
     }
   }
-  if (stored.bytes + added.bytes > limits.bytes) {
+  const answer = added.answerTokens ?? 0
+  if (stored.bytes + added.bytes + answerBytesOf(answer) > limits.bytes) {
+    const noRoom =
+      stored.bytes + added.bytes <= limits.bytes
+        ? `, which leaves no room for an answer of up to ${answer} tokens: ask for fewer with maxTokens`
+        : ''
     return {
       limit: 'bytes',
-      message: `this conversation holds at most ${limits.bytes} bytes (CONVERSATION_MAX_BYTES)`,
+      message: `this conversation holds at most ${limits.bytes} bytes (CONVERSATION_MAX_BYTES)${noRoom}`,
     }
   }
   return null

@@ -147,4 +147,29 @@ describe('the turns of a conversation', () => {
     const bytes = sizeRefusal({ turns: 0, bytes: 95 }, { turns: 2, bytes: 10 }, limitsOf)
     expect(bytes?.message).toContain('CONVERSATION_MAX_BYTES')
   })
+
+  it('keeps room for the answer, about 4 bytes a token, and says when that room is what is missing', () => {
+    const limitsOf = { turns: 4, bytes: 100 }
+    expect(
+      sizeRefusal({ turns: 0, bytes: 50 }, { turns: 2, bytes: 10, answerTokens: 10 }, limitsOf),
+    ).toBeNull()
+    const roomless = sizeRefusal(
+      { turns: 0, bytes: 50 },
+      { turns: 2, bytes: 10, answerTokens: 11 },
+      limitsOf,
+    )
+    expect(roomless).toEqual({
+      limit: 'bytes',
+      message:
+        'this conversation holds at most 100 bytes (CONVERSATION_MAX_BYTES), which leaves no ' +
+        'room for an answer of up to 11 tokens: ask for fewer with maxTokens',
+    })
+    // The turn alone does not fit: the limit alone is named.
+    const full = sizeRefusal(
+      { turns: 0, bytes: 95 },
+      { turns: 2, bytes: 10, answerTokens: 1 },
+      limitsOf,
+    )
+    expect(full?.message).toBe('this conversation holds at most 100 bytes (CONVERSATION_MAX_BYTES)')
+  })
 })
