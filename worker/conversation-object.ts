@@ -190,7 +190,6 @@ export class ConversationObject extends DurableObject<Env> {
     super(ctx, env)
     this.#settings = settingsOf(env)
     this.#store = createConversationStore(ctx.storage.sql)
-    this.#store.createTables()
     this.#index = createListingIndex(this.#store, (id) => {
       const namespace = this.env.CONVERSATIONS
       return namespace.get(namespace.idFromName(id)).listing()
@@ -216,7 +215,8 @@ export class ConversationObject extends DurableObject<Env> {
    * And what the object holds: the events logged but not yet written, the characters of their
    * records held (the frames subscribers are sent are made from them, not kept) and the most held
    * at once, the most one page of a replay held, and how many stored turns it keeps in memory (the
-   * last one at most): all bounded whatever the length of the answer or of the conversation.
+   * last one at most): all bounded whatever the length of the answer or of the conversation. And
+   * how many tables its database holds (none for an id that was never created).
    */
   stats(): {
     rowsWritten: number
@@ -227,9 +227,11 @@ export class ConversationObject extends DurableObject<Env> {
     peakReplayChars: number
     turns: number
     cachedTurns: number
+    tables: number
   } {
     return {
       rowsWritten: this.#store.rowsWritten,
+      tables: this.#store.tables(),
       lastEventId: this.#log.lastId,
       heldEvents: this.#log.heldEvents,
       heldChars: this.#log.heldChars,
@@ -399,7 +401,7 @@ export class ConversationObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm()
     this.#alarmAt = null
     await this.ctx.storage.deleteAll()
-    this.#store.createTables()
+    this.#store.deleted()
     this.#log = this.#newLog(0)
     await this.#indexStub(meta.owner).unlisted(meta.id)
   }

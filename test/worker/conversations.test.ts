@@ -122,6 +122,7 @@ async function stored(id: string) {
       heldEvents: number
       heldChars: number
       peakHeldChars: number
+      tables: number
     }
     turns: Turn[]
   }
@@ -247,6 +248,26 @@ describe('durable conversations in workerd', () => {
       conversations: { id: string }[]
     }
     expect(after.conversations.some((c) => c.id === id)).toBe(false)
+  })
+
+  it('leaves no database behind for an id it never made, nor for one it deleted', async () => {
+    // A well-formed id nobody made: every route answers 404 and writes nothing, not even tables.
+    const unknown = 'AAAAAAAAAAAAAAAAAAAAAB'
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['GET', '/stream'],
+      ['POST', '/stop'],
+      ['DELETE', ''],
+    ] as const) {
+      const response = await call(`/v1/conversations/${unknown}${suffix}`, { method })
+      expect(response.status, `${method} ${suffix}`).toBe(404)
+    }
+    expect((await stored(unknown)).stats).toMatchObject({ tables: 0, rowsWritten: 0 })
+    const id = await create()
+    await readSse(await send(id, ask('Hi')))
+    expect((await stored(id)).stats.tables).toBeGreaterThan(0)
+    expect((await call(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204)
+    expect((await stored(id)).stats.tables).toBe(0)
   })
 
   it('answers 404 to another client on every route, and to ids it never made', async () => {

@@ -41,11 +41,27 @@ function* rowsOf(json: string): Generator<string> {
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0
+  /** How many of this store's tables exist (the runtime may keep tables of its own). */
+  const tableCount = () =>
+    Number(
+      sql
+        .exec(
+          "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'turns', 'events', 'event_parts', 'listing')",
+        )
+        .toArray()[0]?.['n'],
+    )
+  // The schema is written with the first row, not when the object starts: a request for an id
+  // that was never created (a 404) leaves no database behind. Until then every read is empty.
+  let hasTables = tableCount() > 0
   const write = (query: string, ...bindings: (string | number)[]) => {
+    if (!hasTables) {
+      sql.exec(SCHEMA)
+      hasTables = true
+    }
     rowsWritten += sql.exec(query, ...bindings).rowsWritten
   }
   const rows = (query: string, ...bindings: (string | number)[]) =>
-    sql.exec(query, ...bindings).toArray()
+    hasTables ? sql.exec(query, ...bindings).toArray() : []
 
   const batchOf = (row: Record<string, unknown>): EventBatch => {
     const firstId = Number(row['first_id'])
@@ -62,14 +78,14 @@ export function createConversationStore(sql: SqlHandle) {
     JSON.parse(parts.map((row) => String(row['json'])).join('')) as Turn
 
   const store = {
-    createTables(): void {
-      sql.exec(`
-        CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, json TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS events (first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS event_parts (id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS listing (id TEXT PRIMARY KEY, json TEXT NOT NULL);
-      `)
+    /** Everything was deleted (`deleteAll`): the schema is written again with the next row. */
+    deleted(): void {
+      hasTables = false
+    },
+
+    /** How many tables the database holds: none until the first row is written. */
+    tables(): number {
+      return tableCount()
     },
 
     /** The metadata JSON, or undefined for a conversation never created. */
@@ -234,6 +250,14 @@ export function createConversationStore(sql: SqlHandle) {
   }
   return store
 }
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, json TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS events (first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS event_parts (id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS listing (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+`
 
 /** A character of more than one byte in UTF-8. */
 const NON_ASCII = /[\u0080-\uffff]/
