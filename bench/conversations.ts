@@ -26,6 +26,8 @@ const VARS = {
   RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
   RATE_LIMIT_TOKENS_PER_MINUTE: '0',
   CONVERSATION_MAX_TURNS: '100000',
+  // One client makes thousands of conversations here.
+  CONVERSATION_MAX_PER_CLIENT: '0',
 }
 const auth = { authorization: `Bearer ${TOKEN}` }
 const RECONNECT_ROUNDS = 25

@@ -73,7 +73,7 @@ import {
 } from '../src/relay/tracing.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { count, modelsSetting, setting } from './settings.ts'
+import { conversationBounds, count, modelsSetting, setting } from './settings.ts'
 
 /** The client id of a request, set by the Worker (a client-sent copy never reaches the object). */
 export const CLIENT_HEADER = 'x-thinkwire-client'
@@ -264,9 +264,12 @@ export class ConversationObject extends DurableObject<Env> {
     }
   }
 
-  /** Index objects: adds or replaces one conversation of this client, to be checked when listed. */
-  listed(entry: ConversationListing): void {
-    this.#index.listed(entry)
+  /**
+   * Index objects: adds or replaces one conversation of this client, to be checked when listed;
+   * false (and nothing added) when the client already holds `max` (0: any number).
+   */
+  listed(entry: ConversationListing, max = 0): boolean {
+    return this.#index.listed(entry, max)
   }
 
   /** Index objects: a conversation of this client changed; its line is refreshed when listed. */
@@ -352,14 +355,18 @@ export class ConversationObject extends DurableObject<Env> {
       streaming: false,
     }
     if (checked.value.system !== undefined) meta.system = checked.value.system
+    // Listed first, to be checked (the first answers need not tell the index anything), unless
+    // the client holds all it may. An index out of reach lists it when it next changes.
+    const { perClient } = this.#settings
+    const listed = await this.#indexStub(clientId)
+      .listed({ id, title: null, updatedAt: now, streaming: false }, perClient)
+      .catch(() => undefined)
+    if (listed === false) {
+      const message = `this client holds at most ${perClient} conversations (CONVERSATION_MAX_PER_CLIENT): delete one to make another`
+      return errorResponse(409, 'invalid-request', message)
+    }
     this.#saveMeta(meta)
-    // Listed to be checked: the first answers need not tell the index anything.
-    this.#announced = await this.#indexStub(clientId)
-      .listed({ id, title: null, updatedAt: now, streaming: false })
-      .then(
-        () => true,
-        () => false,
-      )
+    this.#announced = listed === true
     await this.#arm()
     return jsonResponse(201, { id })
   }
@@ -903,6 +910,8 @@ async function sentBody(
 type Settings = {
   limits: ResolvedLimits
   sizes: ConversationSizeLimits
+  /** `CONVERSATION_MAX_PER_CLIENT`: conversations one client may hold (0: any number). */
+  perClient: number
   /** Whether the `MODELS` setting lets the relay serve a model. */
   allows: (id: string) => boolean
   limiter: RateLimiter | undefined
@@ -914,6 +923,7 @@ type Settings = {
 
 function settingsOf(env: Env): Settings {
   const maxTokens = count(env, 'MAX_TOKENS', 0)
+  const bounds = conversationBounds(env)
   const limits = limitsFromEnv(env)
   return {
     limits: resolveLimits({
@@ -921,15 +931,13 @@ function settingsOf(env: Env): Settings {
       turns: count(env, 'MAX_TURNS', 1000),
       maxTokens: maxTokens > 0 ? maxTokens : undefined,
     }),
-    sizes: {
-      turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
-      bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
-    },
+    sizes: { turns: bounds.turns, bytes: bounds.bytes },
+    perClient: bounds.perClient,
     allows: modelFilter(modelsSetting(env)),
     limiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
     heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
-    ttlMs: count(env, 'CONVERSATION_TTL_DAYS', 0) * DAY_MS,
+    ttlMs: bounds.ttlDays * DAY_MS,
     tracing: tracingOf(env),
   }
 }

@@ -6,6 +6,7 @@ import type { TracingOptions } from '../src/relay/tracing.ts'
 import { hasAuth, readAuthSettings, workerAuth } from './client-auth.ts'
 import { registryFromEnv } from './registry.ts'
 import {
+  conversationBounds,
   count,
   limitsFromEnv,
   list,
@@ -13,6 +14,7 @@ import {
   modelsSetting,
   secrets,
   setting,
+  type ConversationBounds,
 } from './settings.ts'
 
 /** Options of the Worker's handler (`createHandler`), for a custom Worker built on it. */
@@ -47,7 +49,7 @@ export type RelaySettings = {
   idleTimeoutMs: number
   tracing: TracingOptions | undefined
   /** What each conversation's object reads: checked here, so a bad one is seen at once. */
-  conversations: { turns: number; bytes: number; ttlDays: number }
+  conversations: ConversationBounds
 }
 
 /**
@@ -79,10 +81,6 @@ export function readRelaySettings(env: object, options: HandlerOptions = {}): Re
     idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
     // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`; none when it is unset.
     tracing: otlpTracing((name) => setting(env, name)),
-    conversations: {
-      turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
-      bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
-      ttlDays: count(env, 'CONVERSATION_TTL_DAYS', 0),
-    },
+    conversations: conversationBounds(env),
   }
 }

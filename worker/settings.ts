@@ -117,6 +117,27 @@ export function count(env: object, name: string, fallback: number): number {
   return parsed
 }
 
+/** How durable conversations are bounded, as `CONVERSATION_*` settings say. */
+export type ConversationBounds = {
+  /** Turns and bytes of stored turns in one conversation. */
+  turns: number
+  bytes: number
+  /** Conversations one client may hold at once (0: any number). */
+  perClient: number
+  /** Days after its last update that a conversation is deleted (0 keeps it). */
+  ttlDays: number
+}
+
+/** The `CONVERSATION_*` settings, checked (a bad one throws naming it), with their defaults. */
+export function conversationBounds(env: object): ConversationBounds {
+  return {
+    turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
+    bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
+    perClient: count(env, 'CONVERSATION_MAX_PER_CLIENT', 1000),
+    ttlDays: count(env, 'CONVERSATION_TTL_DAYS', 90),
+  }
+}
+
 /**
  * An amount of US dollars of at least 0 (`"25"`, `"0.50"`), or 0 when unset or empty (no limit).
  * Refused by name when it is not a plain decimal number.

@@ -45,6 +45,7 @@ beforeAll(async () => {
       ...base,
       CONVERSATION_MAX_TURNS: '4',
       CONVERSATION_MAX_BYTES: '2000',
+      CONVERSATION_MAX_PER_CLIENT: '10',
       CONVERSATION_TTL_DAYS: '1',
       // Served: the mock only (the test Worker's scripted `test/*` models are not).
       MODELS: 'mock/*',
@@ -768,6 +769,43 @@ describe('durable conversations in workerd', () => {
     )
     expect(again.status).toBe(200)
     expect(lastDone(await readSse(again))).toMatchObject({ role: 'assistant' })
+  })
+
+  it('holds at most CONVERSATION_MAX_PER_CLIENT conversations of a client, and makes one again after a delete', async () => {
+    const make = () => call('/v1/conversations', { body: {}, token: BOB }, undefined, small)
+    const made: string[] = []
+    for (let i = 0; i < 10; i++) {
+      const response = await make()
+      expect(response.status).toBe(201)
+      made.push(((await response.json()) as { id: string }).id)
+    }
+    const refused = await make()
+    expect(refused.status).toBe(409)
+    expect(await refused.json()).toMatchObject({
+      error: {
+        kind: 'invalid-request',
+        message:
+          'this client holds at most 10 conversations (CONVERSATION_MAX_PER_CLIENT): delete one to make another',
+      },
+    })
+    const list = async () =>
+      (
+        (await (await call('/v1/conversations', { token: BOB }, undefined, small)).json()) as {
+          conversations: unknown[]
+        }
+      ).conversations
+    expect(await list()).toHaveLength(10)
+    // Another client is not bound by this one's.
+    expect((await call('/v1/conversations', { body: {} }, undefined, small)).status).toBe(201)
+    const deleted = await call(
+      `/v1/conversations/${made[0]}`,
+      { method: 'DELETE', token: BOB },
+      undefined,
+      small,
+    )
+    expect(deleted.status).toBe(204)
+    expect((await make()).status).toBe(201)
+    expect(await list()).toHaveLength(10)
   })
 
   it('refuses a model the MODELS setting does not serve with 404, as /v1/chat does', async () => {

@@ -235,6 +235,11 @@ export function createConversationStore(sql: SqlHandle) {
       return row === undefined ? undefined : JSON.parse(String(row['json']))
     },
 
+    /** Index objects: how many entries the list holds. */
+    listingCount(): number {
+      return Number(rows('SELECT COUNT(*) AS n FROM listing')[0]?.['n'] ?? 0)
+    },
+
     listing(): unknown[] {
       return rows('SELECT json FROM listing').map((row) => JSON.parse(String(row['json'])))
     },

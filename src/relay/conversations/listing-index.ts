@@ -24,7 +24,10 @@ const CHECKS_AT_ONCE = 32
  * arrives while it is being asked keeps it marked, so the list never settles on a stale line.
  */
 export function createListingIndex(
-  store: Pick<ConversationStore, 'putListing' | 'listingOf' | 'listing' | 'deleteListing'>,
+  store: Pick<
+    ConversationStore,
+    'putListing' | 'listingOf' | 'listing' | 'listingCount' | 'deleteListing'
+  >,
   ask: (id: string) => Promise<ConversationListing | null>,
 ) {
   /** How often each conversation said it changed (read around an `ask`). */
@@ -51,9 +54,15 @@ export function createListingIndex(
   }
 
   return {
-    /** Adds or replaces a conversation, to be checked when listed. */
-    listed(entry: ConversationListing): void {
+    /**
+     * Adds or replaces a conversation, to be checked when listed; false (and nothing added) when
+     * a new one would make more than `max` (0: any number).
+     */
+    listed(entry: ConversationListing, max = 0): boolean {
+      const isNew = store.listingOf(entry.id) === undefined
+      if (isNew && max > 0 && store.listingCount() >= max) return false
       store.putListing(entry.id, { ...entry, check: true } satisfies StoredListing)
+      return true
     },
 
     /** A conversation changed: its line is refreshed when listed. */

@@ -12,6 +12,7 @@ function table() {
     putListing: (id: string, entry: unknown) => void rows.set(id, entry),
     listingOf: (id: string) => rows.get(id),
     listing: () => [...rows.values()],
+    listingCount: () => rows.size,
     deleteListing: (id: string) => void rows.delete(id),
   }
 }
@@ -42,6 +43,21 @@ describe('the index of a client’s conversations', () => {
     index.changed('a')
     expect((await index.conversations()).conversations).toEqual([current.get('a')])
     expect(asked).toEqual(['a', 'a'])
+  })
+
+  it('lists no more than its bound of conversations, and replaces a line it holds', () => {
+    const store = table()
+    const index = createListingIndex(store, async () => null)
+    expect(index.listed(line('a', '2026-01-01T00:00:00.000Z'), 2)).toBe(true)
+    expect(index.listed(line('b', '2026-01-01T00:00:00.000Z'), 2)).toBe(true)
+    expect(index.listed(line('c', '2026-01-01T00:00:00.000Z'), 2)).toBe(false)
+    expect([...store.rows.keys()]).toEqual(['a', 'b'])
+    // One it holds is replaced, full or not; 0 is no bound.
+    expect(index.listed(line('b', '2026-01-02T00:00:00.000Z', 'B'), 2)).toBe(true)
+    expect(store.rows.get('b')).toMatchObject({ title: 'B' })
+    expect(index.listed(line('c', '2026-01-01T00:00:00.000Z'), 0)).toBe(true)
+    index.unlisted('a')
+    expect(index.listed(line('d', '2026-01-01T00:00:00.000Z'), 3)).toBe(true)
   })
 
   it('keeps a line to check when its conversation changes while it is asked', async () => {
