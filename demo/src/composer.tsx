@@ -64,12 +64,14 @@ export function Composer(props: Props) {
             Regenerate
           </button>
         )}
+        {/* Two elements (their keys), not one that changes: a press begun on Send while another
+            tab's answer arrives ends on a new Stop, which a click never reaches. */}
         {busy ? (
-          <button type="button" className="stop" data-testid="stop" onClick={onStop}>
+          <button key="stop" type="button" className="stop" data-testid="stop" onClick={onStop}>
             Stop
           </button>
         ) : (
-          <button type="submit" data-testid="send" disabled={text.trim() === ''}>
+          <button key="send" type="submit" data-testid="send" disabled={text.trim() === ''}>
             Send
           </button>
         )}

@@ -9,6 +9,7 @@ import {
   lanes,
   LONG_PROMPT,
   openDemo as openDemoPage,
+  PROMPT,
   trimmed,
 } from './demo-page.ts'
 import { link, type DemoPage, type DemoServer, type Worker } from './harness.ts'
@@ -242,6 +243,38 @@ function suite(): void {
       expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done'])
       await close(second)
       await close(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'never stops the answer of another tab with a Send pressed as that answer arrives',
+    async () => {
+      const first = await openDemo()
+      await ask(first, 'Hello')
+      await finished(first)
+      const id = conversationOf(first)!
+      const second = await openDemo(`/?c=${id}`)
+      await finished(second)
+      // The second tab's Send is pressed, and the first tab's question arrives before it is let go.
+      await second.fill(PROMPT, 'A question of my own')
+      const send = await second.locator('[data-testid="send"]').boundingBox()
+      await second.mouse.move(send!.x + send!.width / 2, send!.y + send!.height / 2)
+      await second.mouse.down()
+      gate().hold()
+      await ask(first, LONG_PROMPT)
+      await second.locator('[data-testid="stop"]').waitFor()
+      await second.mouse.up()
+      // The first tab's answer goes on; the second tab still has its question to send.
+      const { text } = await gate().sendUntil((sent) => sent.text.length > 20)
+      await streaming(first, text)
+      await streaming(second, text)
+      await expect(second.inputValue(PROMPT)).resolves.toBe('A question of my own')
+      gate().open()
+      await finished(first, 1)
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'done' || name === 'error')).toEqual(['done', 'done'])
+      expect((await stored(id)).conversation.turns[3]).not.toHaveProperty('stopReason', 'aborted')
     },
     TIMEOUT,
   )
