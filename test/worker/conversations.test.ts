@@ -445,6 +445,31 @@ describe('durable conversations in workerd', () => {
     expect((await get(id)).conversation.turns[1]).toEqual(lastDone(other))
   })
 
+  it('answers a stop once what it keeps is stored: a crash right after loses none of it', async () => {
+    const id = await create()
+    // Its upstream takes half a second to close once stopped: a 204 sent before that would be
+    // followed by the crash before anything is stored.
+    const running = await send(id, ask('Stop, then crash', 'test/slow-stop'))
+    const seen = await readUntil(running, (read) => textOf(read.events).length > 0)
+    const lastId = seen.events.at(-1)!.id!
+    const stop = await call(`/v1/conversations/${id}/stop?lastEventId=${lastId}`, {
+      method: 'POST',
+    })
+    expect(stop.status).toBe(204)
+    // The object is reset at once: its memory and every open request are gone.
+    const reset = await worker.fetch(`/v1/__test/conversation?id=${id}`, { method: 'POST' })
+    expect(reset.status).toBe(204)
+    await readRest(running).catch(() => '')
+    const shown = await get(id)
+    expect(shown.streaming).toBe(false)
+    expect(shown.conversation.turns[1]).toMatchObject({
+      role: 'assistant',
+      text: textOf(seen.events),
+      stopReason: 'aborted',
+    })
+    expect(shown).not.toHaveProperty('lastError')
+  })
+
   it('refuses a stop whose Last-Event-ID is not a whole number, and stops nothing', async () => {
     const id = await create()
     const running = await send(id, ask('Keep going', 'test/paced'))
