@@ -14,6 +14,8 @@ export type WranglerDev = {
   output: string[]
   /** Stops wrangler and its workerd. */
   stop(): Promise<void>
+  /** Kills wrangler and its workerd at once (SIGKILL), as a crash or a deploy would: nothing ends cleanly. */
+  kill(): Promise<void>
 }
 
 /** Options of {@link startWranglerDev}. */
@@ -119,6 +121,7 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
   const base = `http://127.0.0.1:${port}`
   const stop = () => stopGroup(child)
+  const kill = () => stopGroup(child, 'SIGKILL')
   const deadline = Date.now() + startupMs
   const running = () => child.exitCode === null && child.signalCode === null
   while (Date.now() < deadline && running()) {
@@ -139,7 +142,7 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
         timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000)
       })
       const response = await Promise.race([probe, late])
-      if (ready(response)) return { base, output, stop }
+      if (ready(response)) return { base, output, stop, kill }
     } catch {
       // not listening yet
     } finally {
@@ -158,10 +161,10 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
 }
 
 /**
- * SIGTERM to the child's process group, then SIGKILL if it has not exited within 5 s; then SIGKILL
- * to what is left of the group (a workerd whose wrangler died first).
+ * `first` (SIGTERM) to the child's process group, then SIGKILL if it has not exited within 5 s;
+ * then SIGKILL to what is left of the group (a workerd whose wrangler died first).
  */
-async function stopGroup(child: ChildProcess): Promise<void> {
+async function stopGroup(child: ChildProcess, first: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.pid === undefined) return
   const signal = (name: NodeJS.Signals) => {
     try {
@@ -173,7 +176,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   // An exit already seen (by a code or a signal) is not signalled again.
   const gone = child.exitCode !== null || child.signalCode !== null
   const exited = gone ? Promise.resolve() : new Promise((done) => child.once('exit', done))
-  signal('SIGTERM')
+  signal(first)
   const timer = setTimeout(() => signal('SIGKILL'), 5_000)
   await exited
   clearTimeout(timer)

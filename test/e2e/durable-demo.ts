@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   answers,
@@ -341,6 +344,54 @@ function suite(): void {
       const later = await openDemo(`/?c=${id}`)
       await finished(later)
       await expect(lanes(later).first().textContent()).resolves.toBe(label)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'ends an answer the runtime died in as interrupted, with Retry, once the relay is back',
+    async () => {
+      // A Worker of its own, on a state folder that outlives it, behind a link that follows the
+      // Worker started in its place: to the page, the relay went away and came back.
+      const state = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-killed-'))
+      let worker = await demo.startAnother(state)
+      const cable = await link(worker)
+      try {
+        const page = await openDemo('/', { ...worker, base: cable.base })
+        const { id } = await inFlight(page)
+        // kill -9 mid-answer: every stream ends at once, nothing is flushed or said.
+        await worker.kill()
+        await page.getByTestId('reconnecting').waitFor()
+        worker = await demo.startAnother(state)
+        cable.to(worker)
+        // Back, the relay says the answer was cut: the page stops waiting and offers Retry.
+        const error = page.getByTestId('error')
+        await error.waitFor()
+        await expect(error.textContent()).resolves.toContain('interrupted')
+        await page.getByTestId('send').waitFor()
+        await expect(page.getByTestId('stop').count()).resolves.toBe(0)
+        await expect(page.getByTestId('reconnecting').count()).resolves.toBe(0)
+        // As the relay holds it: the question, and no half of the answer.
+        const cut = (await (await fetch(`${cable.base}/v1/conversations/${id}`)).json()) as {
+          conversation: { turns: unknown[] }
+          lastError?: { message: string }
+        }
+        expect(cut.conversation.turns).toHaveLength(1)
+        expect(cut.lastError?.message).toContain('interrupted')
+        await expect(answers(page).count()).resolves.toBe(0)
+        // Retry asks again, and the answer completes.
+        gate().open()
+        await page.getByTestId('retry').click()
+        await finished(page)
+        await expect(answers(page).first().textContent()).resolves.toContain(ANSWER_END)
+        const relay = await fetch(`${cable.base}/v1/conversations/${id}`)
+        expect(((await relay.json()) as { streaming: boolean }).streaming).toBe(false)
+      } finally {
+        await closeOpened()
+        await worker.stop()
+        await cable.close()
+        rmSync(state, { recursive: true, force: true })
+      }
     },
     TIMEOUT,
   )

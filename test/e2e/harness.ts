@@ -258,10 +258,14 @@ export async function startWorker(
   options: {
     entry?: Entry | undefined
     ready?: ((response: Response) => boolean) | undefined
+    /** A state folder of the caller's, kept when the Worker stops (another may start on it). */
+    persist?: string | undefined
   } = {},
 ): Promise<Worker> {
-  const persist = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
-  const removeState = () => rmSync(persist, { recursive: true, force: true })
+  const persist = options.persist ?? mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
+  const removeState = () => {
+    if (options.persist === undefined) rmSync(persist, { recursive: true, force: true })
+  }
   const starting = startWranglerDev({
     args: [
       '--config',
@@ -283,6 +287,10 @@ export async function startWorker(
       ...worker,
       async stop() {
         await worker.stop()
+        removeState()
+      },
+      async kill() {
+        await worker.kill()
         removeState()
       },
     }
@@ -320,6 +328,8 @@ export type Link = {
   /** Resets every open connection, and refuses new ones until {@link Link.mend}. */
   cut(): void
   mend(): void
+  /** New connections go to `worker` from now on (one started in place of the first). */
+  to(worker: Worker): void
   close(): Promise<void>
 }
 
@@ -328,7 +338,7 @@ export type Link = {
  * response already streaming go on; cutting the link ends it for sure.
  */
 export async function link(worker: Worker): Promise<Link> {
-  const target = new URL(worker.base)
+  let target = new URL(worker.base)
   const sockets = new Set<Socket>()
   let cut = false
   const server = createServer((client) => {
@@ -339,6 +349,9 @@ export async function link(worker: Worker): Promise<Link> {
       socket.on('close', () => sockets.delete(socket))
       socket.on('error', () => {})
     }
+    // A Worker gone (refused, killed) ends the page's connection too, as a real one would end.
+    upstream.on('close', () => client.destroy())
+    client.on('close', () => upstream.destroy())
     client.pipe(upstream).pipe(client)
   })
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
@@ -350,6 +363,7 @@ export async function link(worker: Worker): Promise<Link> {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     cut: cutAll,
     mend: () => void (cut = false),
+    to: (next) => void (target = new URL(next.base)),
     close: () =>
       new Promise((closed) => {
         cutAll()
@@ -376,7 +390,16 @@ const BUILD_MS = 2 * STEP_MS + 10_000
 const STALE_LOCK_MS = 15_000
 
 /** What a test file drives: the demo under `wrangler dev`, its mock models' gate, a Chromium. */
-export type DemoServer = { readonly worker: Worker; readonly browser: Browser; readonly gate: Gate }
+export type DemoServer = {
+  readonly worker: Worker
+  readonly browser: Browser
+  readonly gate: Gate
+  /**
+   * Starts another gated Worker of the same snapshot, settings and gate, on the state folder
+   * `persist` (kept when it stops: a Worker started on it next finds what this one stored).
+   */
+  startAnother(persist: string): Promise<Worker>
+}
 
 /**
  * Serves the snapshot of the demo and the gated Worker with these settings, and launches Chromium,
@@ -385,7 +408,12 @@ export type DemoServer = { readonly worker: Worker; readonly browser: Browser; r
  * each test, so no answer a test left waiting holds up the next.
  */
 export function serveDemo(vars: Readonly<Record<string, string>> = {}): DemoServer {
-  const server = {} as { worker: Worker; browser: Browser; gate: Gate }
+  const server = {} as {
+    worker: Worker
+    browser: Browser
+    gate: Gate
+    startAnother(persist: string): Promise<Worker>
+  }
   let launching: Promise<unknown> | undefined
   beforeAll(async () => {
     // Chromium starts while the snapshot is built (or waited for).
@@ -394,6 +422,7 @@ export function serveDemo(vars: Readonly<Record<string, string>> = {}): DemoServ
     server.gate = gate
     const gated = { ...vars, MOCK_MODELS: 'off', MOCK_GATE_URL: gate.url }
     server.worker = await startWorker(snapshot, gated, { entry: 'gated' })
+    server.startAnother = (persist) => startWorker(snapshot, gated, { entry: 'gated', persist })
     await within('Chromium to start', STEP_MS, launching)
   }, SETUP_MS)
   afterEach(() => server.gate?.open())
