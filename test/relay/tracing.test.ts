@@ -383,7 +383,9 @@ describe('otlpExporter', () => {
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
     const { port } = collector.address() as AddressInfo
     try {
-      const exporter = otlpExporter({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 50 })
+      // Long enough for the export to reach the collector on a busy machine (at 50 ms, a run
+      // beside the whole suite gave up before it connected), short for a test.
+      const exporter = otlpExporter({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 1000 })
       const waited: Promise<unknown>[] = []
       const relay = createRelay({ providers: { acme: [model()] }, tracing: { exporter } })
       const response = await chatWithin(relay, waited)
