@@ -6,6 +6,7 @@ import {
   buildSnapshot,
   launchBrowser,
   openPage,
+  release as releasePage,
   root,
   SETUP_MS,
   SIZES,
@@ -138,7 +139,7 @@ function suite(): void {
       mkdirSync(join(root, shot), { recursive: true })
       await page.evaluate(() => window.scrollTo({ top: 0 }))
       await page.screenshot({ path: join(root, shot, 'demo.png') })
-      await page.context().close()
+      await releasePage(page)
     },
     TIMEOUT,
   )
@@ -195,7 +196,7 @@ function suite(): void {
           state: 'attached',
         })
         expect(requests.every((url) => url.startsWith(relay.base))).toBe(true)
-        await page.context().close()
+        await releasePage(page)
       }
     },
     TIMEOUT,
@@ -280,7 +281,7 @@ function suite(): void {
           state: 'attached',
         })
         await expect(form.count()).resolves.toBe(0)
-        await page.context().close()
+        await releasePage(page)
       },
       TIMEOUT,
     )

@@ -1,5 +1,5 @@
 import type { Locator } from 'playwright-core'
-import { openPage, type DemoPage, type DemoServer, type Worker } from './harness.ts'
+import { openPage, release, type DemoPage, type DemoServer, type Worker } from './harness.ts'
 
 /** The demo's two transports: a durable conversation (the default) and `POST /v1/chat`. */
 export type Transport = 'durable' | 'stateless'
@@ -43,8 +43,9 @@ export async function openDemo(
   return page
 }
 
+/** Done with `page`: its profile is reset and the page kept for another test (see `release`). */
 export async function close(page: DemoPage): Promise<void> {
-  await page.context().close()
+  await release(page)
 }
 
 export async function ask(page: DemoPage, text: string): Promise<void> {

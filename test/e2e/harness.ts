@@ -496,6 +496,9 @@ export async function openPage(
     )
   })
   const url = new URL(path, worker.base).href
+  const origins = visited.get(page) ?? new Set<string>()
+  origins.add(new URL(url).origin)
+  visited.set(page, origins)
   try {
     await page.goto(url, { timeout: FIRST_LOAD_MS })
   } catch (error) {
@@ -513,12 +516,24 @@ export async function openPage(
 /** A blank page made ahead for each browser (see {@link freshPage}). */
 const spares = new WeakMap<Browser, Promise<Page | undefined>>()
 
+/** Pages given back by {@link release}, blank and reset, for the next test of each browser. */
+const pool = new WeakMap<Browser, Page[]>()
+
+/** Pages a test holds: only these go back to the pool, once. */
+const leased = new WeakSet<Page>()
+
 /**
- * A blank page in a new context (a fresh profile), made while the test before it ran: Chromium
- * takes a second or more to start a context's renderer on a busy machine, and most tests open
- * several. The next one is started at once.
+ * A blank page with a profile of its own: one a test gave back ({@link release}), else one made
+ * ahead while the test before ran, in a new context (Chromium takes a second or more of CPU to
+ * start a context's renderer, most tests open several, and a page given back costs a tenth of
+ * that to reuse). The next spare is started at once.
  */
 async function freshPage(browser: Browser): Promise<Page> {
+  const reused = pool.get(browser)?.pop()
+  if (reused !== undefined) {
+    leased.add(reused)
+    return reused
+  }
   const spare = spares.get(browser)
   const ahead = browser
     .newContext()
@@ -526,8 +541,59 @@ async function freshPage(browser: Browser): Promise<Page> {
     // The browser closed before it was made: nobody takes it.
     .catch(() => undefined)
   spares.set(browser, ahead)
-  return (await spare) ?? (await browser.newContext()).newPage()
+  const page = (await spare) ?? (await (await browser.newContext()).newPage())
+  leased.add(page)
+  return page
 }
+
+/** Events a test may listen to on a page (the harness's own logging among them). */
+const PAGE_EVENTS = [
+  'console',
+  'pageerror',
+  'request',
+  'requestfinished',
+  'requestfailed',
+  'response',
+  'dialog',
+  'framenavigated',
+] as const
+
+/**
+ * Gives a page back when its test is done with it: as a new profile would be, it has no routes,
+ * listeners, cookies, permissions or localStorage (the demo keeps nothing else), is online and
+ * blank. A page that cannot be made so (another page in its context, storage of more than one
+ * origin, a step that fails) is closed with its context instead. A page given back twice, or one
+ * the test closed, is let be.
+ */
+export async function release(page: Page): Promise<void> {
+  if (!leased.has(page)) return
+  leased.delete(page)
+  const context = page.context()
+  const origins = visited.get(page) ?? new Set()
+  const browser = context.browser()
+  if (page.isClosed() || context.pages().length !== 1 || origins.size > 1 || browser === null) {
+    await context.close().catch(() => {})
+    return
+  }
+  try {
+    await page.unrouteAll({ behavior: 'ignoreErrors' })
+    for (const name of PAGE_EVENTS) page.removeAllListeners(name)
+    await context.setOffline(false)
+    await context.clearPermissions()
+    await context.clearCookies()
+    if (origins.size === 1) await page.evaluate(() => localStorage.clear())
+    await page.goto('about:blank')
+    visited.delete(page)
+    const free = pool.get(browser) ?? []
+    free.push(page)
+    pool.set(browser, free)
+  } catch {
+    await context.close().catch(() => {})
+  }
+}
+
+/** The origins each page was opened on (see {@link release}). */
+const visited = new WeakMap<Page, Set<string>>()
 
 /** How long a page's first navigation may take before it is made once more (see `openPage`). */
 const FIRST_LOAD_MS = 20_000
