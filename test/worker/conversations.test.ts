@@ -388,6 +388,34 @@ describe('durable conversations in workerd', () => {
     expect(names(a).at(-1)).toBe('done')
   })
 
+  it('gives many resumes opened during an answer and after it the same bytes, each to its end', async () => {
+    const id = await create()
+    const first = await send(id, ask('Many readers', 'test/paced'))
+    const seen = await readUntil(first, (read) => read.events.length >= 3)
+    // Resumes from the start and from each event seen so far, by the id they last saw.
+    const froms = ['0', ...seen.events.slice(0, 2).map((event) => event.id!)]
+    const resume = (from: string) =>
+      call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': from } })
+        .then(readSse)
+        .then((read) => ({ from: Number(from), read }))
+    // 15 while the answer streams, then 30 at once after it ended.
+    const during = Array.from({ length: 15 }, (_, i) => resume(froms[i % froms.length]!))
+    const sent = frames(seen.raw + (await readRest(first)))
+    const after = Array.from({ length: 30 }, (_, i) => resume(froms[i % froms.length]!))
+    const replay = await resume('0')
+    // The answer's own stream, a resume from its start: the same frames.
+    expect(frames(replay.read.raw)).toBe(sent)
+    const framesAfter = (from: number) =>
+      frames(replay.read.raw)
+        .split(/(?<=\n\n)/)
+        .filter((frame) => Number(/^id: (\d+)$/m.exec(frame)?.[1]) > from)
+        .join('')
+    for (const [i, { from, read }] of (await Promise.all([...during, ...after])).entries()) {
+      expect(names(read).at(-1), `resume ${i} from ${from}`).toBe('done')
+      expect(frames(read.raw), `resume ${i} from ${from}`).toBe(framesAfter(from))
+    }
+  }, 60_000)
+
   it('stops for every subscriber when one stops, storing what arrived without items', async () => {
     const id = await create()
     const first = await send(id, ask('Stop me', 'test/paced'))
