@@ -708,6 +708,13 @@ export class ConversationObject extends DurableObject<Env> {
     if (answer === undefined && !follow && from >= lastId) {
       return new Response(null, { status: 204 })
     }
+    // Each reader holds what it has not read yet: a bounded number of them (the stream of a
+    // message's own answer is not counted against it).
+    const { readers } = this.#settings
+    if (readers > 0 && this.#fanOut.readers >= readers) {
+      const message = `this conversation has ${readers} open streams, the most it serves (CONVERSATION_MAX_READERS): close one and try again`
+      return errorResponse(429, 'rate-limit', message, { retryable: true })
+    }
     // Without an answer to follow, a replay of what is logged now.
     return this.#subscribe(from, answer === undefined && !follow ? lastId : undefined, follow)
   }
@@ -912,6 +919,8 @@ type Settings = {
   sizes: ConversationSizeLimits
   /** `CONVERSATION_MAX_PER_CLIENT`: conversations one client may hold (0: any number). */
   perClient: number
+  /** `CONVERSATION_MAX_READERS`: streams of one conversation open at once (0: any number). */
+  readers: number
   /** Whether the `MODELS` setting lets the relay serve a model. */
   allows: (id: string) => boolean
   limiter: RateLimiter | undefined
@@ -933,6 +942,7 @@ function settingsOf(env: Env): Settings {
     }),
     sizes: { turns: bounds.turns, bytes: bounds.bytes },
     perClient: bounds.perClient,
+    readers: bounds.readers,
     allows: modelFilter(modelsSetting(env)),
     limiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
     heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),

@@ -124,6 +124,8 @@ export type ConversationBounds = {
   bytes: number
   /** Conversations one client may hold at once (0: any number). */
   perClient: number
+  /** Streams of one conversation open at once, besides a message's own (0: any number). */
+  readers: number
   /** Days after its last update that a conversation is deleted (0 keeps it). */
   ttlDays: number
 }
@@ -134,6 +136,7 @@ export function conversationBounds(env: object): ConversationBounds {
     turns: count(env, 'CONVERSATION_MAX_TURNS', 1000),
     bytes: count(env, 'CONVERSATION_MAX_BYTES', 8 * 1024 * 1024),
     perClient: count(env, 'CONVERSATION_MAX_PER_CLIENT', 1000),
+    readers: count(env, 'CONVERSATION_MAX_READERS', 64),
     ttlDays: count(env, 'CONVERSATION_TTL_DAYS', 90),
   }
 }

@@ -46,6 +46,7 @@ beforeAll(async () => {
       CONVERSATION_MAX_TURNS: '4',
       CONVERSATION_MAX_BYTES: '2000',
       CONVERSATION_MAX_PER_CLIENT: '10',
+      CONVERSATION_MAX_READERS: '3',
       CONVERSATION_TTL_DAYS: '1',
       // Served: the mock only (the test Worker's scripted `test/*` models are not).
       MODELS: 'mock/*',
@@ -859,6 +860,34 @@ describe('durable conversations in workerd', () => {
     expect(deleted.status).toBe(204)
     expect((await make()).status).toBe(201)
     expect(await list()).toHaveLength(10)
+  })
+
+  it('serves at most CONVERSATION_MAX_READERS streams of a conversation at once', async () => {
+    const id = await create(small)
+    const follow = () => call(`/v1/conversations/${id}/stream?follow=true`, {}, undefined, small)
+    const open = [await follow(), await follow(), await follow()]
+    for (const response of open) expect(response.status).toBe(200)
+    const refused = await follow()
+    expect(refused.status).toBe(429)
+    expect(await refused.json()).toMatchObject({
+      error: {
+        kind: 'rate-limit',
+        retryable: true,
+        message:
+          'this conversation has 3 open streams, the most it serves (CONVERSATION_MAX_READERS): close one and try again',
+      },
+    })
+    // A message's own stream is not counted: it is sent, and every reader gets its answer.
+    const answered = await send(id, brief('Hello, readers'), undefined, small)
+    expect(answered.status).toBe(200)
+    await readSse(answered)
+    // One closed makes room for another (once the object sees it gone: at its next write, the
+    // heartbeat's at the latest).
+    await open.pop()!.body!.cancel()
+    await expect
+      .poll(async () => (await follow()).status, { timeout: 10_000, interval: 200 })
+      .toBe(200)
+    for (const response of open) await response.body!.cancel()
   })
 
   it('refuses a model the MODELS setting does not serve with 404, as /v1/chat does', async () => {

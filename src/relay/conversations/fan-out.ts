@@ -25,6 +25,12 @@ export type FanOutOptions = {
    */
   maxUnreadBytes?: number | undefined
   /**
+   * Bytes unread by all subscribers together: past it, the one furthest behind is dropped (as
+   * above), then the next, so that readers who stop reading never hold more than this.
+   * @defaultValue 16 MiB
+   */
+  maxUnreadTotalBytes?: number | undefined
+  /**
    * Events published past this many characters (as `publish` counts them) are sent at once rather
    * than on the next turn of the event loop: an adapter that yields without waiting would
    * otherwise hold its whole answer.
@@ -66,6 +72,8 @@ export type FanOut = {
   close(): void
   /** How many subscribers are live (caught up). */
   readonly size: number
+  /** How many streams are open: live, and catching up. */
+  readonly readers: number
   /** Characters published and not yet sent (held by the source). */
   readonly queuedChars: number
 }
@@ -105,6 +113,7 @@ const PING = ': ping\n\n'
 export function createFanOut(options: FanOutOptions): FanOut {
   const { source } = options
   const maxUnread = options.maxUnreadBytes ?? 8 * 1024 * 1024
+  const maxUnreadTotal = options.maxUnreadTotalBytes ?? 16 * 1024 * 1024
   const maxQueued = options.maxQueuedChars ?? 64 * 1024
   const subscribers = new Set<Subscriber>()
   const catchingUp = new Set<Subscriber>()
@@ -160,7 +169,25 @@ export function createFanOut(options: FanOutOptions): FanOut {
     const text = source.take()
     if (text === '') return
     const through = source.lastId()
+    // Before the chunk, as each subscriber's own bound: the one that ends an answer still goes
+    // to every subscriber left.
+    boundTotal()
     for (const subscriber of subscribers) send(subscriber, text, through)
+  }
+  const unread = (subscriber: Subscriber) => -(subscriber.controller.desiredSize ?? 0)
+  /** Drops the subscribers furthest behind until all of them hold at most `maxUnreadTotal`. */
+  const boundTotal = () => {
+    let total = 0
+    for (const subscriber of subscribers) total += unread(subscriber)
+    while (total > maxUnreadTotal) {
+      let furthest: Subscriber | undefined
+      for (const subscriber of subscribers) {
+        if (furthest === undefined || unread(subscriber) > unread(furthest)) furthest = subscriber
+      }
+      if (furthest === undefined) return
+      total -= unread(furthest)
+      drop(furthest, 'behind', furthest.cursor)
+    }
   }
   const startHeartbeat = () => {
     if (heartbeat !== undefined || !(options.heartbeatMs > 0)) return
@@ -241,6 +268,9 @@ export function createFanOut(options: FanOutOptions): FanOut {
     },
     get size() {
       return subscribers.size
+    },
+    get readers() {
+      return subscribers.size + catchingUp.size
     },
     get queuedChars() {
       return queued

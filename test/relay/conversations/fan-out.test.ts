@@ -75,6 +75,18 @@ function conversation(
   return { fanOut, log, publish, frames, reads }
 }
 
+/**
+ * Publishes 20 events of 60 characters, each sent at once and followed by a turn of the event
+ * loop: subscribers that read take what they were sent; stalled ones never do.
+ */
+async function publishEach({ fanOut, publish }: ReturnType<typeof conversation>): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    publish('z'.repeat(60))
+    fanOut.flush()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }
+}
+
 describe('the fan-out of a conversation', () => {
   it('sends every subscriber the events after its id, then the same live frames, until the answer ends', async () => {
     const { fanOut, log, publish, frames } = conversation()
@@ -191,16 +203,12 @@ describe('the fan-out of a conversation', () => {
   })
 
   it('drops a subscriber that stops reading before it holds more than its bound', async () => {
-    const { fanOut, log, publish } = conversation({ heartbeatMs: 0, maxUnreadBytes: 1000 })
+    const conversationOf = conversation({ heartbeatMs: 0, maxUnreadBytes: 1000 })
+    const { fanOut, log } = conversationOf
     const stalled = fanOut.subscribe({ after: 0, follow: false })
     const reading = fanOut.subscribe({ after: 0, follow: false })
     const text = readAll(reading)
-    for (let i = 0; i < 20; i++) {
-      publish('z'.repeat(60))
-      fanOut.flush()
-      // The reading client takes what it was sent; the stalled one never does.
-      await new Promise((resolve) => setTimeout(resolve, 0))
-    }
+    await publishEach(conversationOf)
     expect(fanOut.size).toBe(1)
     fanOut.endAnswer(log.lastId)
     expect((await text).split('\n\n').length - 1).toBe(20)
@@ -210,6 +218,36 @@ describe('the fan-out of a conversation', () => {
     expect(sent!.length).toBeLessThanOrEqual(1100)
     const events = sent!.split('\n\n').length - 1
     expect(last).toBe(reconnectFrame('behind', events))
+  })
+
+  it('drops the subscribers furthest behind once all of them together hold more than the total bound', async () => {
+    const conversationOf = conversation({
+      heartbeatMs: 0,
+      maxUnreadBytes: 10_000,
+      maxUnreadTotalBytes: 1000,
+    })
+    const { fanOut, log } = conversationOf
+    // Three stop reading at once, one after another; one reads all.
+    const stalled = [0, 1, 2].map(() => fanOut.subscribe({ after: 0, follow: false }))
+    const reading = readAll(fanOut.subscribe({ after: 0, follow: false }))
+    expect(fanOut.readers).toBe(4)
+    await publishEach(conversationOf)
+    // Each one alone is under its own bound (20 frames of about 80 bytes), together they are not.
+    expect(fanOut.size).toBeLessThan(4)
+    fanOut.endAnswer(log.lastId)
+    expect((await reading).split('\n\n').length - 1).toBe(20)
+    let unreadTogether = 0
+    let dropped = 0
+    for (const stream of stalled) {
+      const held = await readAll(stream)
+      const [sent, last] = held.split(/(?=event: reconnect)/)
+      if (last !== undefined) {
+        dropped++
+        expect(last).toBe(reconnectFrame('behind', sent!.split('\n\n').length - 1))
+      } else unreadTogether += held.length
+    }
+    expect(dropped).toBeGreaterThan(0)
+    expect(unreadTogether).toBeLessThanOrEqual(1000 + 200)
   })
 
   it('sends the chunk that ends an answer to a subscriber not yet behind, which then ends as usual', async () => {
