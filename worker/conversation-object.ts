@@ -170,6 +170,11 @@ export class ConversationObject extends DurableObject<Env> {
   /** The last stored turn, once read (a tool turn is checked against it); null when unknown. */
   #last: Turn | undefined | null = null
   #log: EventLog
+  /**
+   * The first event the log holds: when an answer ends, the events before it are deleted (the
+   * stored turns say what they said), and a resume from before it gets a `reset`.
+   */
+  #firstKept: number
   #answer: Answer | undefined
   #fanOut: FanOut
   #arming: Promise<void> = Promise.resolve()
@@ -202,6 +207,7 @@ export class ConversationObject extends DurableObject<Env> {
     // their ids, so numbering moves past every id that could have been sent.
     if (this.#meta?.streaming === true) lastId += MAX_BATCH_EVENTS
     this.#log = this.#newLog(lastId)
+    this.#firstKept = this.#store.firstEventId() ?? 1
     if (this.#meta?.streaming === true) this.#recover(this.#meta)
   }
 
@@ -216,7 +222,8 @@ export class ConversationObject extends DurableObject<Env> {
    * records held (the frames subscribers are sent are made from them, not kept) and the most held
    * at once, the most one page of a replay held, and how many stored turns it keeps in memory (the
    * last one at most): all bounded whatever the length of the answer or of the conversation. And
-   * how many tables its database holds (none for an id that was never created).
+   * how many tables its database holds (none for an id that was never created), and the first
+   * event its log still holds.
    */
   stats(): {
     rowsWritten: number
@@ -228,10 +235,12 @@ export class ConversationObject extends DurableObject<Env> {
     turns: number
     cachedTurns: number
     tables: number
+    firstKeptEventId: number
   } {
     return {
       rowsWritten: this.#store.rowsWritten,
       tables: this.#store.tables(),
+      firstKeptEventId: this.#firstKept,
       lastEventId: this.#log.lastId,
       heldEvents: this.#log.heldEvents,
       heldChars: this.#log.heldChars,
@@ -371,12 +380,18 @@ export class ConversationObject extends DurableObject<Env> {
     return jsonResponse(201, { id })
   }
 
-  #get(meta: Meta): Response {
+  /** The conversation as a browser sees it (`GET`, a `reset`): its turns without items. */
+  #shown(): Conversation {
     const conversation: Conversation = { turns: this.#store.turns().map(displayTurn) }
-    if (meta.system !== undefined) conversation.system = meta.system
+    const system = this.#meta?.system
+    if (system !== undefined) conversation.system = system
+    return conversation
+  }
+
+  #get(meta: Meta): Response {
     const body: Record<string, unknown> = {
       id: meta.id,
-      conversation,
+      conversation: this.#shown(),
       streaming: this.#answer !== undefined,
       lastEventId: this.#log.lastId,
     }
@@ -410,6 +425,7 @@ export class ConversationObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAll()
     this.#store.deleted()
     this.#log = this.#newLog(0)
+    this.#firstKept = 1
     await this.#indexStub(meta.owner).unlisted(meta.id)
   }
 
@@ -665,6 +681,7 @@ export class ConversationObject extends DurableObject<Env> {
     this.#answer = undefined
     this.#saveMeta(next)
     this.#fanOut.endAnswer(this.#log.lastId)
+    this.#trimLog(answer.firstId)
     answer.trace?.end(outcome)
     if (answer.reservation !== undefined) {
       void settleAnswer(
@@ -678,6 +695,18 @@ export class ConversationObject extends DurableObject<Env> {
     }
     this.#announce()
     void this.#arm()
+  }
+
+  /**
+   * Deletes the logged events before `id` (an answer's first): a regenerate or a long chat no
+   * longer grows the log without end. Readers still catching up from before it are told to
+   * reconnect, and get a `reset`.
+   */
+  #trimLog(id: number): void {
+    if (id <= this.#firstKept) return
+    this.#store.dropEventsBefore(id)
+    this.#firstKept = id
+    this.#fanOut.trimmed(id)
   }
 
   /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
@@ -708,6 +737,15 @@ export class ConversationObject extends DurableObject<Env> {
     if (answer === undefined && !follow && from >= lastId) {
       return new Response(null, { status: 204 })
     }
+    // From before what the log holds: the conversation as it is now, then what follows it (the
+    // answer in flight after its `turn`, which the conversation holds, or later events).
+    let reset: string | undefined
+    let start = from
+    if (from < this.#firstKept - 1) {
+      start = answer === undefined ? lastId : answer.firstId
+      reset = resetFrame(start, this.#shown(), answer !== undefined)
+      if (answer === undefined && !follow) return new Response(reset, { headers: SSE_HEADERS })
+    }
     // Each reader holds what it has not read yet: a bounded number of them (the stream of a
     // message's own answer is not counted against it).
     const { readers } = this.#settings
@@ -716,12 +754,16 @@ export class ConversationObject extends DurableObject<Env> {
       return errorResponse(429, 'rate-limit', message, { retryable: true })
     }
     // Without an answer to follow, a replay of what is logged now.
-    return this.#subscribe(from, answer === undefined && !follow ? lastId : undefined, follow)
+    const until = answer === undefined && !follow ? lastId : undefined
+    return this.#subscribe(start, until, follow, reset)
   }
 
-  /** A stream of the events after `after`: what is logged, as its client reads, then live ones. */
-  #subscribe(after: number, until: number | undefined, follow: boolean): Response {
-    const stream = this.#fanOut.subscribe({ after, until, follow })
+  /**
+   * A stream of the events after `after`: what is logged, as its client reads, then live ones;
+   * `first` before them.
+   */
+  #subscribe(after: number, until: number | undefined, follow: boolean, first?: string): Response {
+    const stream = this.#fanOut.subscribe({ after, until, follow, first })
     return new Response(stream, { status: 200, headers: SSE_HEADERS })
   }
 
@@ -928,6 +970,14 @@ type Settings = {
   idleTimeoutMs: number
   ttlMs: number
   tracing: TracingOptions | undefined
+}
+
+/**
+ * The `reset` that starts a resume from before what the log holds (DESIGN §9): the conversation
+ * as it is now, whether an answer is in flight, and, as its id, the last event it stands for.
+ */
+function resetFrame(id: number, conversation: Conversation, streaming: boolean): string {
+  return `id: ${id}\nevent: reset\ndata: ${JSON.stringify({ conversation, streaming })}\n\n`
 }
 
 function settingsOf(env: Env): Settings {

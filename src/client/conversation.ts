@@ -340,6 +340,19 @@ export class RelayConversation implements ChatStore {
       if (id <= this.#lastEventId) return undefined
       this.#lastEventId = id
     }
+    if (message.event === 'reset') {
+      // Resumed from before what the relay's log holds: the conversation as it is now, then what
+      // follows it (the answer in flight, from its start).
+      const data: unknown = JSON.parse(message.data)
+      const conversation = isRecord(data) ? data['conversation'] : undefined
+      if (isRecord(conversation) && Array.isArray(conversation['turns'])) {
+        this.#turns = conversation['turns'] as Turn[]
+        this.#pending = undefined
+        this.#replacing = false
+        if (isRecord(data) && data['streaming'] !== true) this.#setStatus('ready')
+      }
+      return undefined
+    }
     if (message.event === 'turn') {
       const data: unknown = JSON.parse(message.data)
       const turn = isRecord(data) ? data['turn'] : undefined

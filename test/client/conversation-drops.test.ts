@@ -94,3 +94,35 @@ describe('a conversation store whose answer stream ends early', () => {
     store.dispose()
   })
 })
+
+describe('a conversation store resumed from before what the relay keeps', () => {
+  it('takes the conversation of a reset as it is now, then the answer that follows it', async () => {
+    const earlier = { role: 'user', content: 'Earlier' } as const
+    const earlierAnswer: AssistantTurn = { ...ANSWER, text: 'Earlier answer' }
+    // Its answer's stream is cut after one event; the relay has since trimmed its log.
+    const relay = relayThatDrops(2)
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input))
+      if (url.pathname !== `/v1/conversations/${ID}/stream`) return relay.fetch(input, init)
+      relay.resumedFrom.push(url.searchParams.get('lastEventId'))
+      const conversation = { turns: [earlier, earlierAnswer, QUESTION] }
+      return new Response(
+        frame(40, 'reset', { conversation, streaming: true }) +
+          frame(41, 'text', { text: 'one' }) +
+          frame(42, 'text', { text: ' two three' }) +
+          frame(43, 'done', { turn: ANSWER }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )
+    }
+    const store = relayConversation({ url: 'http://relay.test', model: 'mock/echo', fetch })
+    await store.send('Write a lot')
+    await eventually(() => store.getSnapshot().status === 'ready', 'the answer completes')
+    expect(relay.resumedFrom).toEqual(['2'])
+    expect(store.getSnapshot().messages.map((m) => m.text)).toEqual([
+      'Earlier',
+      'Earlier answer',
+      'Write a lot',
+      'one two three',
+    ])
+  })
+})

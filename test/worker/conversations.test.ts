@@ -125,6 +125,7 @@ async function stored(id: string) {
       heldChars: number
       peakHeldChars: number
       tables: number
+      firstKeptEventId: number
     }
     turns: Turn[]
   }
@@ -416,6 +417,60 @@ describe('durable conversations in workerd', () => {
       expect(frames(read.raw), `resume ${i} from ${from}`).toBe(framesAfter(from))
     }
   }, 60_000)
+
+  it('keeps the events of the last answer only, and resets a resume from before them', async () => {
+    const id = await create()
+    const first = await readSse(await send(id, ask('One')))
+    for (let i = 0; i < 5; i++) {
+      await readSse(
+        await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } }),
+      )
+    }
+    const last = await readSse(await send(id, ask('Two')))
+    // Stored: the events of the last answer, from its `turn`.
+    const lastFirst = Number(last.events[0]!.id)
+    expect((await stored(id)).stats.firstKeptEventId).toBe(lastFirst)
+    // A resume from before them: the conversation as it is now, standing for every event up to
+    // the last, and nothing more.
+    const shown = await get(id)
+    for (const from of ['0', first.events.at(-1)!.id!, String(lastFirst - 2)]) {
+      const resumed = await readSse(
+        await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': from } }),
+      )
+      expect(names(resumed), `from ${from}`).toEqual(['reset'])
+      expect(resumed.events[0]!.id).toBe(String(shown.lastEventId))
+      expect(JSON.parse(resumed.events[0]!.data)).toEqual({
+        conversation: shown.conversation,
+        streaming: false,
+      })
+    }
+    // From within them: exactly the events after the id, as before.
+    const within = await readSse(
+      await call(`/v1/conversations/${id}/stream`, {
+        headers: { 'last-event-id': String(lastFirst - 1) },
+      }),
+    )
+    expect(frames(within.raw)).toBe(frames(last.raw))
+    // With an answer in flight: the conversation (its question included), then the answer.
+    const running = await send(id, ask('Three', 'test/paced'))
+    const seen = await readUntil(running, (read) => read.events.length >= 2)
+    const turnId = Number(seen.events[0]!.id)
+    const joined = await readSse(
+      await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': '1' } }),
+    )
+    const answered = parseSse(seen.raw + (await readRest(running)))
+    expect(names(joined)[0]).toBe('reset')
+    expect(joined.events[0]!.id).toBe(String(turnId))
+    const reset = JSON.parse(joined.events[0]!.data) as {
+      conversation: { turns: Turn[] }
+      streaming: boolean
+    }
+    expect(reset.streaming).toBe(true)
+    expect(reset.conversation.turns.at(-1)).toEqual({ role: 'user', content: 'Three' })
+    expect(frames(joined.raw).slice(frames(joined.raw).indexOf('\n\n') + 2)).toBe(
+      frames(answered.raw.slice(answered.raw.indexOf('\n\n') + 2)),
+    )
+  })
 
   it('stops for every subscriber when one stops, storing what arrived without items', async () => {
     const id = await create()

@@ -176,6 +176,21 @@ export function createConversationStore(sql: SqlHandle) {
       }
     },
 
+    /** The id of the first stored event, or undefined when none is. */
+    firstEventId(): number | undefined {
+      const first = rows('SELECT MIN(first_id) AS id FROM events')[0]?.['id']
+      return typeof first === 'number' ? first : undefined
+    },
+
+    /** Deletes the stored events before `id`: every batch that ends before it. */
+    dropEventsBefore(id: number): void {
+      write(
+        'DELETE FROM event_parts WHERE first_id IN (SELECT first_id FROM events WHERE last_id < ?)',
+        id,
+      )
+      write('DELETE FROM events WHERE last_id < ?', id)
+    },
+
     /** The id of the last stored event (0 when none is): the last batch's, by its key. */
     lastEventId(): number {
       const last = rows('SELECT last_id FROM events ORDER BY first_id DESC LIMIT 1')[0]?.['last_id']

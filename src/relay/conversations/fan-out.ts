@@ -50,6 +50,8 @@ export type SubscribeOptions = {
   until?: number | undefined
   /** Stays open when an answer ends, for the next ones (`?follow=true`). */
   follow: boolean
+  /** A frame sent before any other (the `reset` of a resume from before the log). */
+  first?: string | undefined
 }
 
 /** The live side of a conversation's event stream: every subscriber gets the same bytes. */
@@ -70,6 +72,11 @@ export type FanOut = {
   endAnswer(lastId: number): void
   /** Ends every stream, each with a `reconnect` event (DESIGN §9). */
   close(): void
+  /**
+   * The log no longer holds the events before `id`: streams still catching up from before it end
+   * with a `reconnect` event (their clients resume, and get a `reset`).
+   */
+  trimmed(id: number): void
   /** How many subscribers are live (caught up). */
   readonly size: number
   /** How many streams are open: live, and catching up. */
@@ -227,11 +234,12 @@ export function createFanOut(options: FanOutOptions): FanOut {
       }
     },
     flush,
-    subscribe({ after, until, follow }) {
+    subscribe({ after, until, follow, first }) {
       let subscriber: Subscriber
       return new ReadableStream<Uint8Array>(
         {
           start(controller) {
+            if (first !== undefined) controller.enqueue(utf8.encode(first))
             subscriber = { controller, follow, until, cursor: after }
             catchingUp.add(subscriber)
             // The first page at once (often all there is: the events of the answer in flight).
@@ -264,6 +272,11 @@ export function createFanOut(options: FanOutOptions): FanOut {
       flush()
       for (const subscriber of [...subscribers, ...catchingUp]) {
         drop(subscriber, 'closed', subscriber.cursor)
+      }
+    },
+    trimmed(id) {
+      for (const subscriber of catchingUp) {
+        if (subscriber.cursor < id - 1) drop(subscriber, 'behind', subscriber.cursor)
       }
     },
     get size() {
