@@ -2,6 +2,8 @@
  * Durable conversations (DESIGN §9) over real HTTP against the Worker in workerd: one Durable
  * Object per conversation runs the model call, logs its events and stores its turns.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
@@ -25,6 +27,15 @@ const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a lar
 const HELD_BOUND = 64 * 1024 + 8 * 1024
 /** A test that streams a 5 MB answer through workerd: seconds alone, many more on a busy machine. */
 const LARGE_ANSWER_MS = 90_000
+
+/** A conversation as an earlier relay stored it: its object's tables, and its client's index's. */
+const STORED = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/stored-2026-12.json'), 'utf8'),
+) as {
+  id: string
+  conversation: { name: string; sql: string; rows: Record<string, unknown>[] }[]
+  index: { name: string; sql: string; rows: Record<string, unknown>[] }[]
+}
 
 let worker: TestWorker
 let small: TestWorker
@@ -470,6 +481,54 @@ describe('durable conversations in workerd', () => {
     expect(frames(joined.raw).slice(frames(joined.raw).indexOf('\n\n') + 2)).toBe(
       frames(answered.raw.slice(answered.raw.indexOf('\n\n') + 2)),
     )
+  })
+
+  it('reads a conversation as the code before it stored it, and goes on with it', async () => {
+    // Stored by the relay as it was on 2026-12-06 (393cff7): a system prompt, an answer, its
+    // regenerate and a stopped answer, every event logged; and its line in the client's index.
+    const { id, conversation, index } = STORED
+    const load = async (name: string, tables: unknown) => {
+      const path = `/v1/__test/conversation?id=${encodeURIComponent(name)}&load=1`
+      const loaded = await worker.fetch(path, { method: 'POST', body: JSON.stringify(tables) })
+      expect(loaded.status).toBe(204)
+    }
+    const owner = (
+      JSON.parse(String(conversation.find((table) => table.name === 'meta')!.rows[0]!['json'])) as {
+        owner: string
+      }
+    ).owner
+    await load(id, conversation)
+    await load(`client:${owner}`, index)
+
+    const shown = await get(id)
+    expect(shown.streaming).toBe(false)
+    expect(shown.conversation).toMatchObject({ system: 'Be brief.' })
+    expect(shown.conversation.turns.map((turn) => turn.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+    expect(shown.conversation.turns[3]).toMatchObject({ stopReason: 'aborted' })
+    expect(shown.conversation.turns.some((turn) => 'items' in turn)).toBe(false)
+    const list = (await (await call('/v1/conversations')).json()) as {
+      conversations: { id: string; title: string | null }[]
+    }
+    expect(list.conversations).toContainEqual(
+      expect.objectContaining({ id, title: 'Hello, stored world' }),
+    )
+    // Its whole log, as it was written: three answers, the last one stopped.
+    const replay = await readSse(
+      await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': '0' } }),
+    )
+    expect(names(replay).filter((name) => name === 'turn')).toHaveLength(3)
+    expect(lastDone(replay)).toEqual(shown.conversation.turns[3])
+    // And on: a message answered (its items replayed to the model), then a regenerate.
+    const next = await readSse(await send(id, ask('And now?')))
+    expect(lastDone(next).text).toContain('And now?')
+    const again = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
+    expect(names(await readSse(again)).at(-1)).toBe('done')
+    expect((await get(id)).conversation.turns).toHaveLength(6)
   })
 
   it('stops for every subscriber when one stops, storing what arrived without items', async () => {
