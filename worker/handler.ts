@@ -91,8 +91,10 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
         },
       )
     }
-    // Creating one counts as a request, as a message does; reading does not.
-    if (route.op === 'create') {
+    // Creating one, and reading one whole (every turn read and encoded again), count as requests,
+    // as a message does. The list and the streams are bounded otherwise (a client's conversations,
+    // a conversation's readers).
+    if (route.op === 'create' || route.op === 'get') {
       const refused = await countRefusal(rateLimiter, clientId)
       if (refused !== undefined) return refused
     }

@@ -1124,7 +1124,7 @@ describe('durable conversations in workerd', () => {
     expect(conversations).toHaveLength(3)
   })
 
-  it('counts messages and regenerates against the rate limit, and reads not at all', async () => {
+  it('counts messages, regenerates and whole reads against the rate limit, and the list not at all', async () => {
     // Its creation is the first request of the minute.
     const id = await create(limited)
     await readSse(await send(id, ask('One'), undefined, limited))
@@ -1139,9 +1139,19 @@ describe('durable conversations in workerd', () => {
     const refused = await send(id, ask('Three'), undefined, limited)
     expect(refused.status).toBe(429)
     expect(refused.headers.get('retry-after')).not.toBeNull()
-    for (let i = 0; i < 3; i++) {
-      expect((await call(`/v1/conversations/${id}`, {}, undefined, limited)).status).toBe(200)
-    }
+    // A read of the whole conversation counts too (it reads and encodes every turn again).
+    const read = await call(`/v1/conversations/${id}`, {}, undefined, limited)
+    expect(read.status).toBe(429)
+    expect(await read.json()).toMatchObject({ error: { kind: 'rate-limit' } })
+    // The list, and a stream, do not (each is bounded otherwise).
     expect((await call('/v1/conversations', {}, undefined, limited)).status).toBe(200)
+    const stream = await call(
+      `/v1/conversations/${id}/stream`,
+      { headers: { 'last-event-id': '0' } },
+      undefined,
+      limited,
+    )
+    expect(stream.status).toBe(200)
+    await readSse(stream)
   })
 })
