@@ -11,7 +11,7 @@ import type {
 } from '../src/index.ts'
 import { toThinkwireError } from '../src/kit/index.ts'
 import { partialTurn } from '../src/core/reducer.ts'
-import type { WireError } from '../src/core/wire.ts'
+import type { WireConversationEvents, WireError } from '../src/core/wire.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
 import {
@@ -84,7 +84,6 @@ export type { ConversationListing }
  * The `turn` event of a conversation's stream: the turn an answer answers, before its events;
  * `replaces` when the answer (a regenerate's) will replace the last answer once it is complete.
  */
-type TurnEvent = { turn: Turn; replaces?: true }
 
 /** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
 type ConversationEvent =
@@ -803,7 +802,7 @@ export class ConversationObject extends DurableObject<Env> {
   #append(event: ConversationEvent): number {
     switch (event.type) {
       case 'turn': {
-        const data: TurnEvent = event.replaces
+        const data: WireConversationEvents['turn'] = event.replaces
           ? { turn: event.turn, replaces: true }
           : { turn: event.turn }
         return this.#log.append('turn', JSON.stringify(data))
@@ -977,7 +976,8 @@ type Settings = {
  * as it is now, whether an answer is in flight, and, as its id, the last event it stands for.
  */
 function resetFrame(id: number, conversation: Conversation, streaming: boolean): string {
-  return `id: ${id}\nevent: reset\ndata: ${JSON.stringify({ conversation, streaming })}\n\n`
+  const data = { conversation, streaming } satisfies WireConversationEvents['reset']
+  return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 function settingsOf(env: Env): Settings {

@@ -8,7 +8,7 @@ import { createNotifier } from '../core/notifier.ts'
 import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
 import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
-import type { WireCallOptions } from '../core/wire.ts'
+import type { WireCallOptions, WireConversationEvents } from '../core/wire.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
@@ -344,24 +344,26 @@ export class RelayConversation implements ChatStore {
       // Resumed from before what the relay's log holds: the conversation as it is now, then what
       // follows it (the answer in flight, from its start).
       const data: unknown = JSON.parse(message.data)
-      const conversation = isRecord(data) ? data['conversation'] : undefined
-      if (isRecord(conversation) && Array.isArray(conversation['turns'])) {
-        this.#turns = conversation['turns'] as Turn[]
+      const { conversation, streaming }: Partial<WireConversationEvents['reset']> = isRecord(data)
+        ? data
+        : {}
+      if (isRecord(conversation) && Array.isArray(conversation.turns)) {
+        this.#turns = conversation.turns
         this.#pending = undefined
         this.#replacing = false
-        if (isRecord(data) && data['streaming'] !== true) this.#setStatus('ready')
+        if (streaming !== true) this.#setStatus('ready')
       }
       return undefined
     }
     if (message.event === 'turn') {
       const data: unknown = JSON.parse(message.data)
-      const turn = isRecord(data) ? data['turn'] : undefined
+      const { turn, replaces }: Partial<WireConversationEvents['turn']> = isRecord(data) ? data : {}
       // The turn this answer answers: ours just sent, or (attaching, regenerating) one we have.
       const asked = this.#turns.findLast((t) => t.role !== 'assistant')
       const known = this.#sent === undefined && JSON.stringify(asked) === JSON.stringify(turn)
-      if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn as unknown as Turn]
+      if (isRecord(turn) && !known) this.#turns = [...this.#turns, turn]
       // A regenerate, maybe from another tab: its answer takes the last one's place.
-      if (isRecord(data) && data['replaces'] === true) this.#replacing = true
+      if (replaces === true) this.#replacing = true
       // Ours after all, though its request failed (the answer to the POST was lost): not an error.
       if (this.#refused !== undefined && JSON.stringify(this.#refused) === JSON.stringify(turn)) {
         this.#refused = undefined

@@ -1,5 +1,5 @@
 import type { CallOptions } from './adapter.ts'
-import type { AssistantTurn, Conversation } from './conversation.ts'
+import type { AssistantTurn, Conversation, Turn } from './conversation.ts'
 import type { ErrorKind } from './errors.ts'
 import type { ToolCall } from './events.ts'
 
@@ -46,6 +46,29 @@ export type ShownAssistantTurn = AssistantTurn & {
 
 /** The event names of a relay stream. */
 export type WireEventName = keyof WireEvents
+
+/**
+ * The `data` of each SSE event of a durable conversation's stream (DESIGN §9), by event name: the
+ * relay's events, each answer's `turn` first, and the two that end or start a stream out of turn.
+ */
+export type WireConversationEvents = WireEvents & {
+  /** The user or tool turn an answer answers; a regenerate's says that it replaces the last answer. */
+  turn: { turn: Turn; replaces?: true | undefined }
+  /**
+   * The first event of a resume from before what the relay's log holds: the conversation as it is
+   * now (its id stands for every event up to it), and whether an answer is in flight.
+   */
+  reset: { conversation: Conversation; streaming: boolean }
+  /** The last event of a stream the relay closed before its answer's end: resume after `lastEventId`. */
+  reconnect: { reason: ReconnectReason; lastEventId: number }
+}
+
+/**
+ * Why the relay ends a stream before its answer's `done` or `error`, in its `reconnect` event:
+ * `behind`, its client fell too far behind; `closed`, the conversation's streams were closed (a
+ * delete). The client resumes from the last event it saw.
+ */
+export type ReconnectReason = 'behind' | 'closed'
 
 /** An `error` event's data. */
 export type WireError = {

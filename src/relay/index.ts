@@ -26,8 +26,10 @@ export type {
 export type {
   FieldTable,
   LocalCallOption,
+  ReconnectReason,
   WireCallOptions,
   WireChatRequest,
+  WireConversationEvents,
   WireError,
   WireEventName,
   WireEvents,

@@ -1,3 +1,5 @@
+import type { ReconnectReason, WireConversationEvents } from '../../core/wire.ts'
+
 /** What a subscriber catches up from: the conversation's logged frames, a page at a time. */
 export type CatchUpSource = {
   /**
@@ -85,16 +87,10 @@ export type FanOut = {
   readonly queuedChars: number
 }
 
-/**
- * Why the relay ends a stream before its answer's `done` or `error`, in its `reconnect` event:
- * `behind`, its client fell too far behind; `closed`, the conversation's streams were closed (a
- * delete). The client resumes from the last event it saw.
- */
-export type ReconnectReason = 'behind' | 'closed'
-
 /** The last frame of a stream the relay ends early (DESIGN §9); it has no id of its own. */
 export function reconnectFrame(reason: ReconnectReason, lastEventId: number): string {
-  return `event: reconnect\ndata: ${JSON.stringify({ reason, lastEventId })}\n\n`
+  const data = { reason, lastEventId } satisfies WireConversationEvents['reconnect']
+  return `event: reconnect\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 type Subscriber = {
