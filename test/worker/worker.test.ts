@@ -184,7 +184,9 @@ describe('worker in workerd: streaming', () => {
     )
     const read = await readUntil(response, (seen) => seen.comments.length >= 2)
     expect(read.events.map((e) => e.event)).toEqual(['thinking'])
-    expect(read.comments).toEqual(['ping', 'ping'])
+    // Two at least: a reader slowed by a busy machine may get more in one read.
+    expect(read.comments.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(read.comments)).toEqual(new Set(['ping']))
     controller.abort()
   })
 
