@@ -73,7 +73,13 @@ import {
 } from '../src/relay/tracing.ts'
 import { countRefusal, durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import { conversationBounds, count, modelsSetting, setting } from './settings.ts'
+import {
+  conversationBounds,
+  modelsSetting,
+  requestBounds,
+  setting,
+  streamTimes,
+} from './settings.ts'
 
 /** The client id of a request, set by the Worker (a client-sent copy never reaches the object). */
 export const CLIENT_HEADER = 'x-thinkwire-client'
@@ -981,22 +987,16 @@ function resetFrame(id: number, conversation: Conversation, streaming: boolean):
 }
 
 function settingsOf(env: Env): Settings {
-  const maxTokens = count(env, 'MAX_TOKENS', 0)
   const bounds = conversationBounds(env)
   const limits = limitsFromEnv(env)
   return {
-    limits: resolveLimits({
-      bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
-      turns: count(env, 'MAX_TURNS', 1000),
-      maxTokens: maxTokens > 0 ? maxTokens : undefined,
-    }),
+    limits: resolveLimits(requestBounds(env)),
     sizes: { turns: bounds.turns, bytes: bounds.bytes },
     perClient: bounds.perClient,
     readers: bounds.readers,
     allows: modelFilter(modelsSetting(env)),
     limiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
-    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
-    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+    ...streamTimes(env),
     ttlMs: bounds.ttlDays * DAY_MS,
     tracing: tracingOf(env),
   }

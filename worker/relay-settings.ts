@@ -7,13 +7,14 @@ import { hasAuth, readAuthSettings, workerAuth } from './client-auth.ts'
 import { registryFromEnv } from './registry.ts'
 import {
   conversationBounds,
-  count,
   limitsFromEnv,
   list,
   MIN_SECRET_LENGTH,
   modelsSetting,
+  requestBounds,
   secrets,
   setting,
+  streamTimes,
   type ConversationBounds,
 } from './settings.ts'
 
@@ -63,7 +64,6 @@ export function readRelaySettings(env: object, options: HandlerOptions = {}): Re
   const auth = workerAuth(authSettings, options.auth)
   // Secrets split on commas only, so a passphrase with spaces stays one key.
   const sealKeys = secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
-  const maxTokens = count(env, 'MAX_TOKENS', 0)
   return {
     registry: registryFromEnv(env, options.providers),
     models: modelsSetting(env),
@@ -72,13 +72,8 @@ export function readRelaySettings(env: object, options: HandlerOptions = {}): Re
     origins: list(setting(env, 'ALLOWED_ORIGINS')),
     sealKeys,
     limits: limitsFromEnv(env),
-    request: {
-      bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
-      turns: count(env, 'MAX_TURNS', 1000),
-      maxTokens: maxTokens > 0 ? maxTokens : undefined,
-    },
-    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
-    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+    request: requestBounds(env),
+    ...streamTimes(env),
     // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`; none when it is unset.
     tracing: otlpTracing((name) => setting(env, name)),
     conversations: conversationBounds(env),

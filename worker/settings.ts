@@ -117,6 +117,29 @@ export function count(env: object, name: string, fallback: number): number {
   return parsed
 }
 
+/** `MAX_BODY_BYTES`, `MAX_TURNS` and `MAX_TOKENS`: what one request may send, checked. */
+export function requestBounds(env: object): {
+  bodyBytes: number
+  turns: number
+  /** Undefined: the relay's default (none). */
+  maxTokens: number | undefined
+} {
+  const maxTokens = count(env, 'MAX_TOKENS', 0)
+  return {
+    bodyBytes: count(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    turns: count(env, 'MAX_TURNS', 1000),
+    maxTokens: maxTokens > 0 ? maxTokens : undefined,
+  }
+}
+
+/** `HEARTBEAT_MS` and `IDLE_TIMEOUT_MS`: a stream's heartbeat, and how long an upstream may be silent. */
+export function streamTimes(env: object): { heartbeatMs: number; idleTimeoutMs: number } {
+  return {
+    heartbeatMs: count(env, 'HEARTBEAT_MS', 15_000),
+    idleTimeoutMs: count(env, 'IDLE_TIMEOUT_MS', 60_000),
+  }
+}
+
 /** How durable conversations are bounded, as `CONVERSATION_*` settings say. */
 export type ConversationBounds = {
   /** Turns and bytes of stored turns in one conversation. */
