@@ -76,12 +76,6 @@ const KEPT_BUILDS = 2
  * while the tests run: the Workers run the snapshot, never the tree.
  */
 export async function buildSnapshot(): Promise<Snapshot> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
-        '`apt-get install -y chromium` (.ci/run does this when it is missing).',
-    )
-  }
   mkdirSync(BUILDS, { recursive: true })
   const dir = join(BUILDS, sourcesKey())
   const snapshot = {
@@ -436,6 +430,12 @@ export function serveDemo(vars: Readonly<Record<string, string>> = {}): DemoServ
 }
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The demo test drives Chromium at ${CHROMIUM}, which is missing: install it with ` +
+        '`apt-get install -y chromium` (.ci/run does this when it is missing).',
+    )
+  }
   return chromium.launch({
     timeout: STEP_MS,
     executablePath: CHROMIUM,

@@ -4,17 +4,15 @@
  * (as `npm start` runs it), whose proxy keeps connections of its own to the Worker. Refusing a
  * body must cost neither the client's connection nor anyone's next request.
  */
-import { execFile } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent, request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildSnapshot } from '../e2e/harness.ts'
 import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
-const root = resolve(import.meta.dirname, '../..')
 const VARS = {
   ALLOW_ANONYMOUS: 'true',
   MOCK_MODELS: 'on',
@@ -38,31 +36,11 @@ let dir: string
 let workerd: TestWorker | undefined
 let dev: WranglerDev | undefined
 
-/** The Worker bundled as a deploy bundles it: `wrangler dev` then never reloads under a test. */
-async function bundleWorker(): Promise<{ script: string; assets: string }> {
-  const assets = join(dir, 'assets')
-  const bundle = join(dir, 'bundle')
-  await import('node:fs/promises').then((fs) => fs.mkdir(assets))
-  await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>')
-  await promisify(execFile)(
-    process.execPath,
-    [
-      join(root, 'node_modules/wrangler/bin/wrangler.js'),
-      'deploy',
-      '--dry-run',
-      '--outdir',
-      bundle,
-      '--assets',
-      assets,
-    ],
-    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
-  )
-  return { script: join(bundle, 'index.js'), assets }
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'thinkwire-oversize-'))
-  const { script, assets } = await bundleWorker()
+  // The Worker bundled as a deploy bundles it, with the demo (wrangler dev then never reloads
+  // under a test): the snapshot the browser tests run, built once for every file that asks.
+  const { worker: script, assets } = await buildSnapshot()
   // One after the other: two Workers starting at once on two cores slow both.
   workerd = await startTestWorker(VARS)
   dev = await startWranglerDev({
