@@ -317,7 +317,7 @@ export class ConversationObject extends DurableObject<Env> {
     }
     switch (op) {
       case 'get':
-        return this.#get(meta)
+        return this.#get(meta, request)
       case 'delete':
         return this.#delete(meta)
       case 'messages':
@@ -393,7 +393,15 @@ export class ConversationObject extends DurableObject<Env> {
     return conversation
   }
 
-  #get(meta: Meta): Response {
+  #get(meta: Meta, request: Request): Response {
+    // What the answer holds changes with every event, turn and answer: they make its tag, and a
+    // client that holds it gets a 304 without a turn read or encoded.
+    const { turns, bytes } = this.#totals
+    const tag = `"${this.#log.lastId}-${turns}-${bytes}-${this.#answer === undefined ? 0 : 1}"`
+    const cache = { etag: tag, 'cache-control': 'private, no-cache' }
+    if (request.headers.get('if-none-match') === tag) {
+      return new Response(null, { status: 304, headers: cache })
+    }
     const body: Record<string, unknown> = {
       id: meta.id,
       conversation: this.#shown(),
@@ -401,7 +409,9 @@ export class ConversationObject extends DurableObject<Env> {
       lastEventId: this.#log.lastId,
     }
     if (meta.lastError !== undefined) body['lastError'] = meta.lastError
-    return jsonResponse(200, body)
+    const response = jsonResponse(200, body)
+    for (const [name, value] of Object.entries(cache)) response.headers.set(name, value)
+    return response
   }
 
   async #delete(meta: Meta): Promise<Response> {

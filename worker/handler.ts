@@ -107,6 +107,9 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     const headers = new Headers({ [CLIENT_HEADER]: clientId })
     const lastEventId = request.headers.get('last-event-id')
     if (lastEventId !== null) headers.set('last-event-id', lastEventId)
+    // A read the client holds already is answered 304, without reading a turn.
+    const held = request.headers.get('if-none-match')
+    if (held !== null && route.op === 'get') headers.set('if-none-match', held)
     // The answer's span, made in the object, continues the caller's trace.
     const traceparent = request.headers.get('traceparent')
     if (traceparent !== null) headers.set('traceparent', traceparent)

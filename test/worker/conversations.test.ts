@@ -284,6 +284,24 @@ describe('durable conversations in workerd', () => {
     expect((await stored(id)).stats.tables).toBe(0)
   })
 
+  it('answers a read the client holds already with 304, and a changed one in full', async () => {
+    const id = await create()
+    await readSse(await send(id, ask('Tag me')))
+    const first = await call(`/v1/conversations/${id}`)
+    const tag = first.headers.get('etag')
+    expect(tag).toMatch(/^"[\w-]+"$/)
+    expect(first.headers.get('cache-control')).toBe('private, no-cache')
+    const held = await call(`/v1/conversations/${id}`, { headers: { 'if-none-match': tag! } })
+    expect(held.status).toBe(304)
+    expect(await held.text()).toBe('')
+    // Another answer changes it: the whole conversation again, under another tag.
+    await readSse(await send(id, ask('And again')))
+    const changed = await call(`/v1/conversations/${id}`, { headers: { 'if-none-match': tag! } })
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('etag')).not.toBe(tag)
+    expect(((await changed.json()) as Shown).conversation.turns).toHaveLength(4)
+  })
+
   it('answers 404 to another client on every route, and to ids it never made', async () => {
     const id = await create()
     const routes: [string, string, unknown][] = [
