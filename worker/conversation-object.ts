@@ -409,9 +409,7 @@ export class ConversationObject extends DurableObject<Env> {
       lastEventId: this.#log.lastId,
     }
     if (meta.lastError !== undefined) body['lastError'] = meta.lastError
-    const response = jsonResponse(200, body)
-    for (const [name, value] of Object.entries(cache)) response.headers.set(name, value)
-    return response
+    return jsonResponse(200, body, cache)
   }
 
   async #delete(meta: Meta): Promise<Response> {

@@ -62,6 +62,7 @@ export function describeError(
   return response
 }
 
+/** `body` as JSON, never cached unless `headers` say how (their `cache-control` wins; JSON stays). */
 export function jsonResponse(
   status: number,
   body: unknown,
@@ -69,7 +70,7 @@ export function jsonResponse(
 ): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store' },
+    headers: { 'cache-control': 'no-store', ...headers, 'content-type': 'application/json' },
   })
 }
 
