@@ -10,8 +10,8 @@ import type {
   Turn,
 } from '../src/index.ts'
 import { toThinkwireError } from '../src/kit/index.ts'
-import { partialTurn } from '../src/core/reducer.ts'
 import type { WireConversationEvents, WireError } from '../src/core/wire.ts'
+import { partialTurn } from '../src/core/reducer.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
 import {
@@ -500,7 +500,7 @@ export class ConversationObject extends DurableObject<Env> {
       }
       ;({ turns: base, replaces } = regenerate)
       // The answer it replaces makes room for it.
-      const replaced = replaces ? utf8Length(JSON.stringify(this.#lastTurn())) : 0
+      const replaced = replaces ? this.#lastTurnBytes() : 0
       const kept = {
         turns: this.#totals.turns - (replaces ? 1 : 0),
         bytes: this.#totals.bytes - replaced,
@@ -927,11 +927,16 @@ export class ConversationObject extends DurableObject<Env> {
     }
   }
 
+  /** The bytes the last stored turn counts for (its UTF-8 JSON, as stored); 0 when none is. */
+  #lastTurnBytes(): number {
+    const last = this.#lastTurn()
+    return last === undefined ? 0 : utf8Length(JSON.stringify(last))
+  }
+
   #dropLastTurn(): void {
     const turns = this.#totals.turns - 1
-    const dropped = this.#lastTurn()
+    const bytes = this.#lastTurnBytes()
     this.#store.dropTurn(turns)
-    const bytes = dropped === undefined ? 0 : utf8Length(JSON.stringify(dropped))
     this.#totals = { turns, bytes: this.#totals.bytes - bytes }
     this.#last = null
   }
