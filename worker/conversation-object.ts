@@ -9,8 +9,8 @@ import type {
   ThinkwireError,
   Turn,
 } from '../src/index.ts'
+import type { WireConversationEvents, WireError } from '../src/relay/index.ts'
 import { toThinkwireError } from '../src/kit/index.ts'
-import type { WireConversationEvents, WireError } from '../src/core/wire.ts'
 import { partialTurn } from '../src/core/reducer.ts'
 import { wireTurn } from '../src/relay/chat-route.ts'
 import { relayFailure, resolveAdapter } from '../src/relay/failure.ts'
