@@ -10,6 +10,21 @@ const event = (type: string, data: object) => sse([[type, { type, ...data }]])
 
 const delta = (index: number, data: object) => event('content_block_delta', { index, delta: data })
 
+/** The `message_start` of a message `id` from `model`, its content still empty. */
+const messageStart = (id: string, model: string, usage: object) =>
+  event('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  })
+
 /** The tool call the answer streams. */
 export const anthropicToolCall = { name: 'get_weather', input: { city: 'Paris', unit: 'celsius' } }
 
@@ -22,18 +37,7 @@ export const anthropicStreamed = {
 /** An answer of one text block, `text`, from `model`: the least a Messages stream holds. */
 export function anthropicTextAnswer(text: string, model = 'claude-haiku-4-5'): string {
   return [
-    event('message_start', {
-      message: {
-        id: 'msg_text',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 1 },
-      },
-    }),
+    messageStart('msg_text', model, { input_tokens: 5, output_tokens: 1 }),
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
     delta(0, { type: 'text_delta', text }),
     event('content_block_stop', { index: 0 }),
@@ -48,22 +52,11 @@ export function anthropicTextAnswer(text: string, model = 'claude-haiku-4-5'): s
 /** Thinking, a signature, text, and a tool call whose input arrives in pieces. */
 export function anthropicAnswer(model: string): Wire {
   const events = [
-    event('message_start', {
-      message: {
-        id: 'msg_01Contract',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: {
-          input_tokens: 120,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 40,
-          output_tokens: 2,
-        },
-      },
+    messageStart('msg_01Contract', model, {
+      input_tokens: 120,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 40,
+      output_tokens: 2,
     }),
     event('content_block_start', {
       index: 0,
