@@ -46,7 +46,8 @@ export function createConversationStore(sql: SqlHandle) {
     Number(
       sql
         .exec(
-          "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'turns', 'events', 'event_parts', 'listing')",
+          `SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`,
+          ...TABLES,
         )
         .toArray()[0]?.['n'],
     )
@@ -271,13 +272,18 @@ export function createConversationStore(sql: SqlHandle) {
   return store
 }
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, json TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS events (first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS event_parts (id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS listing (id TEXT PRIMARY KEY, json TEXT NOT NULL);
-`
+/** The store's tables, and what each holds. */
+const COLUMNS: Readonly<Record<string, string>> = {
+  meta: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
+  turns: 'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL',
+  events: 'first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL',
+  event_parts: 'id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL',
+  listing: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',
+}
+const TABLES = Object.keys(COLUMNS)
+const SCHEMA = Object.entries(COLUMNS)
+  .map(([table, columns]) => `CREATE TABLE IF NOT EXISTS ${table} (${columns});`)
+  .join('\n')
 
 /** A character of more than one byte in UTF-8. */
 const NON_ASCII = /[\u0080-\uffff]/
