@@ -1,7 +1,7 @@
 import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
 import { routeErrorResponse } from '../src/relay/create-relay.ts'
 import { discardBody, readJsonBody } from '../src/relay/read-body.ts'
-import { errorResponse, jsonResponse } from '../src/relay/responses.ts'
+import { errorResponse } from '../src/relay/responses.ts'
 import {
   createRelay,
   type RateLimiter,
@@ -99,10 +99,6 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
       if (refused !== undefined) return refused
     }
     const namespace = env.CONVERSATIONS
-    if (route.op === 'list') {
-      const index = namespace.get(namespace.idFromName(`client:${clientId}`))
-      return jsonResponse(200, await index.conversations())
-    }
     // Only what the object reads: a client-sent copy of the client header never gets through.
     const headers = new Headers({ [CLIENT_HEADER]: clientId })
     const lastEventId = request.headers.get('last-event-id')
@@ -130,8 +126,9 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
       body = '{}'
     }
     if (body !== undefined) headers.set('content-type', 'application/json')
-    const id = route.id ?? newConversationId()
-    const stub = namespace.get(namespace.idFromName(id))
+    // The list is its client's index object's; any other route, its conversation's.
+    const id = route.op === 'list' ? '' : (route.id ?? newConversationId())
+    const stub = namespace.get(namespace.idFromName(id === '' ? `client:${clientId}` : id))
     const answer = await stub.fetch(`https://conversation/${route.op}/${id}${url.search}`, {
       method: route.op === 'get' || route.op === 'stream' ? 'GET' : 'POST',
       headers,

@@ -1,5 +1,5 @@
 import type { AssistantTurn, Conversation, Turn, Usage } from '../core/conversation.ts'
-import { abortedError, type ThinkwireError } from '../core/errors.ts'
+import type { ThinkwireError } from '../core/errors.ts'
 import { statusFromKind } from './status.ts'
 import { relayFailure, resolveAdapter } from './failure.ts'
 import type { Event } from '../core/events.ts'
@@ -7,14 +7,15 @@ import type { Registry } from '../core/registry.ts'
 import { toEventStream } from './event-stream.ts'
 import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
-import { limitRefusal } from './limit-refusal.ts'
 import {
-  failedEnd,
-  reserveAnswer,
-  settleAnswer,
-  type AnswerEnd,
-  type AnswerReservation,
-} from './answer-budget.ts'
+  admitAnswer,
+  callModel,
+  countRefusal,
+  endAnswer,
+  wireTurn,
+  type AnswerOutcome,
+  type AnswerTally,
+} from './answer-pipeline.ts'
 import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
 import type { Dialect } from './dialects.ts'
@@ -62,14 +63,14 @@ export async function chatRoute(
   const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
   if (!body.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId, dialect)) ??
+      (await countRefusal(rateLimiter, clientId, errorResponse)) ??
       errorResponse(body.status, 'invalid-request', body.message)
     )
   }
   const parsed = dialect.parse(body.value, limits)
   if (!parsed.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId, dialect)) ??
+      (await countRefusal(rateLimiter, clientId, errorResponse)) ??
       errorResponse(400, 'invalid-request', parsed.message, {
         field: parsed.field,
         code: parsed.code,
@@ -94,32 +95,24 @@ export async function chatRoute(
   }
 
   // Admission counts what is sent and the output the call may produce; the answer is settled with
-  // its real usage once it ends (see `settleAnswer`), in the background.
-  let reservation: AnswerReservation | undefined
-  if (rateLimiter !== undefined) {
-    const admission = await reserveAnswer(rateLimiter, clientId, {
-      sentBytes: body.bytes,
-      adapter,
-      options,
-    })
-    if (!admission.ok) {
-      if (admission.refusal !== 'unavailable') return limitRefusal(admission.refusal, errorResponse)
-      return errorResponse(503, 'overloaded', 'the rate limiter is unavailable', {
-        retryable: true,
-      })
-    }
-    reservation = admission.reservation
-  }
-  const settle = (end: AnswerEnd) => {
-    if (reservation === undefined) return
-    const settled = settleAnswer(reservation, end)
-    context.waitUntil?.(settled)
+  // its real usage once it ends (see `endAnswer`), in the background.
+  const admitted = await admitAnswer(
+    rateLimiter,
+    clientId,
+    { sentBytes: body.bytes, adapter, options },
+    errorResponse,
+  )
+  if (admitted instanceof Response) return admitted
+  const tally: AnswerTally = {
+    reservation: admitted.reservation,
+    trace: undefined,
+    waitUntil: context.waitUntil,
   }
 
   // The client leaving (request.signal) or the response stream being cancelled stops the upstream.
   // It may have left already, while the body, the seals or the rate limiter were awaited.
   if (request.signal.aborted) {
-    settle({ released: true })
+    endAnswer(tally, { type: 'released' })
     trace.entry.outcome = 'cancel'
     return errorResponse(499, 'aborted', 'the client left before the call started')
   }
@@ -135,11 +128,7 @@ export async function chatRoute(
   const timing = (upstreamWhat: string) =>
     serverTiming(called - arrived, upstreamWhat, performance.now() - called)
   try {
-    const events = adapter.stream(conversation, {
-      ...options,
-      signal: upstream.signal,
-      idleTimeoutMs: setup.idleTimeoutMs > 0 ? setup.idleTimeoutMs : undefined,
-    })
+    const events = callModel(adapter, conversation, options, upstream.signal, setup.idleTimeoutMs)
     iterator = events[Symbol.asyncIterator]()
     first = iterator.next()
   } catch (error) {
@@ -150,7 +139,7 @@ export async function chatRoute(
 
   // One span per model call (GenAI semantic conventions), continuing the caller's `traceparent`
   // whatever its sampled flag; exported once the answer has ended.
-  const traced = traceCall(
+  tally.trace = traceCall(
     setup.tracing,
     request.headers.get('traceparent'),
     {
@@ -163,9 +152,13 @@ export async function chatRoute(
     { epochMs: arrivedAt, perfMs: arrived },
     (promise) => context.waitUntil?.(promise),
   )
-  if (traced !== undefined) first.then(traced.firstChunk, () => {})
-  const span = (turn?: AssistantTurn, failure?: ThinkwireError): void =>
-    traced?.end(failure === undefined ? { turn } : { error: { kind: failure.kind } })
+  if (tally.trace !== undefined) first.then(tally.trace.firstChunk, () => {})
+  /** The answer ended: settled and traced (see `endAnswer`), and its log entry told. */
+  const ended = (outcome: AnswerOutcome): void => {
+    endAnswer(tally, outcome)
+    if (outcome.type === 'done') trace.entry.usage = logUsage(outcome.turn.usage)
+    if (outcome.type === 'error') trace.entry.error = logError(outcome.error)
+  }
 
   const finish = async (turn: AssistantTurn): Promise<AssistantTurn> => {
     let out = wireTurn(turn)
@@ -174,11 +167,6 @@ export async function chatRoute(
     if (sealer === undefined || out.items === undefined) return out
     return { ...out, items: { ...out.items, seal: await sealer.seal(out) } }
   }
-  const failed = (failure: ThinkwireError, streamedChars: number): void => {
-    settle(failedEnd(failure, streamedChars))
-    trace.entry.error = logError(failure)
-  }
-
   if (!call.stream) {
     const answered = await answerOnce(iterator, first, adapter.provider, upstream)
     release()
@@ -186,14 +174,11 @@ export async function chatRoute(
     if (answered.ok) {
       const turn = await finish(answered.turn)
       trace.entry.outcome = 'done'
-      trace.entry.usage = logUsage(turn.usage)
-      settle({ usage: turn.usage })
-      span(turn)
+      ended({ type: 'done', turn })
       return withTiming(call.respond(turn), timedOnce)
     }
     const failure = answered.error
-    failed(failure, answered.streamedChars)
-    span(undefined, failure)
+    ended({ type: 'error', error: failure, streamedChars: answered.streamedChars })
     trace.entry.outcome = request.signal.aborted ? 'cancel' : 'error'
     const refusedOnce = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
@@ -209,8 +194,7 @@ export async function chatRoute(
     const failure = relayFailure(early.error, adapter.provider, upstream.signal)
     release()
     upstream.abort()
-    failed(failure, 0)
-    span(undefined, failure)
+    ended({ type: 'error', error: failure, streamedChars: 0 })
     const refused = errorResponse(statusFromKind(failure.kind), failure.kind, failure.message, {
       retryable: failure.retryable,
       retryAfterMs: failure.retryAfterMs,
@@ -230,18 +214,7 @@ export async function chatRoute(
     onEnd(end) {
       release()
       trace.entry.outcome = end.type
-      if (end.type === 'done') {
-        const usage = end.turn.usage
-        trace.entry.usage = logUsage(usage)
-        settle({ usage })
-        span(end.turn)
-      } else if (end.type === 'error') {
-        failed(end.error, end.streamedChars)
-        span(undefined, end.error)
-      } else {
-        span(undefined, abortedError(adapter.provider))
-        settle({ streamedChars: end.streamedChars })
-      }
+      ended(end)
       trace.write()
     },
   })
@@ -266,26 +239,6 @@ function withTiming(response: Response, timing: string): Response {
   return response
 }
 
-/**
- * A refused request still counts against the client's request rate (at no token cost), so
- * refusals are not free to send: a client over its rate gets the 429 instead.
- */
-async function countRefusal(
-  rateLimiter: RateLimiter | undefined,
-  clientId: string,
-  dialect: Dialect,
-): Promise<Response | undefined> {
-  if (rateLimiter === undefined) return undefined
-  try {
-    const decision = await rateLimiter.check(clientId, { tokens: 0 })
-    if (decision.ok) return undefined
-    return limitRefusal(decision, dialect.error)
-  } catch {
-    // The limiter is down: the refusal itself is the answer.
-    return undefined
-  }
-}
-
 /** What the log keeps of a turn's usage: its counts and, when known, its cost. */
 function logUsage(usage: Usage): RelayLogEntry['usage'] {
   const out: RelayLogEntry['usage'] = {
@@ -301,36 +254,6 @@ function logError(error: ThinkwireError): RelayLogEntry['error'] {
   return error.status === undefined
     ? { kind: error.kind }
     : { kind: error.kind, status: error.status }
-}
-
-/**
- * The `done` turn as the relay sends it: usage as whole non-negative counts (an adapter's
- * negative or fractional count would refund a rate window and make the turn one the relay's own
- * validator refuses), and an input on every tool call.
- */
-export function wireTurn(turn: AssistantTurn): AssistantTurn {
-  const usage: Usage = {
-    inputTokens: tokenCount(turn.usage.inputTokens),
-    outputTokens: tokenCount(turn.usage.outputTokens),
-  }
-  for (const key of OPTIONAL_COUNTS) {
-    const value = turn.usage[key]
-    if (value !== undefined) usage[key] = tokenCount(value)
-  }
-  const cost = turn.usage.cost
-  if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) usage.cost = cost
-  const out: AssistantTurn = { ...turn, usage }
-  if (turn.toolCalls?.some((call) => call.input === undefined) === true)
-    out.toolCalls = turn.toolCalls.map((call) =>
-      call.input === undefined ? { ...call, input: {} } : call,
-    )
-  return out
-}
-
-const OPTIONAL_COUNTS = ['reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const
-
-function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0
 }
 
 type SealedConversation =

@@ -34,3 +34,16 @@ export type {
   WireEventName,
   WireEvents,
 } from '../core/wire.ts'
+// Durable conversations on any storage with SQLite and an alarm (the Worker's Durable Object
+// only connects one).
+export {
+  CLIENT_HEADER,
+  ConversationHost,
+  type ConversationHostOptions,
+  type ConversationHostSettings,
+  type HostStats,
+  type HostStorage,
+  type IndexPeer,
+} from './conversations/host.ts'
+export type { ConversationListing } from './conversations/listing-index.ts'
+export type { SqlHandle } from './conversations/conversation-store.ts'

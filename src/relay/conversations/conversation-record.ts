@@ -1,0 +1,112 @@
+import type { Conversation, Turn } from '../../core/conversation.ts'
+import { utf8Length, type ConversationStore } from './conversation-store.ts'
+import { displayTurn, titleOf } from './turn-rules.ts'
+
+/** A conversation's metadata, one stored row. */
+export type ConversationMeta = {
+  id: string
+  owner: string
+  createdAt: string
+  updatedAt: string
+  system?: string | undefined
+  /** The title of the list (undefined in conversations stored before it was kept here). */
+  title?: string | null | undefined
+  lastError?: { kind: string; message: string } | undefined
+  /** An answer was running when this was saved: found on start, it was cut by an eviction. */
+  streaming: boolean
+}
+
+/**
+ * What a conversation holds besides its events: its metadata and its turns. Turns are read from
+ * the store when a request needs them (a message, a `GET`) and not kept: the record holds how
+ * many there are and their bytes, and the last turn at most (a tool turn is checked against it).
+ */
+export class ConversationRecord {
+  #store: ConversationStore
+  #meta: ConversationMeta | undefined
+  /** How many turns are stored, and their bytes. */
+  #totals: { turns: number; bytes: number }
+  /** The last stored turn, once read; null when unknown. */
+  #last: Turn | undefined | null = null
+
+  constructor(store: ConversationStore) {
+    this.#store = store
+    this.#meta = store.meta() as ConversationMeta | undefined
+    this.#totals = this.#meta === undefined ? { turns: 0, bytes: 0 } : store.turnTotals()
+  }
+
+  /** The metadata; undefined for a conversation never created, or deleted. */
+  get meta(): ConversationMeta | undefined {
+    return this.#meta
+  }
+
+  /** How many turns are stored, and their bytes (their UTF-8 JSON, as stored). */
+  get totals(): { readonly turns: number; readonly bytes: number } {
+    return this.#totals
+  }
+
+  /** How many stored turns are held in memory (the last one at most). */
+  get cachedTurns(): number {
+    return this.#last === null || this.#last === undefined ? 0 : 1
+  }
+
+  saveMeta(meta: ConversationMeta): void {
+    this.#meta = meta
+    this.#store.saveMeta(meta)
+  }
+
+  /** Every stored turn, items included, read for this call. */
+  turns(): Turn[] {
+    return this.#totals.turns === 0 ? [] : this.#store.turns()
+  }
+
+  /** The conversation as a browser sees it (`GET`, a `reset`): its turns without items. */
+  shown(): Conversation {
+    const conversation: Conversation = { turns: this.turns().map(displayTurn) }
+    const system = this.#meta?.system
+    if (system !== undefined) conversation.system = system
+    return conversation
+  }
+
+  lastTurn(): Turn | undefined {
+    if (this.#last === null)
+      this.#last = this.#totals.turns === 0 ? undefined : this.#store.lastTurn()
+    return this.#last
+  }
+
+  /** The bytes the last stored turn counts for; 0 when none is. */
+  lastTurnBytes(): number {
+    const last = this.lastTurn()
+    return last === undefined ? 0 : utf8Length(JSON.stringify(last))
+  }
+
+  /**
+   * Stores a turn after the others (`json` and `bytes` when the caller has them already). The
+   * first user text becomes the list's title, saved with the metadata the answer saves next.
+   */
+  addTurn(turn: Turn, json = JSON.stringify(turn), bytes = utf8Length(json)): void {
+    this.#store.addTurn(this.#totals.turns, json)
+    this.#totals = { turns: this.#totals.turns + 1, bytes: this.#totals.bytes + bytes }
+    this.#last = turn
+    const meta = this.#meta
+    if (meta !== undefined && meta.title === null && turn.role === 'user') {
+      const title = titleOf([turn])
+      if (title !== null) this.#meta = { ...meta, title }
+    }
+  }
+
+  dropLastTurn(): void {
+    const turns = this.#totals.turns - 1
+    const bytes = this.lastTurnBytes()
+    this.#store.dropTurn(turns)
+    this.#totals = { turns, bytes: this.#totals.bytes - bytes }
+    this.#last = null
+  }
+
+  /** Forgets everything (the store was erased). */
+  erase(): void {
+    this.#meta = undefined
+    this.#totals = { turns: 0, bytes: 0 }
+    this.#last = null
+  }
+}

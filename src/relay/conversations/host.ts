@@ -1,0 +1,635 @@
+import type { Conversation, Turn } from '../../core/conversation.ts'
+import type { Registry } from '../../core/registry.ts'
+import type { WireConversationEvents } from '../../core/wire.ts'
+import { partialTurn } from '../../core/reducer.ts'
+import { admitAnswer, countRefusal, endAnswer } from '../answer-pipeline.ts'
+import { outputReserveOf } from '../budget.ts'
+import { resolveAdapter } from '../failure.ts'
+import { modelFilter } from '../model-filter.ts'
+import { resolveLimits, type RelayLimits, type ResolvedLimits } from '../options.ts'
+import type { RateLimiter } from '../rate-limit.ts'
+import { errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
+import { callStart, traceCall, type TracingOptions } from '../tracing.ts'
+import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
+import { ConversationRecord, type ConversationMeta } from './conversation-record.ts'
+import { createConversationStore, utf8Length, type SqlHandle } from './conversation-store.ts'
+import { parseLastEventId } from './event-log.ts'
+import { foldFrames } from './fold-frames.ts'
+import { Journal, type JournalStats } from './journal.ts'
+import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
+import { withThinkingTime } from './thinking-timer.ts'
+import {
+  displayTurn,
+  modelTurn,
+  regenerateBase,
+  sizeRefusal,
+  titleOf,
+  validateCreateRequest,
+  validateMessageRequest,
+  type ConversationSizeLimits,
+} from './turn-rules.ts'
+
+/** The client id of a request to a host, set by the relay (a client-sent copy never reaches it). */
+export const CLIENT_HEADER = 'x-thinkwire-client'
+
+/**
+ * What a conversation host reads of the relay's settings (they do not change while it lives): the
+ * names and meanings of `RelayOptions`, and the bounds of conversations.
+ */
+export type ConversationHostSettings = {
+  /** The models served, as `RelayOptions.models`. @defaultValue every model */
+  models?: readonly string[] | undefined
+  /** The bounds of a message, as `RelayOptions.limits`. */
+  limits?: RelayLimits | undefined
+  /** Most turns one conversation stores. */
+  turns: number
+  /** Most bytes of one conversation's stored turns (their JSON, items included). */
+  bytes: number
+  /** Conversations one client may hold (0: any number). */
+  perClient: number
+  /** Streams of one conversation open at once (0: any number). */
+  readers: number
+  /** A conversation not updated for this long is deleted (0: kept). */
+  ttlMs: number
+  /** Admits and settles each answer, as `RelayOptions.rateLimiter`. */
+  rateLimiter?: RateLimiter | undefined
+  /** A `: ping` comment this often on every open stream (0: never). */
+  heartbeatMs: number
+  /** A model silent this long fails its answer (0: never). */
+  idleTimeoutMs: number
+  /** One span per answer, as `RelayOptions.tracing`. */
+  tracing?: TracingOptions | undefined
+}
+
+/** The settings as the host uses them. */
+type Resolved = Omit<ConversationHostSettings, 'limits' | 'models'> & {
+  limits: ResolvedLimits
+  allows: (id: string) => boolean
+  sizes: ConversationSizeLimits
+}
+
+/** The storage a host keeps its conversation in: SQLite, and one alarm (a Durable Object's). */
+export type HostStorage = {
+  readonly sql: SqlHandle
+  getAlarm(): Promise<number | null>
+  setAlarm(at: number): Promise<void>
+  deleteAlarm(): Promise<void>
+  /** Deletes everything stored, alarm included. */
+  deleteAll(): Promise<void>
+}
+
+/** A client's index host, as a conversation host reaches it. */
+export type IndexPeer = {
+  listed(entry: ConversationListing, max: number): Promise<boolean>
+  changed(id: string): Promise<void>
+  unlisted(id: string): Promise<void>
+}
+
+/** Inputs of a {@link ConversationHost}. */
+export type ConversationHostOptions = {
+  storage: HostStorage
+  /** Milliseconds since the epoch: dates, alarms and retention. @defaultValue `Date.now` */
+  now?: (() => number) | undefined
+  /** Keeps work running after a response (a span's export). */
+  waitUntil(promise: Promise<unknown>): void
+  /** The index host of a client's conversations (`client:<owner>`). */
+  index(owner: string): IndexPeer
+  /** A conversation's line of the list, asked by the index that lists it. */
+  listingOf(id: string): Promise<ConversationListing | null>
+  /** The models it serves: called when a message needs one. */
+  registry(): Registry
+  settings: ConversationHostSettings
+}
+
+/** What a host holds, for tests and benchmarks: every figure bounded whatever the answer's length. */
+export type HostStats = JournalStats & {
+  /** Row writes since the host started (events, turns, metadata, alarms): what storage costs. */
+  rowsWritten: number
+  turns: number
+  cachedTurns: number
+  /** Tables in its database: none for an id that was never created. */
+  tables: number
+}
+
+/** While an answer runs, an alarm this often keeps the object from being evicted as idle. */
+const KEEPALIVE_MS = 30_000
+/**
+ * The first keep-alive alarm is set only for an answer still running this long after it started
+ * (an object with no request is evicted after 70 s at the earliest), so a short answer sets none.
+ */
+const KEEPALIVE_AFTER_MS = 10_000
+
+const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
+
+/**
+ * One conversation (DESIGN §9), or, keyed `client:<id>`, one client's list of conversations, on
+ * any storage that offers SQLite and an alarm: a Durable Object only connects it. The model call
+ * runs here, not in the request that started it: clients come and go, and only `/stop` or
+ * `DELETE` ends an answer early. Each event goes to the journal (numbered, sent to every
+ * subscriber, written in batches); the finished turn is stored once, with its items, which never
+ * leave the host. With tracing set, each answer sends the span `/v1/chat` sends, in the trace of
+ * the request that started it.
+ *
+ * Per answer, what costs: its events in batches, the user turn and the answer, the metadata twice
+ * (so an eviction is noticed), all in one commit when the answer is quick, and for an answer of
+ * more than 10 s a keep-alive alarm. Messages are checked against the client's limits here, where
+ * the conversation, the model and its price are known. The client's list is not told of every
+ * answer: a conversation tells its index once that it has changed, and the index asks it for a
+ * fresh line when it next lists.
+ */
+export class ConversationHost {
+  #options: ConversationHostOptions
+  #settings: Resolved
+  #now: () => number
+  #store: ReturnType<typeof createConversationStore>
+  #record: ConversationRecord
+  #journal: Journal
+  #answer: AnswerRun | undefined
+  /** Arms the keep-alive alarm if the answer still runs then. */
+  #keepAlive: ReturnType<typeof setTimeout> | undefined
+  #index: ListingIndex
+  #arming: Promise<void> = Promise.resolve()
+  /** The pending alarm's time, null for none, undefined until read. */
+  #alarmAt: number | null | undefined
+  /** The index has been told this conversation changed (and will ask it when it lists). */
+  #announced = false
+
+  constructor(options: ConversationHostOptions) {
+    this.#options = options
+    const { settings } = options
+    this.#settings = {
+      ...settings,
+      limits: resolveLimits(settings.limits),
+      allows: modelFilter(settings.models),
+      sizes: { turns: settings.turns, bytes: settings.bytes },
+    }
+    this.#now = options.now ?? Date.now
+    this.#store = createConversationStore(options.storage.sql)
+    this.#index = createListingIndex(this.#store, options.listingOf)
+    this.#record = new ConversationRecord(this.#store)
+    const interrupted = this.#record.meta?.streaming === true
+    this.#journal = new Journal(this.#store, this.#settings.heartbeatMs, interrupted)
+    if (interrupted) this.#recover(this.#record.meta!)
+  }
+
+  stats(): HostStats {
+    return {
+      ...this.#journal.stats(),
+      rowsWritten: this.#store.rowsWritten,
+      tables: this.#store.tables(),
+      turns: this.#record.totals.turns,
+      cachedTurns: this.#record.cachedTurns,
+    }
+  }
+
+  /** The stored turns, items included (for the relay's own checks; never sent to a browser). */
+  storedTurns(): Turn[] {
+    return this.#record.turns()
+  }
+
+  /**
+   * This conversation's line in its client's list, for the index that asks (null once deleted).
+   * The index is up to date from here: the next change tells it again.
+   */
+  listing(): ConversationListing | null {
+    const meta = this.#record.meta
+    if (meta === undefined) return null
+    this.#announced = false
+    let title = meta.title
+    if (title === undefined) {
+      title = titleOf(this.#record.turns())
+      this.#record.saveMeta({ ...meta, title })
+    }
+    return { id: meta.id, title, updatedAt: meta.updatedAt, streaming: this.#answer !== undefined }
+  }
+
+  /**
+   * Index hosts: adds or replaces one conversation of this client, to be checked when listed;
+   * false (and nothing added) when the client already holds `max` (0: any number).
+   */
+  listed(entry: ConversationListing, max = 0): boolean {
+    return this.#index.listed(entry, max)
+  }
+
+  /** Index hosts: a conversation of this client changed; its line is refreshed when listed. */
+  changed(id: string): void {
+    this.#index.changed(id)
+  }
+
+  /** Index hosts: forgets a deleted conversation. */
+  unlisted(id: string): void {
+    this.#index.unlisted(id)
+  }
+
+  /** Index hosts: this client's conversations, the most recently updated first. */
+  conversations(): Promise<{ conversations: ConversationListing[] }> {
+    return this.#index.conversations()
+  }
+
+  /**
+   * A request from the relay: `https://conversation/<op>/<id>` (see `ConversationOp`), with the
+   * client's id in {@link CLIENT_HEADER}; `list` to a client's index host.
+   */
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    const [, op = '', id = ''] = url.pathname.split('/')
+    const clientId = request.headers.get(CLIENT_HEADER)
+    if (clientId === null || clientId === '') {
+      return errorResponse(500, 'server', 'the conversation was called without a client')
+    }
+    if (op === 'list') return jsonResponse(200, await this.conversations())
+    if (op === 'create') return this.#create(request, id, clientId)
+    const meta = this.#record.meta
+    // Another client's conversation is as absent as one that never existed.
+    if (meta === undefined || meta.owner !== clientId) return noSuchConversation()
+    switch (op) {
+      case 'get':
+        return this.#get(meta, request)
+      case 'delete':
+        await this.#erase(meta)
+        return new Response(null, { status: 204 })
+      case 'messages':
+      case 'regenerate':
+        return this.#message(request, meta, op === 'messages' ? 'message' : 'regenerate')
+      case 'stream':
+        return this.#stream(request, url)
+      case 'stop':
+        return this.#stop(request, url)
+      default:
+        return errorResponse(404, 'invalid-request', 'no such conversation route')
+    }
+  }
+
+  /** The alarm rang: a keep-alive while an answer runs, else the retention's deadline. */
+  async alarm(): Promise<void> {
+    this.#alarmAt = null
+    if (this.#answer !== undefined) return this.#arm()
+    const ttl = this.#settings.ttlMs
+    const meta = this.#record.meta
+    if (meta !== undefined && ttl > 0 && Date.parse(meta.updatedAt) + ttl <= this.#now()) {
+      await this.#erase(meta)
+      return
+    }
+    await this.#arm()
+  }
+
+  async #create(request: Request, id: string, clientId: string): Promise<Response> {
+    if (this.#record.meta !== undefined) {
+      return errorResponse(409, 'invalid-request', 'id already taken')
+    }
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+    const checked = validateCreateRequest(body.value)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      return errorResponse(400, 'invalid-request', message, { field })
+    }
+    const now = this.#isoNow()
+    const meta: ConversationMeta = {
+      id,
+      owner: clientId,
+      createdAt: now,
+      updatedAt: now,
+      title: null,
+      streaming: false,
+    }
+    if (checked.value.system !== undefined) meta.system = checked.value.system
+    // Listed first, to be checked (the first answers need not tell the index anything), unless
+    // the client holds all it may. An index out of reach lists it when it next changes.
+    const { perClient } = this.#settings
+    const listed = await this.#options
+      .index(clientId)
+      .listed({ id, title: null, updatedAt: now, streaming: false }, perClient)
+      .catch(() => undefined)
+    if (listed === false) {
+      const message = `this client holds at most ${perClient} conversations (CONVERSATION_MAX_PER_CLIENT): delete one to make another`
+      return errorResponse(409, 'invalid-request', message)
+    }
+    this.#record.saveMeta(meta)
+    this.#announced = listed === true
+    await this.#arm()
+    return jsonResponse(201, { id })
+  }
+
+  #get(meta: ConversationMeta, request: Request): Response {
+    // What the answer holds changes with every event, turn and answer: they make its tag, and a
+    // client that holds it gets a 304 without a turn read or encoded.
+    const { turns, bytes } = this.#record.totals
+    const lastId = this.#journal.lastId
+    const tag = `"${lastId}-${turns}-${bytes}-${this.#answer === undefined ? 0 : 1}"`
+    const cache = { etag: tag, 'cache-control': 'private, no-cache' }
+    if (request.headers.get('if-none-match') === tag) {
+      return new Response(null, { status: 304, headers: cache })
+    }
+    const body: Record<string, unknown> = {
+      id: meta.id,
+      conversation: this.#record.shown(),
+      streaming: this.#answer !== undefined,
+      lastEventId: lastId,
+    }
+    if (meta.lastError !== undefined) body['lastError'] = meta.lastError
+    return jsonResponse(200, body, cache)
+  }
+
+  /** Stops what runs, ends every stream, and deletes the conversation and its listing. */
+  async #erase(meta: ConversationMeta): Promise<void> {
+    const answer = this.#answer
+    this.#answer = undefined
+    if (answer !== undefined) {
+      clearTimeout(this.#keepAlive)
+      answer.cancel()
+    }
+    this.#journal.erase()
+    this.#record.erase()
+    const { storage } = this.#options
+    await storage.deleteAlarm()
+    this.#alarmAt = null
+    await storage.deleteAll()
+    this.#store.deleted()
+    await this.#options.index(meta.owner).unlisted(meta.id)
+  }
+
+  async #stop(request: Request, url: URL): Promise<Response> {
+    const seen = parseLastEventId(request, url)
+    if (seen === null) return lastEventIdRefusal()
+    // 204 once the stopped turn is stored, so a GET right after it sees it.
+    await this.#answer?.stop(seen)
+    return new Response(null, { status: 204 })
+  }
+
+  async #message(request: Request, meta: ConversationMeta, kind: 'message' | 'regenerate') {
+    // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
+    const start = this.#settings.tracing === undefined ? undefined : callStart()
+    const busy = () =>
+      errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
+    if (this.#answer !== undefined) return busy()
+    const { limits, rateLimiter: limiter, sizes } = this.#settings
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+    // Another message may have been accepted while the body was read.
+    if (this.#answer !== undefined) return busy()
+    const record = this.#record
+    const last = kind === 'message' ? record.lastTurn() : undefined
+    const checked = validateMessageRequest(
+      body.value,
+      limits,
+      last === undefined ? [] : [last],
+      kind,
+    )
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      const counted = await countRefusal(limiter, meta.owner)
+      return counted ?? errorResponse(400, 'invalid-request', message, { field })
+    }
+    const { model, turn, options } = checked.value
+    const adapter = resolveAdapter(this.#options.registry(), model, this.#settings.allows)
+    if (adapter instanceof Response) return adapter
+    const answerTokens = outputReserveOf(adapter, options)
+
+    // What the call sends: every stored turn (read for it, and let go when it ends).
+    let base: readonly Turn[]
+    let replaces = false
+    let turnJson: string | undefined
+    let addedBytes = 0
+    if (turn === undefined) {
+      const regenerate = regenerateBase(record.turns())
+      if (regenerate === null) {
+        return errorResponse(409, 'invalid-request', 'there is no user or tool turn to answer')
+      }
+      ;({ turns: base, replaces } = regenerate)
+      // The answer it replaces makes room for it.
+      const kept = {
+        turns: record.totals.turns - (replaces ? 1 : 0),
+        bytes: record.totals.bytes - (replaces ? record.lastTurnBytes() : 0),
+      }
+      const refusal = sizeRefusal(kept, { turns: 1, bytes: 0, answerTokens }, sizes)
+      if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
+    } else {
+      turnJson = JSON.stringify(turn)
+      addedBytes = utf8Length(turnJson)
+      // Room for the turn and its answer.
+      const added = { turns: 2, bytes: addedBytes, answerTokens }
+      const refusal = sizeRefusal(record.totals, added, sizes)
+      if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
+      base = [...record.turns(), turn]
+    }
+
+    const sentBytes = record.totals.bytes + addedBytes + utf8Length(meta.system ?? '')
+    const admitted = await admitAnswer(limiter, meta.owner, { sentBytes, adapter, options })
+    if (admitted instanceof Response) return admitted
+    const { reservation } = admitted
+    // Deleted, or changed by another message, while the limiter was asked.
+    if (record.meta !== meta || this.#answer !== undefined) {
+      endAnswer({ reservation, trace: undefined }, { type: 'released' })
+      return record.meta === undefined ? noSuchConversation() : busy()
+    }
+    if (turn !== undefined) record.addTurn(turn, turnJson, addedBytes)
+
+    const conversation: Conversation = { turns: base.map(modelTurn) }
+    if (meta.system !== undefined) conversation.system = meta.system
+    const waitUntil = this.#options.waitUntil
+    const trace =
+      start === undefined
+        ? undefined
+        : traceCall(
+            this.#settings.tracing,
+            request.headers.get('traceparent'),
+            {
+              provider: adapter.provider,
+              model: adapter.model,
+              options,
+              conversation,
+              streamed: true,
+              conversationId: meta.id,
+            },
+            start,
+            waitUntil,
+          )
+    const before = this.#journal.lastId
+    const answer = new AnswerRun(before + 1, replaces, { reservation, trace, waitUntil })
+    this.#start(answer, base.at(-1)!, { adapter, conversation, options })
+    // This answer's events, from its `turn`.
+    return this.#subscribe(before, undefined, false)
+  }
+
+  #start(answer: AnswerRun, answered: Turn, call: AnswerCall): void {
+    this.#answer = answer
+    this.#keepAlive = setTimeout(() => void this.#arm(), KEEPALIVE_AFTER_MS)
+    const { lastError: _cleared, ...rest } = this.#record.meta!
+    this.#record.saveMeta({ ...rest, streaming: true, updatedAt: this.#isoNow() })
+    this.#journal.publish({ type: 'turn', turn: displayTurn(answered), replaces: answer.replaces })
+    this.#announce()
+    const publish = this.#journal.publish.bind(this.#journal)
+    void answer.run(call, this.#settings.idleTimeoutMs, publish).then((end) => {
+      // Undefined when the conversation was deleted meanwhile: nothing is left to store into.
+      if (end !== undefined && this.#answer === answer) this.#finish(answer, end)
+    })
+  }
+
+  /** Stores and announces how an answer ended, then lets the next one start. */
+  #finish(answer: AnswerRun, end: CallEnd): void {
+    clearTimeout(this.#keepAlive)
+    const record = this.#record
+    const journal = this.#journal
+    const next: ConversationMeta = { ...record.meta!, streaming: false, updatedAt: this.#isoNow() }
+    const state = answer.state
+    if (state.phase === 'stopping') {
+      const last = answer.replaces ? record.lastTurn() : undefined
+      if (last?.role === 'assistant') {
+        // A stopped regenerate changes nothing: its `done` is the answer that stays.
+        journal.publish({ type: 'done', turn: displayTurn(last) })
+      } else {
+        // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
+        // (calls without results could not be sent again), rebuilt from the answer's events up to
+        // the last one its stopping client showed.
+        const stopped = withThinkingTime(
+          partialTurn(foldFrames(journal.framesFrom(answer.firstId, state.keepUntil))),
+          answer.thinking.thinkingMs(),
+        )
+        record.addTurn(stopped)
+        journal.publish({ type: 'done', turn: stopped })
+      }
+    } else if ('turn' in end) {
+      if (answer.replaces) record.dropLastTurn()
+      record.addTurn(end.turn)
+      journal.publish({ type: 'done', turn: displayTurn(end.turn) })
+    } else {
+      const error = end.failure
+      journal.publish({ type: 'error', error })
+      next.lastError = { kind: error.kind, message: error.message }
+    }
+    this.#answer = undefined
+    record.saveMeta(next)
+    journal.endAnswer(answer.firstId)
+    answer.ended(end)
+    this.#announce()
+    void this.#arm()
+  }
+
+  /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
+  #recover(meta: ConversationMeta): void {
+    const message = 'the answer was interrupted when the relay restarted: regenerate it'
+    this.#journal.append({ type: 'error', error: { kind: 'server', message, retryable: true } })
+    this.#journal.flush()
+    this.#record.saveMeta({
+      ...meta,
+      streaming: false,
+      lastError: { kind: 'server', message },
+      updatedAt: this.#isoNow(),
+    })
+    this.#announce()
+  }
+
+  #stream(request: Request, url: URL): Response {
+    const after = parseLastEventId(request, url)
+    if (after === null) return lastEventIdRefusal()
+    const follow = url.searchParams.get('follow') === 'true'
+    const answer = this.#answer
+    const journal = this.#journal
+    const lastId = journal.lastId
+    const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
+    if (answer === undefined && !follow && from >= lastId) {
+      return new Response(null, { status: 204 })
+    }
+    // From before what the log holds: the conversation as it is now, then what follows it (the
+    // answer in flight after its `turn`, which the conversation holds, or later events).
+    let reset: string | undefined
+    let start = from
+    if (from < journal.firstKept - 1) {
+      start = answer === undefined ? lastId : answer.firstId
+      reset = resetFrame(start, this.#record.shown(), answer !== undefined)
+      if (answer === undefined && !follow) return new Response(reset, { headers: SSE_HEADERS })
+    }
+    // Each reader holds what it has not read yet: a bounded number of them (the stream of a
+    // message's own answer is not counted against it).
+    const { readers } = this.#settings
+    if (readers > 0 && journal.readers >= readers) {
+      const message = `this conversation has ${readers} open streams, the most it serves (CONVERSATION_MAX_READERS): close one and try again`
+      return errorResponse(429, 'rate-limit', message, { retryable: true })
+    }
+    // Without an answer to follow, a replay of what is logged now.
+    const until = answer === undefined && !follow ? lastId : undefined
+    return this.#subscribe(start, until, follow, reset)
+  }
+
+  /** A stream of the events after `after` (see `Journal.subscribe`). */
+  #subscribe(after: number, until: number | undefined, follow: boolean, first?: string) {
+    const stream = this.#journal.subscribe(after, until, follow, first)
+    return new Response(stream, { status: 200, headers: SSE_HEADERS })
+  }
+
+  /**
+   * Sets the alarm: a keep-alive while an answer runs (once it has run `KEEPALIVE_AFTER_MS`),
+   * else, with a retention, an alarm no later than the conversation's deadline (one already
+   * pending before it is kept: when it rings, it sets the next). One at a time, each deciding
+   * from the state when it runs; the pending time is read once, then kept.
+   */
+  #arm(): Promise<void> {
+    this.#arming = this.#arming.then(() => this.#armNow()).catch(() => {})
+    return this.#arming
+  }
+
+  async #armNow(): Promise<void> {
+    const ttl = this.#settings.ttlMs
+    const meta = this.#record.meta
+    const now = this.#now()
+    let at: number
+    if (this.#answer !== undefined) at = now + KEEPALIVE_MS
+    else if (meta !== undefined && ttl > 0) at = Date.parse(meta.updatedAt) + ttl
+    else return
+    const { storage } = this.#options
+    this.#alarmAt ??= await storage.getAlarm()
+    const pending = this.#alarmAt
+    if (pending !== null && pending <= at && (this.#answer === undefined || pending > now)) return
+    await storage.setAlarm(at)
+    this.#alarmAt = at
+    this.#store.countAlarm()
+  }
+
+  /** Tells the client's index, once until it next asks, that this conversation changed. */
+  #announce(): void {
+    const meta = this.#record.meta
+    if (meta === undefined || this.#announced) return
+    this.#announced = true
+    void this.#options
+      .index(meta.owner)
+      .changed(meta.id)
+      .catch(() => {
+        this.#announced = false
+      })
+  }
+
+  #isoNow(): string {
+    return new Date(this.#now()).toISOString()
+  }
+}
+
+function lastEventIdRefusal(): Response {
+  return errorResponse(400, 'invalid-request', 'Last-Event-ID must be a whole number', {
+    field: 'Last-Event-ID',
+  })
+}
+
+/**
+ * The JSON body the relay passed on. The relay read the client's body under the size and time
+ * limits, checked that it is JSON, and sends its text as it came; only the relay reaches a host,
+ * so the body is read here without a second timer or size count.
+ */
+async function sentBody(
+  request: Request,
+): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  try {
+    return { ok: true, value: JSON.parse(await request.text()) }
+  } catch {
+    return { ok: false, message: 'body must be JSON' }
+  }
+}
+
+/**
+ * The `reset` that starts a resume from before what the log holds (DESIGN §9): the conversation
+ * as it is now, whether an answer is in flight, and, as its id, the last event it stands for.
+ */
+function resetFrame(id: number, conversation: Conversation, streaming: boolean): string {
+  const data = { conversation, streaming } satisfies WireConversationEvents['reset']
+  return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(data)}\n\n`
+}

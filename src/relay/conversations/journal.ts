@@ -1,0 +1,199 @@
+import type { AssistantTurn, Turn } from '../../core/conversation.ts'
+import type { WireConversationEvents, WireError } from '../../core/wire.ts'
+import { relayData, type StreamDelta } from '../dialects.ts'
+import type { ConversationStore } from './conversation-store.ts'
+import {
+  createEventLog,
+  framesBetween,
+  MAX_BATCH_EVENTS,
+  splitFrames,
+  type EventLog,
+} from './event-log.ts'
+import { createFanOut, type FanOut } from './fan-out.ts'
+
+/** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
+export type ConversationEvent =
+  | StreamDelta
+  | { type: 'done'; turn: AssistantTurn }
+  | { type: 'error'; error: WireError }
+  | { type: 'turn'; turn: Turn; replaces: boolean }
+
+/** What a conversation's journal holds, for a host's `stats()`. */
+export type JournalStats = {
+  lastEventId: number
+  firstKeptEventId: number
+  heldEvents: number
+  heldChars: number
+  peakHeldChars: number
+  peakReplayChars: number
+}
+
+/**
+ * A conversation's events: numbered, logged (held in memory, then written to the store in
+ * batches, see `createEventLog`), sent to every subscriber (see `createFanOut`), and read back a
+ * page at a time for a subscriber that starts behind. When an answer ends, the events before it
+ * are deleted (the stored turns say what they said): the log begins at `firstKept`, and a resume
+ * from before it gets a `reset`.
+ */
+export class Journal {
+  #store: ConversationStore
+  #log: EventLog
+  #fanOut: FanOut
+  #firstKept: number
+  /** The most characters of records held at once (logged, not yet written). */
+  #peakHeldChars = 0
+  /** The most characters of frames one page of a replay held. */
+  #peakReplayChars = 0
+
+  /**
+   * `interrupted`: an answer was running when the process holding the log stopped. Events held in
+   * memory were lost, but clients may have seen their ids, so numbering moves past every id that
+   * could have been sent.
+   */
+  constructor(store: ConversationStore, heartbeatMs: number, interrupted: boolean) {
+    this.#store = store
+    this.#fanOut = createFanOut({
+      heartbeatMs,
+      source: {
+        read: (after, until) => this.#read(after, until),
+        lastId: () => this.#log.lastId,
+        take: () => this.#log.take(),
+        skip: () => this.#log.skip(),
+      },
+    })
+    this.#log = this.#newLog(store.lastEventId() + (interrupted ? MAX_BATCH_EVENTS : 0))
+    this.#firstKept = store.firstEventId() ?? 1
+  }
+
+  /** The id of the last event logged. */
+  get lastId(): number {
+    return this.#log.lastId
+  }
+
+  /** The first event the log still holds. */
+  get firstKept(): number {
+    return this.#firstKept
+  }
+
+  /** How many streams are open. */
+  get readers(): number {
+    return this.#fanOut.readers
+  }
+
+  stats(): JournalStats {
+    return {
+      lastEventId: this.#log.lastId,
+      firstKeptEventId: this.#firstKept,
+      heldEvents: this.#log.heldEvents,
+      heldChars: this.#log.heldChars,
+      peakHeldChars: this.#peakHeldChars,
+      peakReplayChars: this.#peakReplayChars,
+    }
+  }
+
+  /** Logs one event and sends it to every subscriber. */
+  publish(event: ConversationEvent): void {
+    this.#fanOut.publish(this.append(event))
+    const held = this.#log.heldChars
+    if (held > this.#peakHeldChars) this.#peakHeldChars = held
+  }
+
+  /** Logs one event without sending it (no one can be listening); returns the characters held. */
+  append(event: ConversationEvent): number {
+    switch (event.type) {
+      case 'turn': {
+        const data: WireConversationEvents['turn'] = event.replaces
+          ? { turn: event.turn, replaces: true }
+          : { turn: event.turn }
+        return this.#log.append('turn', JSON.stringify(data))
+      }
+      case 'done':
+        return this.#log.append('done', relayData.done(event.turn))
+      case 'error':
+        return this.#log.append('error', relayData.error(event.error))
+      default:
+        return this.#log.append(event.type, relayData.delta(event))
+    }
+  }
+
+  /** Writes what is held. */
+  flush(): void {
+    this.#log.flush()
+  }
+
+  /**
+   * The answer that started with event `firstId` ended: what is held is written, subscribers that
+   * do not follow end after its last event, and the events before it are deleted. Readers still
+   * catching up from before it are told to reconnect, and get a `reset`.
+   */
+  endAnswer(firstId: number): void {
+    this.#log.flush()
+    this.#fanOut.endAnswer(this.#log.lastId)
+    if (firstId <= this.#firstKept) return
+    this.#store.dropEventsBefore(firstId)
+    this.#firstKept = firstId
+    this.#fanOut.trimmed(firstId)
+  }
+
+  /**
+   * A stream of the events after `after`: what is logged, as its client reads, then live ones
+   * (until `until`, or with `follow` until it is closed); `first` before them.
+   */
+  subscribe(after: number, until: number | undefined, follow: boolean, first?: string) {
+    return this.#fanOut.subscribe({ after, until, follow, first })
+  }
+
+  /** Ends every stream, each with a `reconnect`, and starts over empty (the store was erased). */
+  erase(): void {
+    this.#fanOut.close()
+    this.#log = this.#newLog(0)
+    this.#firstKept = 1
+  }
+
+  /**
+   * The frames from event `id` on (to `until`, when given): the stored batches, read a few at a
+   * time, then those held.
+   */
+  *framesFrom(id: number, until?: number): Generator<string> {
+    for (const batch of this.#store.batchesFrom(id)) {
+      if (until !== undefined && batch.firstId > until) return
+      yield* splitFrames(framesBetween(batch, id - 1, until))
+    }
+    const held = this.#log.held(id - 1, until)
+    if (held !== null) yield* splitFrames(held.text)
+  }
+
+  /**
+   * One page of a catch-up: the frames after `after` (up to `until`), from the stored batches a
+   * few rows at a time, else from those held in memory.
+   */
+  #read(after: number, until: number | undefined): { text: string; lastId: number } {
+    const end = Math.min(until ?? Number.MAX_SAFE_INTEGER, this.#log.lastId)
+    if (after >= end) return { text: '', lastId: after }
+    // The stored batches first, a few rows a page; the events held once those are read, their
+    // frames made for this range only.
+    const firstHeld = this.#log.lastId - this.#log.heldEvents + 1
+    let text = ''
+    let lastId = after
+    if (after < firstHeld - 1) {
+      for (const batch of this.#store.batchesAfter(after)) {
+        if (batch.firstId > end) break
+        text += framesBetween(batch, after, end)
+        lastId = Math.min(batch.lastId, end)
+      }
+    }
+    const held = text === '' ? this.#log.held(after, end) : null
+    if (held !== null) ({ text, lastId } = held)
+    this.#peakReplayChars = Math.max(this.#peakReplayChars, text.length)
+    return { text, lastId }
+  }
+
+  #newLog(lastId: number): EventLog {
+    return createEventLog({
+      lastId,
+      // What subscribers have not been sent goes out before its batch is written.
+      beforeWrite: () => this.#fanOut.flush(),
+      write: (batch) => this.#store.addEvents(batch),
+    })
+  }
+}

@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest'
+import type { ProviderEntry } from '../../../src/core/registry.ts'
+import { mock } from '../../../src/providers/mock/index.ts'
+import { memoryRateLimiter } from '../../../src/relay/index.ts'
+import { memoryHosts } from '../../helpers/memory-hosts.ts'
+import { parseSse, payloads, readSse, readUntil } from '../sse-reader.ts'
+
+// The conversation host's rules, in Node, on SQLite in memory: what the Worker's Durable Object
+// runs (test/worker/conversations.test.ts checks the whole in workerd).
+
+const ID = 'AAAAAAAAAAAAAAAAAAAAAA'
+const ALICE = 'client-alice'
+const user = (content: string) => ({ role: 'user' as const, content })
+
+/** A model whose deltas go one at a time, when the test lets them (`step`). */
+function gated(text: string) {
+  const waiting: (() => void)[] = []
+  let allowed = 0
+  const adapter = mock({
+    provider: 'test',
+    model: 'gated',
+    script: [{ text }],
+    chunkSize: 1,
+    pace: () =>
+      new Promise<void>((go) => {
+        if (allowed > 0) {
+          allowed--
+          go()
+        } else waiting.push(go)
+      }),
+  })
+  return {
+    adapter,
+    /** Lets `n` more deltas go. */
+    step(n = 1) {
+      for (let i = 0; i < n; i++) {
+        const go = waiting.shift()
+        if (go === undefined) allowed++
+        else go()
+      }
+    },
+  }
+}
+
+function world(settings: Parameters<typeof memoryHosts>[0]['settings'] = {}) {
+  const slow = gated('abcdef')
+  const providers: { readonly [provider: string]: ProviderEntry } = {
+    test: [
+      slow.adapter,
+      mock({ provider: 'test', model: 'quick', script: [{ text: 'Four.' }] }),
+      mock({
+        provider: 'test',
+        model: 'broken',
+        script: [{ text: 'half', fail: { kind: 'server', afterEvents: 1 } }],
+      }),
+    ],
+  }
+  const hosts = memoryHosts({ providers, settings })
+  const create = async (id = ID, clientId = ALICE, body: unknown = {}) => {
+    const response = await hosts.request(id, 'create', clientId, { body })
+    return response
+  }
+  const send = (content: string, model = 'test/quick', id = ID) =>
+    hosts.request(id, 'messages', ALICE, { body: { model, turn: user(content) } })
+  const shown = async (id = ID) => {
+    const response = await hosts.request(id, 'get', ALICE)
+    expect(response.status).toBe(200)
+    return (await response.json()) as {
+      conversation: { turns: { role: string; text?: string; content?: string }[] }
+      streaming: boolean
+      lastEventId: number
+      lastError?: { kind: string; message: string }
+    }
+  }
+  return { hosts, slow, create, send, shown }
+}
+
+describe('a conversation host', () => {
+  it('creates, answers, shows and lists a conversation, and stores its turns with items', async () => {
+    const { hosts, create, send, shown } = world()
+    expect((await create()).status).toBe(201)
+    const answer = await readSse(await send('What is 2 + 2?'))
+    expect(payloads(answer).map((p) => p.event)).toEqual(['turn', 'text', 'done'])
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+    expect(view.streaming).toBe(false)
+    // The stored answer keeps its items; what a browser sees has none.
+    expect(hosts.get(ID).storedTurns()[1]).toHaveProperty('items')
+    expect(view.conversation.turns[1]).not.toHaveProperty('items')
+    const list = await hosts.request(`client:${ALICE}`, 'list', ALICE)
+    const { conversations } = (await list.json()) as { conversations: { id: string }[] }
+    expect(conversations).toEqual([expect.objectContaining({ id: ID, title: 'What is 2 + 2?' })])
+  })
+
+  it('answers another client as if the conversation did not exist', async () => {
+    const { hosts, create } = world()
+    await create()
+    for (const op of ['get', 'stream', 'stop', 'delete']) {
+      expect((await hosts.request(ID, op, 'client-bob')).status).toBe(404)
+    }
+    expect((await hosts.request(ID, 'get', '')).status).toBe(500)
+  })
+
+  it('keeps a stopped answer up to the last event its stopping client showed', async () => {
+    const { hosts, slow, create, send, shown } = world()
+    await create()
+    const response = await send('Spell it', 'test/gated')
+    slow.step(3)
+    const seen = await readUntil(response, (read) => read.events.length >= 4)
+    const shownId = seen.events[2]!.id!
+    const stopped = hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': shownId } })
+    expect((await stopped).status).toBe(204)
+    // The stop is answered once the stopped turn is stored: two of the three letters were shown.
+    const view = await shown()
+    expect(view.conversation.turns[1]).toMatchObject({ role: 'assistant', text: 'ab' })
+    expect(view.streaming).toBe(false)
+  })
+
+  it('says a regenerate replaces the last answer, and replaces it only once complete', async () => {
+    const { hosts, slow, create, send, shown } = world()
+    await create()
+    await readSse(await send('Hello'))
+    const regenerate = await hosts.request(ID, 'regenerate', ALICE, {
+      body: { model: 'test/gated' },
+    })
+    const first = await readUntil(regenerate, (read) => read.events.length >= 1)
+    expect(JSON.parse(first.events[0]!.data)).toMatchObject({ replaces: true })
+    // Mid-answer the old answer stands.
+    expect((await shown()).conversation.turns).toHaveLength(2)
+    slow.step(6)
+    await shown()
+    await expect.poll(async () => (await shown()).streaming).toBe(false)
+    const turns = (await shown()).conversation.turns
+    expect(turns).toHaveLength(2)
+    expect(turns[1]).toMatchObject({ text: 'abcdef' })
+  })
+
+  it('keeps a failed answer out, and says why in the stream and in GET', async () => {
+    const { create, send, shown } = world()
+    await create()
+    const events = payloads(await readSse(await send('Hi', 'test/broken')))
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { kind: 'server' } })
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user'])
+    expect(view.lastError).toMatchObject({ kind: 'server' })
+  })
+
+  it('ends an answer cut by a restart with an error and keeps nothing half', async () => {
+    const { hosts, create, send, shown } = world()
+    await create()
+    const response = await send('Spell it', 'test/gated')
+    await readUntil(response, (read) => read.events.length >= 1)
+    // The process holding the answer is gone: a new host on the same storage.
+    hosts.restart(ID)
+    const view = await shown()
+    expect(view.streaming).toBe(false)
+    expect(view.lastError?.message).toMatch(/interrupted/)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user'])
+    // A resume from the `turn` gets the error, after ids no client could have seen.
+    const resumed = await hosts.request(ID, 'stream', ALICE, { headers: { 'last-event-id': '1' } })
+    const events = (await readSse(resumed)).events
+    expect(events.at(-1)!.event).toBe('error')
+    expect(Number(events.at(-1)!.id)).toBeGreaterThan(4096)
+  })
+
+  it('refuses an answer that would take the conversation past its size, but lets a regenerate replace', async () => {
+    const { hosts, create } = world({ bytes: 600 })
+    await create()
+    const send = (content: string) =>
+      hosts.request(ID, 'messages', ALICE, {
+        body: { model: 'test/quick', turn: user(content), maxTokens: 10 },
+      })
+    await readSse(await send('x'.repeat(40)))
+    const refused = await send('y'.repeat(400))
+    expect(refused.status).toBe(413)
+    expect(await refused.text()).toMatch(/CONVERSATION_MAX_BYTES/)
+    // Without maxTokens the answer's room (4,096 tokens) does not fit either.
+    const roomless = await hosts.request(ID, 'regenerate', ALICE, { body: { model: 'test/quick' } })
+    expect(await roomless.text()).toMatch(/no room for an answer/)
+    // The answer a regenerate replaces makes room for it.
+    const regenerate = await hosts.request(ID, 'regenerate', ALICE, {
+      body: { model: 'test/quick', maxTokens: 10 },
+    })
+    expect(regenerate.status).toBe(200)
+    await readSse(regenerate)
+  })
+
+  it('bounds the conversations of a client and the streams of a conversation', async () => {
+    const { hosts, slow, create, send } = world({ perClient: 1, readers: 2 })
+    expect((await create()).status).toBe(201)
+    const second = await create('BBBBBBBBBBBBBBBBBBBBBB')
+    expect(second.status).toBe(409)
+    expect(await second.text()).toMatch(/CONVERSATION_MAX_PER_CLIENT/)
+    // The answer's own stream counts, and is never refused; a follower fits, a second does not.
+    const answer = await send('Spell it', 'test/gated')
+    const follow = await hosts.request(ID, 'stream', ALICE, { search: '?follow=true' })
+    expect(follow.status).toBe(200)
+    const refused = await hosts.request(ID, 'stream', ALICE, { search: '?follow=true' })
+    expect(refused.status).toBe(429)
+    expect(await refused.text()).toMatch(/CONVERSATION_MAX_READERS/)
+    slow.step(6)
+    await readSse(answer)
+    await follow.body!.cancel()
+  })
+
+  it('deletes a conversation mid-answer: its streams end with reconnect, its index forgets it', async () => {
+    const { hosts, create, send } = world()
+    await create()
+    const answer = await send('Spell it', 'test/gated')
+    await readUntil(answer, (read) => read.events.length >= 1)
+    expect((await hosts.request(ID, 'delete', ALICE)).status).toBe(204)
+    expect((await hosts.request(ID, 'get', ALICE)).status).toBe(404)
+    const list = await hosts.request(`client:${ALICE}`, 'list', ALICE)
+    expect(await list.json()).toEqual({ conversations: [] })
+    expect(hosts.get(ID).stats().tables).toBe(0)
+  })
+
+  it('deletes a conversation its retention has passed, when its alarm rings', async () => {
+    const { hosts, create, send } = world({ ttlMs: 60_000 })
+    await create()
+    await readSse(await send('Hello'))
+    const storage = hosts.storage(ID)!
+    expect(storage.alarm).toBeGreaterThan(Date.now())
+    await hosts.get(ID).alarm()
+    expect((await hosts.request(ID, 'get', ALICE)).status).toBe(200)
+    hosts.travel(61_000)
+    await hosts.get(ID).alarm()
+    expect((await hosts.request(ID, 'get', ALICE)).status).toBe(404)
+  })
+
+  it('answers 304 to a read the client holds, and the whole to a changed one', async () => {
+    const { hosts, create, send } = world()
+    await create()
+    const first = await hosts.request(ID, 'get', ALICE)
+    const tag = first.headers.get('etag')!
+    const held = await hosts.request(ID, 'get', ALICE, { headers: { 'if-none-match': tag } })
+    expect(held.status).toBe(304)
+    await readSse(await send('Hello'))
+    const changed = await hosts.request(ID, 'get', ALICE, { headers: { 'if-none-match': tag } })
+    expect(changed.status).toBe(200)
+  })
+
+  it('resets a resume from before what the log keeps', async () => {
+    const { hosts, create, send } = world()
+    await create()
+    await readSse(await send('One'))
+    await readSse(await send('Two'))
+    const stream = await hosts.request(ID, 'stream', ALICE, { headers: { 'last-event-id': '0' } })
+    const events = (await readSse(stream)).events
+    expect(events.map((e) => e.event)).toEqual(['reset'])
+    const reset = JSON.parse(events[0]!.data) as { conversation: { turns: unknown[] } }
+    expect(reset.conversation.turns).toHaveLength(4)
+  })
+
+  it('admits each answer against its client’s limits, and counts a refused message', async () => {
+    const rateLimiter = memoryRateLimiter({ requestsPerMinute: 2 })
+    const { hosts, create, send } = world({ rateLimiter })
+    await create()
+    await readSse(await send('One'))
+    const bad = await hosts.request(ID, 'messages', ALICE, { body: { model: 'test/quick' } })
+    expect(bad.status).toBe(400)
+    const limited = await send('Two')
+    expect(limited.status).toBe(429)
+    expect(await limited.text()).toMatch(/rate-limit/)
+  })
+
+  it('refuses a second message while an answer runs, and a stop with a bad Last-Event-ID', async () => {
+    const { hosts, slow, create, send } = world()
+    await create()
+    const answer = await send('Spell it', 'test/gated')
+    expect((await send('Again')).status).toBe(409)
+    const stop = await hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': 'x' } })
+    expect(stop.status).toBe(400)
+    slow.step(6)
+    expect(payloads(parseSse((await readSse(answer)).raw)).at(-1)!.event).toBe('done')
+  })
+})
