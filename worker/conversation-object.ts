@@ -46,8 +46,11 @@ export class ConversationObject extends DurableObject<Env> {
       index: (owner) => object(`client:${owner}`),
       listingOf: (id) => object(id).listing(),
       registry: () => this.registry(),
+      sockets: () => ctx.getWebSockets(),
       settings: settingsOf(env),
     })
+    // A follower's keep-alive is answered by the runtime, without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'))
   }
 
   /** Providers served besides those the settings configure (a test Worker adds scripted models). */
@@ -90,8 +93,36 @@ export class ConversationObject extends DurableObject<Env> {
     this.#host.unlisted(id)
   }
 
-  override fetch(request: Request): Promise<Response> {
-    return this.#host.fetch(request)
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
+      return this.#host.fetch(request)
+    }
+    // A follower's socket, held with the hibernation API: the object may sleep while it is open.
+    const admitted = this.#host.admitSocket(request)
+    if (admitted instanceof Response) return admitted
+    const { 0: client, 1: server } = new WebSocketPair()
+    this.#host.joinSocket(admitted, () => {
+      this.ctx.acceptWebSocket(server)
+      return server
+    })
+    return new Response(null, { status: 101, webSocket: client })
+  }
+
+  /** A follower sends nothing but its keep-alive (answered by the runtime). */
+  override webSocketMessage(): void {}
+
+  override webSocketClose(socket: WebSocket, code: number): void {
+    this.#host.socketClosed()
+    try {
+      // The client's close, answered (1005 and 1006 say it sent no code: they may not be sent).
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, 'closed')
+    } catch {
+      // Closed from here first: the client's close was its answer.
+    }
+  }
+
+  override webSocketError(): void {
+    this.#host.socketClosed()
   }
 
   override alarm(): Promise<void> {

@@ -32,8 +32,28 @@ export function createHandler(options: HandlerOptions = {}) {
       }
       relays.set(env, relay)
     }
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+      return followerSocket(request, env)
+    }
     return relay.fetch(request, { waitUntil: (promise) => ctx.waitUntil(promise) })
   }
+}
+
+/**
+ * `GET /v1/conversations/:id/socket` with a WebSocket upgrade: a follower of the conversation, on
+ * a socket its object holds while it sleeps. A browser's WebSocket sends no bearer header, so the
+ * ticket the object issued to the client (`POST .../ticket`, after the relay's auth) is checked by
+ * the object, which alone knows it. Nothing else is upgraded.
+ */
+async function followerSocket(request: Request, env: Env): Promise<Response> {
+  const url = new URL(request.url)
+  const route = matchConversationRoute(request.method, url.pathname)
+  if (!route.ok || route.op !== 'socket' || route.id === undefined) {
+    return errorResponse(404, 'invalid-request', 'only a conversation socket is upgraded')
+  }
+  const namespace = env.CONVERSATIONS
+  const stub = namespace.get(namespace.idFromName(route.id))
+  return stub.fetch(new Request(`https://conversation/socket/${route.id}${url.search}`, request))
 }
 
 function relayFromEnv(env: Env, options: HandlerOptions): Relay {

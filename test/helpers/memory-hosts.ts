@@ -1,6 +1,7 @@
 import initSqlJs, { type Database } from 'sql.js'
 import type { ProviderEntry } from '../../src/core/registry.ts'
 import { createRegistry } from '../../src/core/registry.ts'
+import type { FollowerSocket } from '../../src/relay/conversations/fan-out.ts'
 import {
   CLIENT_HEADER,
   ConversationHost,
@@ -75,6 +76,8 @@ export function memoryHosts(options: {
   const settings = { ...HOST_SETTINGS, ...options.settings }
   const storages = new Map<string, MemoryStorage>()
   const hosts = new Map<string, ConversationHost>()
+  /** The follower sockets each host's runtime holds. */
+  const sockets = new Map<string, FollowerSocket[]>()
   let later = 0
   /** Work handed to `waitUntil`, awaited by `settled`. */
   const pending: Promise<unknown>[] = []
@@ -95,6 +98,7 @@ export function memoryHosts(options: {
       },
       listingOf: async (id) => get(id).listing(),
       registry: () => registry,
+      sockets: () => sockets.get(name) ?? [],
       settings,
     })
     hosts.set(name, host)
@@ -110,6 +114,36 @@ export function memoryHosts(options: {
       later += ms
     },
     settled: () => Promise.all(pending),
+    /**
+     * A socket follower of `name` with a ticket of `clientId`, as the runtime holds one: what it
+     * was sent, message by message, and whether it was closed; or the refusal.
+     */
+    async follow(name: string, clientId: string, query = '') {
+      const issued = await this.request(name, 'ticket', clientId)
+      const { ticket } = (await issued.json()) as { ticket: string }
+      const url = `https://conversation/socket/${name}?ticket=${ticket}${query}`
+      const admitted = get(name).admitSocket(new Request(url))
+      if (admitted instanceof Response) return admitted
+      const socket = { sent: [] as string[], closed: false }
+      const held: FollowerSocket = {
+        send: (message) => void socket.sent.push(message),
+        close: () => void (socket.closed = true),
+      }
+      get(name).joinSocket(admitted, () => {
+        sockets.set(name, [...(sockets.get(name) ?? []), held])
+        return held
+      })
+      return {
+        ticket,
+        sent: socket.sent,
+        get closed() {
+          return socket.closed
+        },
+        get text() {
+          return socket.sent.join('')
+        },
+      }
+    },
     /** A request to the host `name`, as the relay sends it. */
     request(
       name: string,

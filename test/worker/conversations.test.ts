@@ -3,7 +3,9 @@
  * Object per conversation runs the model call, logs its events and stores its turns.
  */
 import { readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
+import { WebSocket } from 'undici'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
@@ -1171,5 +1173,175 @@ describe('durable conversations in workerd', () => {
     )
     expect(stream.status).toBe(200)
     await readSse(stream)
+  })
+})
+
+describe('conversation followers on sockets, in workerd', () => {
+  /** A ticket for a socket follower of `id`. */
+  async function ticket(id: string, token = ALICE, on = worker): Promise<string> {
+    const response = await call(
+      `/v1/conversations/${id}/ticket`,
+      { method: 'POST', token },
+      undefined,
+      on,
+    )
+    expect(response.status).toBe(200)
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    return ((await response.json()) as { ticket: string }).ticket
+  }
+
+  /** A socket follower, and every SSE event its messages carried, as they arrive. */
+  async function follower(id: string, query = '', on = worker) {
+    const url = new URL(
+      `/v1/conversations/${id}/socket?ticket=${await ticket(id, ALICE, on)}${query}`,
+      on.url,
+    )
+    url.protocol = 'ws:'
+    const socket = new WebSocket(url)
+    const events: EventSourceMessage[] = []
+    const texts: string[] = []
+    const parser = createParser({ onEvent: (event) => events.push(event) })
+    let closed: { code: number } | undefined
+    socket.addEventListener('message', (message) => {
+      texts.push(String(message.data))
+      parser.feed(String(message.data))
+    })
+    socket.addEventListener('close', (event) => void (closed = { code: event.code }))
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener('open', () => resolve())
+      socket.addEventListener('error', () => reject(new Error('the socket did not open')))
+    })
+    return {
+      socket,
+      events,
+      texts,
+      closed: () => closed,
+      /** Waits until `check` holds of the events so far. */
+      until: (check: (seen: EventSourceMessage[]) => boolean) =>
+        expect.poll(() => check(events), { timeout: 20_000, interval: 20 }).toBe(true),
+    }
+  }
+
+  /** The status an upgrade to `path` is answered with, when it is not 101. */
+  function upgradeStatus(path: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(new URL(path, worker.url), {
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        },
+      })
+      request.on('response', (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      })
+      request.on('upgrade', (_response, socket) => {
+        socket.destroy()
+        resolve(101)
+      })
+      request.on('error', reject)
+      request.end()
+    })
+  }
+
+  it('sends a follower every answer, the same events an SSE follower gets, and stays open', async () => {
+    const id = await create()
+    const onSocket = await follower(id)
+    const sse = await call(`/v1/conversations/${id}/stream?follow=true`)
+    await readSse(await send(id, ask('First')))
+    await readSse(await send(id, ask('Second')))
+    await onSocket.until((seen) => seen.filter((event) => event.event === 'done').length === 2)
+    const followed = await readUntil(
+      sse,
+      (read) => read.events.filter((event) => event.event === 'done').length === 2,
+    )
+    await sse.body?.cancel()
+    const shape = (events: EventSourceMessage[]) => events.map((e) => [e.id, e.event, e.data])
+    expect(shape(onSocket.events)).toEqual(shape(followed.events))
+    expect(onSocket.closed()).toBeUndefined()
+    onSocket.socket.close()
+  })
+
+  it('resumes a socket by event id exactly as the stream does', async () => {
+    const id = await create()
+    await readSse(await send(id, ask('Resume me')))
+    const { lastEventId } = await get(id)
+    const from = lastEventId - 3
+    const replay = await readSse(
+      await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': String(from) } }),
+    )
+    const resumed = await follower(id, `&lastEventId=${from}`)
+    await resumed.until((seen) => seen.length === replay.events.length)
+    expect(resumed.events.map((e) => [e.id, e.event, e.data])).toEqual(
+      replay.events.map((e) => [e.id, e.event, e.data]),
+    )
+    resumed.socket.close()
+  })
+
+  it('answers a keep-alive ping from the runtime, without the object', async () => {
+    const id = await create()
+    const onSocket = await follower(id)
+    const pong = new Promise<string>((resolve) =>
+      onSocket.socket.addEventListener('message', (message) => resolve(String(message.data))),
+    )
+    onSocket.socket.send('ping')
+    expect(await pong).toBe('pong')
+    onSocket.socket.close()
+  })
+
+  it('takes a ticket once, within its time, from the conversation it was issued for', async () => {
+    const id = await create()
+    const used = await ticket(id)
+    const first = await upgradeStatus(`/v1/conversations/${id}/socket?ticket=${used}`)
+    expect(first).toBe(101)
+    expect(await upgradeStatus(`/v1/conversations/${id}/socket?ticket=${used}`)).toBe(401)
+    expect(await upgradeStatus(`/v1/conversations/${id}/socket?ticket=made-up`)).toBe(401)
+    // Another conversation's ticket, and another client's conversation.
+    const other = await create()
+    expect(
+      await upgradeStatus(`/v1/conversations/${other}/socket?ticket=${await ticket(id)}`),
+    ).toBe(401)
+    const bobs = await call(`/v1/conversations/${id}/ticket`, { method: 'POST', token: BOB })
+    expect(bobs.status).toBe(404)
+    // Only a conversation socket is upgraded; the route without an upgrade says what it takes.
+    expect(await upgradeStatus('/v1/chat')).toBe(404)
+    expect((await call(`/v1/conversations/${id}/socket`)).status).toBe(426)
+  })
+
+  it('ends a follower with reconnect when its conversation is deleted', async () => {
+    const id = await create()
+    const onSocket = await follower(id)
+    expect((await call(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204)
+    await onSocket.until((seen) => seen.some((event) => event.event === 'reconnect'))
+    expect(JSON.parse(onSocket.events.at(-1)!.data)).toMatchObject({ reason: 'closed' })
+    // The relay closed it (the closing handshake itself ends when the runtime's proxy lets go).
+    await expect.poll(() => onSocket.socket.readyState).toBeGreaterThanOrEqual(WebSocket.CLOSING)
+  })
+
+  it('counts socket followers against CONVERSATION_MAX_READERS', async () => {
+    const id = await create(small)
+    const followers = [
+      await follower(id, '', small),
+      await follower(id, '', small),
+      await follower(id, '', small),
+    ]
+    const refused = await call(`/v1/conversations/${id}/stream?follow=true`, {}, undefined, small)
+    expect(refused.status).toBe(429)
+    followers[0]!.socket.close()
+    await expect
+      .poll(async () => {
+        const stream = await call(
+          `/v1/conversations/${id}/stream?follow=true`,
+          {},
+          undefined,
+          small,
+        )
+        await stream.body?.cancel()
+        return stream.status
+      })
+      .toBe(200)
+    for (const each of followers.slice(1)) each.socket.close()
   })
 })

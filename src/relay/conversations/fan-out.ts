@@ -15,12 +15,24 @@ export type CatchUpSource = {
   skip(): void
 }
 
+/**
+ * A follower on a socket the runtime holds (a Durable Object's hibernatable WebSocket): it gets
+ * every chunk of frames as one message, and keeps no state here, so the object may sleep while
+ * it is open.
+ */
+export type FollowerSocket = {
+  send(message: string): void
+  close(code?: number, reason?: string): void
+}
+
 /** Options of {@link createFanOut}. */
 export type FanOutOptions = {
   /** A `: ping` comment goes to every live subscriber this often (0: never). */
   heartbeatMs: number
   /** Where subscribers that start behind catch up from. */
   source: CatchUpSource
+  /** The followers on sockets, live ones all (they catch up as they join, see `join`). */
+  sockets?: (() => readonly FollowerSocket[]) | undefined
   /**
    * A subscriber with this many bytes unread is dropped, its stream ended with a `reconnect`
    * event; it can resume with `Last-Event-ID`.
@@ -66,6 +78,15 @@ export type FanOut = {
   /** Sends what was published and not yet sent: before a subscriber joins, and before an answer ends. */
   flush(): void
   /**
+   * A socket follower joins after event `after`, `first` before the rest: what was published goes
+   * out to the others first, then `accept` makes it one of `sockets` and it is sent the log after
+   * `after` at once (at most what the log keeps: one answer), all in one turn, so no event falls
+   * between its catch-up and the live ones.
+   */
+  join(accept: () => FollowerSocket, after: number, first?: string): void
+  /** The sockets changed (one closed): counted again when next needed. */
+  socketsChanged(): void
+  /**
    * A stream of the events after `after`: it catches up from the log a page at a time, as its
    * client reads (so a long replay is never one string), then joins the live subscribers.
    */
@@ -81,7 +102,7 @@ export type FanOut = {
   trimmed(id: number): void
   /** How many subscribers are live (caught up). */
   readonly size: number
-  /** How many streams are open: live, and catching up. */
+  /** How many streams are open: live, catching up, and on sockets. */
   readonly readers: number
   /** Characters published and not yet sent (held by the source). */
   readonly queuedChars: number
@@ -120,6 +141,21 @@ export function createFanOut(options: FanOutOptions): FanOut {
   const maxQueued = options.maxQueuedChars ?? 64 * 1024
   const subscribers = new Set<Subscriber>()
   const catchingUp = new Set<Subscriber>()
+  const sockets = options.sockets ?? (() => [])
+  /** How many sockets follow: read from the runtime when unknown (at start, after one closed). */
+  let socketCount: number | undefined
+  const countSockets = () => (socketCount ??= sockets().length)
+  const listening = () => subscribers.size > 0 || countSockets() > 0
+  /** Sends to every socket; one whose client left is the runtime's to close. */
+  const toSockets = (text: string) => {
+    for (const socket of sockets()) {
+      try {
+        socket.send(text)
+      } catch {
+        socketCount = undefined
+      }
+    }
+  }
   /** Characters published since the last flush. */
   let queued = 0
   let armed = false
@@ -168,9 +204,10 @@ export function createFanOut(options: FanOutOptions): FanOut {
     queued = 0
     // Marked taken even with no subscriber (and no frame is made): what was published before one
     // joins, it reads from the log.
-    if (subscribers.size === 0) return source.skip()
+    if (!listening()) return source.skip()
     const text = source.take()
     if (text === '') return
+    if (countSockets() > 0) toSockets(text)
     const through = source.lastId()
     // Before the chunk, as each subscriber's own bound: the one that ends an answer still goes
     // to every subscriber left.
@@ -221,7 +258,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
 
   return {
     publish(chars) {
-      if (subscribers.size === 0) return
+      if (!listening()) return
       queued += chars
       if (queued >= maxQueued) return flush()
       if (!armed) {
@@ -230,6 +267,22 @@ export function createFanOut(options: FanOutOptions): FanOut {
       }
     },
     flush,
+    join(accept, after, first) {
+      flush()
+      const socket = accept()
+      socketCount = undefined
+      let text = first ?? ''
+      for (let cursor = after; ;) {
+        const page = source.read(cursor, undefined)
+        if (page.text === '') break
+        text += page.text
+        cursor = page.lastId
+      }
+      if (text !== '') socket.send(text)
+    },
+    socketsChanged() {
+      socketCount = undefined
+    },
     subscribe({ after, until, follow, first }) {
       let subscriber: Subscriber
       return new ReadableStream<Uint8Array>(
@@ -269,6 +322,17 @@ export function createFanOut(options: FanOutOptions): FanOut {
       for (const subscriber of [...subscribers, ...catchingUp]) {
         drop(subscriber, 'closed', subscriber.cursor)
       }
+      if (countSockets() === 0) return
+      const frame = reconnectFrame('closed', source.lastId())
+      for (const socket of sockets()) {
+        try {
+          socket.send(frame)
+          socket.close(1000, 'closed')
+        } catch {
+          // Its client left.
+        }
+      }
+      socketCount = undefined
     },
     trimmed(id) {
       for (const subscriber of catchingUp) {
@@ -279,7 +343,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
       return subscribers.size
     },
     get readers() {
-      return subscribers.size + catchingUp.size
+      return subscribers.size + catchingUp.size + countSockets()
     },
     get queuedChars() {
       return queued

@@ -14,9 +14,11 @@ import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
 import { ConversationRecord, type ConversationMeta } from './conversation-record.ts'
 import { createConversationStore, utf8Length, type SqlHandle } from './conversation-store.ts'
 import { parseLastEventId } from './event-log.ts'
+import type { FollowerSocket } from './fan-out.ts'
 import { foldFrames } from './fold-frames.ts'
 import { Journal, type JournalStats } from './journal.ts'
 import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
+import { newConversationId } from './routes.ts'
 import { withThinkingTime } from './thinking-timer.ts'
 import {
   displayTurn,
@@ -98,8 +100,16 @@ export type ConversationHostOptions = {
   listingOf(id: string): Promise<ConversationListing | null>
   /** The models it serves: called when a message needs one. */
   registry(): Registry
+  /**
+   * The follower sockets the runtime holds for this host (a Durable Object's `getWebSockets()`):
+   * every event goes to each. Without it, followers use SSE only.
+   */
+  sockets?: (() => readonly FollowerSocket[]) | undefined
   settings: ConversationHostSettings
 }
+
+/** Where an admitted socket follower starts: see {@link ConversationHost.admitSocket}. */
+export type SocketAdmission = { readonly after: number; readonly first: string | undefined }
 
 /** What a host holds, for tests and benchmarks: every figure bounded whatever the answer's length. */
 export type HostStats = JournalStats & {
@@ -118,6 +128,11 @@ const KEEPALIVE_MS = 30_000
  * (an object with no request is evicted after 70 s at the earliest), so a short answer sets none.
  */
 const KEEPALIVE_AFTER_MS = 10_000
+
+/** A socket ticket is good for this long, once. */
+const TICKET_MS = 30_000
+/** Tickets held at most (the oldest goes first): they are made to be used at once. */
+const MAX_TICKETS = 64
 
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
 
@@ -153,6 +168,8 @@ export class ConversationHost {
   #alarmAt: number | null | undefined
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
+  /** Socket tickets not yet used: each says who it was given to, and until when. */
+  #tickets = new Map<string, { clientId: string; until: number }>()
 
   constructor(options: ConversationHostOptions) {
     this.#options = options
@@ -168,7 +185,11 @@ export class ConversationHost {
     this.#index = createListingIndex(this.#store, options.listingOf)
     this.#record = new ConversationRecord(this.#store)
     const interrupted = this.#record.meta?.streaming === true
-    this.#journal = new Journal(this.#store, this.#settings.heartbeatMs, interrupted)
+    this.#journal = new Journal(this.#store, {
+      heartbeatMs: this.#settings.heartbeatMs,
+      interrupted,
+      sockets: options.sockets,
+    })
     if (interrupted) this.#recover(this.#record.meta!)
   }
 
@@ -255,9 +276,56 @@ export class ConversationHost {
         return this.#stream(request, url)
       case 'stop':
         return this.#stop(request, url)
+      case 'ticket':
+        return this.#ticket(clientId)
+      case 'socket':
+        return errorResponse(
+          426,
+          'invalid-request',
+          'the socket route takes a WebSocket upgrade',
+          {},
+          { upgrade: 'websocket' },
+        )
       default:
         return errorResponse(404, 'invalid-request', 'no such conversation route')
     }
+  }
+
+  /**
+   * A follower's socket asks to join (`socket?ticket=...`, from `Last-Event-ID` or
+   * `?lastEventId=`, else from now): where it starts, or the refusal. The ticket, not a bearer
+   * header (a browser's WebSocket cannot send one), says who it is: one this host issued to the
+   * conversation's owner in the last 30 s, used once.
+   */
+  admitSocket(request: Request): SocketAdmission | Response {
+    const url = new URL(request.url)
+    const ticket = this.#tickets.get(url.searchParams.get('ticket') ?? '')
+    this.#tickets.delete(url.searchParams.get('ticket') ?? '')
+    if (ticket === undefined || ticket.until < this.#now()) {
+      const message = 'the socket needs a ticket from POST .../ticket, used within 30 s and once'
+      return errorResponse(401, 'auth', message, { field: 'ticket' })
+    }
+    const meta = this.#record.meta
+    if (meta === undefined || meta.owner !== ticket.clientId) return noSuchConversation()
+    const after = parseLastEventId(request, url)
+    if (after === null) return lastEventIdRefusal()
+    const refused = this.#readersRefusal()
+    if (refused !== undefined) return refused
+    const { start, reset } = this.#resumePoint(after)
+    return { after: start, first: reset }
+  }
+
+  /**
+   * Makes an admitted socket a follower: `accept` hands it to the runtime (which holds it while
+   * the host sleeps), and it is sent the events after where it starts, then every later one.
+   */
+  joinSocket(admitted: SocketAdmission, accept: () => FollowerSocket): void {
+    this.#journal.join(accept, admitted.after, admitted.first)
+  }
+
+  /** A follower's socket closed. */
+  socketClosed(): void {
+    this.#journal.socketsChanged()
   }
 
   /** The alarm rang: a keep-alive while an answer runs, else the retention's deadline. */
@@ -347,6 +415,17 @@ export class ConversationHost {
     await storage.deleteAll()
     this.#store.deleted()
     await this.#options.index(meta.owner).unlisted(meta.id)
+  }
+
+  /** A ticket for one socket follower of this conversation (see `admitSocket`). */
+  #ticket(clientId: string): Response {
+    const now = this.#now()
+    for (const [key, ticket] of this.#tickets) {
+      if (ticket.until < now || this.#tickets.size >= MAX_TICKETS) this.#tickets.delete(key)
+    }
+    const ticket = newConversationId()
+    this.#tickets.set(ticket, { clientId, until: now + TICKET_MS })
+    return jsonResponse(200, { ticket, expiresInMs: TICKET_MS }, { 'cache-control': 'no-store' })
   }
 
   async #stop(request: Request, url: URL): Promise<Response> {
@@ -525,31 +604,43 @@ export class ConversationHost {
     if (after === null) return lastEventIdRefusal()
     const follow = url.searchParams.get('follow') === 'true'
     const answer = this.#answer
-    const journal = this.#journal
-    const lastId = journal.lastId
-    const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
-    if (answer === undefined && !follow && from >= lastId) {
-      return new Response(null, { status: 204 })
+    const lastId = this.#journal.lastId
+    const { start, reset } = this.#resumePoint(after)
+    if (answer === undefined && !follow) {
+      if (reset !== undefined) return new Response(reset, { headers: SSE_HEADERS })
+      if (start >= lastId) return new Response(null, { status: 204 })
     }
-    // From before what the log holds: the conversation as it is now, then what follows it (the
-    // answer in flight after its `turn`, which the conversation holds, or later events).
-    let reset: string | undefined
-    let start = from
-    if (from < journal.firstKept - 1) {
-      start = answer === undefined ? lastId : answer.firstId
-      reset = resetFrame(start, this.#record.shown(), answer !== undefined)
-      if (answer === undefined && !follow) return new Response(reset, { headers: SSE_HEADERS })
-    }
-    // Each reader holds what it has not read yet: a bounded number of them (the stream of a
-    // message's own answer is not counted against it).
-    const { readers } = this.#settings
-    if (readers > 0 && journal.readers >= readers) {
-      const message = `this conversation has ${readers} open streams, the most it serves (CONVERSATION_MAX_READERS): close one and try again`
-      return errorResponse(429, 'rate-limit', message, { retryable: true })
-    }
+    const refused = this.#readersRefusal()
+    if (refused !== undefined) return refused
     // Without an answer to follow, a replay of what is logged now.
     const until = answer === undefined && !follow ? lastId : undefined
     return this.#subscribe(start, until, follow, reset)
+  }
+
+  /**
+   * Where a reader that saw the events up to `after` starts (without one: the answer in flight
+   * from its `turn`, else from now). From before what the log holds, a `reset` with the
+   * conversation as it is now, then what follows it (the answer in flight after its `turn`, which
+   * the conversation holds, or later events).
+   */
+  #resumePoint(after: number | undefined): { start: number; reset: string | undefined } {
+    const answer = this.#answer
+    const lastId = this.#journal.lastId
+    const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
+    if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
+    const start = answer === undefined ? lastId : answer.firstId
+    return { start, reset: resetFrame(start, this.#record.shown(), answer !== undefined) }
+  }
+
+  /**
+   * Each reader holds what it has not read yet: a bounded number of them (the stream of a
+   * message's own answer is not refused, but counts).
+   */
+  #readersRefusal(): Response | undefined {
+    const { readers } = this.#settings
+    if (!(readers > 0 && this.#journal.readers >= readers)) return undefined
+    const message = `this conversation has ${readers} open streams, the most it serves (CONVERSATION_MAX_READERS): close one and try again`
+    return errorResponse(429, 'rate-limit', message, { retryable: true })
   }
 
   /** A stream of the events after `after` (see `Journal.subscribe`). */

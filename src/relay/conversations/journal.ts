@@ -9,7 +9,7 @@ import {
   splitFrames,
   type EventLog,
 } from './event-log.ts'
-import { createFanOut, type FanOut } from './fan-out.ts'
+import { createFanOut, type FanOut, type FollowerSocket } from './fan-out.ts'
 
 /** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
 export type ConversationEvent =
@@ -50,10 +50,19 @@ export class Journal {
    * memory were lost, but clients may have seen their ids, so numbering moves past every id that
    * could have been sent.
    */
-  constructor(store: ConversationStore, heartbeatMs: number, interrupted: boolean) {
+  constructor(
+    store: ConversationStore,
+    options: {
+      heartbeatMs: number
+      interrupted: boolean
+      sockets?: (() => readonly FollowerSocket[]) | undefined
+    },
+  ) {
+    const { heartbeatMs, interrupted } = options
     this.#store = store
     this.#fanOut = createFanOut({
       heartbeatMs,
+      sockets: options.sockets,
       source: {
         read: (after, until) => this.#read(after, until),
         lastId: () => this.#log.lastId,
@@ -141,6 +150,16 @@ export class Journal {
    */
   subscribe(after: number, until: number | undefined, follow: boolean, first?: string) {
     return this.#fanOut.subscribe({ after, until, follow, first })
+  }
+
+  /** A socket follower joins after `after` (see `FanOut.join`). */
+  join(accept: () => FollowerSocket, after: number, first?: string): void {
+    this.#fanOut.join(accept, after, first)
+  }
+
+  /** A socket follower left. */
+  socketsChanged(): void {
+    this.#fanOut.socketsChanged()
   }
 
   /** Ends every stream, each with a `reconnect`, and starts over empty (the store was erased). */

@@ -8,6 +8,8 @@ export type ConversationOp =
   | 'regenerate'
   | 'stream'
   | 'stop'
+  | 'ticket'
+  | 'socket'
 
 /** A matched route: its operation and, but for `list` and `create`, the conversation's id. */
 export type ConversationRoute =
@@ -25,6 +27,8 @@ const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
   ['/regenerate', 'POST', 'regenerate'],
   ['/stream', 'GET', 'stream'],
   ['/stop', 'POST', 'stop'],
+  ['/ticket', 'POST', 'ticket'],
+  ['/socket', 'GET', 'socket'],
 ]
 
 /**

@@ -275,3 +275,49 @@ describe('a conversation host', () => {
     expect(payloads(parseSse((await readSse(answer)).raw)).at(-1)!.event).toBe('done')
   })
 })
+
+describe('a conversation host’s socket followers', () => {
+  it('sends a follower the log after its id, then every event, each chunk as one message', async () => {
+    const { hosts, create, send } = world()
+    await create()
+    await readSse(await send('One'))
+    const from = await hosts.follow(ID, ALICE, '&lastEventId=1')
+    if (from instanceof Response) throw new Error(await from.text())
+    // Caught up at once: the first answer after its `turn`.
+    expect(parseSse(from.text).events.map((e) => e.event)).toEqual(['text', 'done'])
+    const answer = await readSse(await send('Two'))
+    const followed = parseSse(from.text).events.slice(2)
+    expect(followed.map((e) => [e.id, e.event, e.data])).toEqual(
+      answer.events.map((e) => [e.id, e.event, e.data]),
+    )
+    expect(from.closed).toBe(false)
+  })
+
+  it('takes a ticket once, only from its conversation’s owner, and ends followers on delete', async () => {
+    const { hosts, create } = world()
+    await create()
+    const follower = await hosts.follow(ID, ALICE)
+    if (follower instanceof Response) throw new Error(await follower.text())
+    const again = hosts
+      .get(ID)
+      .admitSocket(new Request(`https://conversation/socket/${ID}?ticket=${follower.ticket}`))
+    expect(again).toBeInstanceOf(Response)
+    expect((again as Response).status).toBe(401)
+    expect((await hosts.request(ID, 'ticket', 'client-bob')).status).toBe(404)
+    await hosts.request(ID, 'delete', ALICE)
+    expect(parseSse(follower.text).events.at(-1)).toMatchObject({ event: 'reconnect' })
+    expect(follower.closed).toBe(true)
+  })
+
+  it('refuses a ticket past its 30 s', async () => {
+    const { hosts, create } = world()
+    await create()
+    const issued = await hosts.request(ID, 'ticket', ALICE)
+    const { ticket } = (await issued.json()) as { ticket: string }
+    hosts.travel(30_001)
+    const late = hosts
+      .get(ID)
+      .admitSocket(new Request(`https://conversation/socket/${ID}?ticket=${ticket}`))
+    expect((late as Response).status).toBe(401)
+  })
+})
