@@ -5,6 +5,7 @@ import {
   type ConversationHostSettings,
   type ConversationListing,
   type HostStats,
+  type IndexCall,
   type TracingOptions,
 } from '../src/relay/index.ts'
 import { otlpTracing } from '../src/relay/otlp-exporter.ts'
@@ -43,7 +44,7 @@ export class ConversationObject extends DurableObject<Env> {
       storage: ctx.storage,
       now: () => this.now(),
       waitUntil: (promise) => ctx.waitUntil(promise),
-      index: (owner) => object(`client:${owner}`),
+      index: (owner) => (call) => object(`client:${owner}`).index(call),
       listingOf: (id) => object(id).listing(),
       registry: () => this.registry(),
       sockets: () => ctx.getWebSockets(),
@@ -78,19 +79,9 @@ export class ConversationObject extends DurableObject<Env> {
     return this.#host.listing()
   }
 
-  /** Index objects: adds a conversation of this client, unless it holds `max` already. */
-  listed(entry: ConversationListing, max = 0): boolean {
-    return this.#host.listed(entry, max)
-  }
-
-  /** Index objects: a conversation of this client changed. */
-  changed(id: string): void {
-    this.#host.changed(id)
-  }
-
-  /** Index objects: forgets a deleted conversation. */
-  unlisted(id: string): void {
-    this.#host.unlisted(id)
+  /** Index objects: what a conversation of this client says (see `IndexCall`). */
+  index(call: IndexCall): boolean {
+    return this.#host.index(call)
   }
 
   override async fetch(request: Request): Promise<Response> {

@@ -43,6 +43,7 @@ export {
   type ConversationHostSettings,
   type HostStats,
   type HostStorage,
+  type IndexCall,
   type IndexPeer,
 } from './conversations/host.ts'
 export type { ConversationListing } from './conversations/listing-index.ts'

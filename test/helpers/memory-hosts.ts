@@ -88,14 +88,7 @@ export function memoryHosts(options: {
       storage,
       now: () => Date.now() + later,
       waitUntil: (promise) => void pending.push(promise),
-      index: (owner) => {
-        const index = get(`client:${owner}`)
-        return {
-          listed: async (entry, max) => index.listed(entry, max),
-          changed: async (id) => index.changed(id),
-          unlisted: async (id) => index.unlisted(id),
-        }
-      },
+      index: (owner) => async (call) => get(`client:${owner}`).index(call),
       listingOf: async (id) => get(id).listing(),
       registry: () => registry,
       sockets: () => sockets.get(name) ?? [],

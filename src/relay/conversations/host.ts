@@ -80,12 +80,18 @@ export type HostStorage = {
   deleteAll(): Promise<void>
 }
 
-/** A client's index host, as a conversation host reaches it. */
-export type IndexPeer = {
-  listed(entry: ConversationListing, max: number): Promise<boolean>
-  changed(id: string): Promise<void>
-  unlisted(id: string): Promise<void>
-}
+/**
+ * What a conversation tells its client's index host: it was made (`listed`, refused when the
+ * client holds `max` already, 0 for any number), it `changed` (its line is asked for when the
+ * list is next read), or it was deleted (`unlisted`).
+ */
+export type IndexCall =
+  | { op: 'listed'; entry: ConversationListing; max: number }
+  | { op: 'changed'; id: string }
+  | { op: 'unlisted'; id: string }
+
+/** A client's index host, as a conversation host reaches it: false only for a refused `listed`. */
+export type IndexPeer = (call: IndexCall) => Promise<boolean>
 
 /** Inputs of a {@link ConversationHost}. */
 export type ConversationHostOptions = {
@@ -224,22 +230,18 @@ export class ConversationHost {
     return { id: meta.id, title, updatedAt: meta.updatedAt, streaming: this.#answer !== undefined }
   }
 
-  /**
-   * Index hosts: adds or replaces one conversation of this client, to be checked when listed;
-   * false (and nothing added) when the client already holds `max` (0: any number).
-   */
-  listed(entry: ConversationListing, max = 0): boolean {
-    return this.#index.listed(entry, max)
-  }
-
-  /** Index hosts: a conversation of this client changed; its line is refreshed when listed. */
-  changed(id: string): void {
-    this.#index.changed(id)
-  }
-
-  /** Index hosts: forgets a deleted conversation. */
-  unlisted(id: string): void {
-    this.#index.unlisted(id)
+  /** Index hosts: what a conversation of this client says (see {@link IndexCall}). */
+  index(call: IndexCall): boolean {
+    switch (call.op) {
+      case 'listed':
+        return this.#index.listed(call.entry, call.max)
+      case 'changed':
+        this.#index.changed(call.id)
+        return true
+      case 'unlisted':
+        this.#index.unlisted(call.id)
+        return true
+    }
   }
 
   /** Index hosts: this client's conversations, the most recently updated first. */
@@ -365,9 +367,9 @@ export class ConversationHost {
     // Listed first, to be checked (the first answers need not tell the index anything), unless
     // the client holds all it may. An index out of reach lists it when it next changes.
     const { perClient } = this.#settings
+    const entry = { id, title: null, updatedAt: now, streaming: false }
     const listed = await this.#options
-      .index(clientId)
-      .listed({ id, title: null, updatedAt: now, streaming: false }, perClient)
+      .index(clientId)({ op: 'listed', entry, max: perClient })
       .catch(() => undefined)
     if (listed === false) {
       const message = `this client holds at most ${perClient} conversations (CONVERSATION_MAX_PER_CLIENT): delete one to make another`
@@ -414,7 +416,7 @@ export class ConversationHost {
     this.#alarmAt = null
     await storage.deleteAll()
     this.#store.deleted()
-    await this.#options.index(meta.owner).unlisted(meta.id)
+    await this.#options.index(meta.owner)({ op: 'unlisted', id: meta.id })
   }
 
   /** A ticket for one socket follower of this conversation (see `admitSocket`). */
@@ -683,8 +685,7 @@ export class ConversationHost {
     if (meta === undefined || this.#announced) return
     this.#announced = true
     void this.#options
-      .index(meta.owner)
-      .changed(meta.id)
+      .index(meta.owner)({ op: 'changed', id: meta.id })
       .catch(() => {
         this.#announced = false
       })
