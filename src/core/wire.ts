@@ -63,6 +63,18 @@ export type WireConversationEvents = WireEvents & {
   reconnect: { reason: ReconnectReason; lastEventId: number }
 }
 
+/** The body of `GET /v1/conversations/:id` (DESIGN §9): the conversation as a browser sees it. */
+export type WireConversationRead = {
+  id: string
+  /** Its turns without items (assistant turns as {@link ShownAssistantTurn}), and its system. */
+  conversation: Conversation
+  /** An answer is in flight: its events follow `lastEventId` on the stream. */
+  streaming: boolean
+  lastEventId: number
+  /** How the last answer failed, until the next one starts. */
+  lastError?: { kind: string; message: string } | undefined
+}
+
 /**
  * Why the relay ends a stream before its answer's `done` or `error`, in its `reconnect` event:
  * `behind`, its client fell too far behind; `closed`, the conversation's streams were closed (a

@@ -30,6 +30,7 @@ export type {
   WireCallOptions,
   WireChatRequest,
   WireConversationEvents,
+  WireConversationRead,
   WireError,
   WireEventName,
   WireEvents,

@@ -286,6 +286,21 @@ describe('durable conversations in workerd', () => {
     expect((await stored(id)).stats.tables).toBe(0)
   })
 
+  it('reads the stored turns without items, byte for byte as encoding them again would', async () => {
+    const id = await create()
+    await readSse(await send(id, ask('Ünïcödé 🧠 "quotes" \\ and \u2028 line')))
+    await readSse(await send(id, ask('x'.repeat(600_000))))
+    const { turns } = await stored(id)
+    expect(turns.filter((turn) => 'items' in turn)).toHaveLength(2)
+    const text = await (await call(`/v1/conversations/${id}`)).text()
+    const shown = turns.map((turn) => {
+      if (turn.role !== 'assistant') return turn
+      const { items: _items, ...rest } = turn
+      return rest
+    })
+    expect(text).toContain(`"conversation":${JSON.stringify({ turns: shown })},`)
+  })
+
   it('answers a read the client holds already with 304, and a changed one in full', async () => {
     const id = await create()
     await readSse(await send(id, ask('Tag me')))

@@ -1,4 +1,4 @@
-import type { Conversation, Turn } from '../../core/conversation.ts'
+import type { Turn } from '../../core/conversation.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
 import { displayTurn, titleOf } from './turn-rules.ts'
 
@@ -60,12 +60,17 @@ export class ConversationRecord {
     return this.#totals.turns === 0 ? [] : this.#store.turns()
   }
 
-  /** The conversation as a browser sees it (`GET`, a `reset`): its turns without items. */
-  shown(): Conversation {
-    const conversation: Conversation = { turns: this.turns().map(displayTurn) }
+  /**
+   * The conversation as a browser sees it (`GET`, a `reset`): its turns without items, as JSON
+   * (a `Conversation`). The stored JSON of each turn is sent as it is, its items taken out by
+   * the store: nothing is parsed and encoded again.
+   */
+  shownJson(): string {
+    const turns = this.#totals.turns === 0 ? '[]' : this.#store.shownTurnsJson(displayTurn)
     const system = this.#meta?.system
-    if (system !== undefined) conversation.system = system
-    return conversation
+    return system === undefined
+      ? `{"turns":${turns}}`
+      : `{"turns":${turns},"system":${JSON.stringify(system)}}`
   }
 
   lastTurn(): Turn | undefined {

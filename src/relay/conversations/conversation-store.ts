@@ -115,6 +115,37 @@ export function createConversationStore(sql: SqlHandle) {
       return turns
     },
 
+    /**
+     * Every stored turn as a browser sees it, as one JSON array: an assistant turn without its
+     * items (see `displayTurn`). A turn of one row (nearly all) is stripped by SQLite, so a read
+     * of the conversation never parses or encodes the items again in the isolate, which may be
+     * megabytes of a provider's encrypted reasoning; a turn of several rows is joined and
+     * stripped here.
+     */
+    shownTurnsJson(strip: (turn: Turn) => Turn): string {
+      const shown: string[] = []
+      let parts: Record<string, unknown>[] = []
+      const found = rows(
+        `SELECT last, CASE WHEN whole = 1 THEN json_remove(json, '$.items') END AS shown,
+           CASE WHEN whole = 1 THEN NULL ELSE json END AS json
+         FROM (SELECT id, last, json,
+                 (last = 1 AND COALESCE(LAG(last) OVER (ORDER BY id), 1) = 1) AS whole
+               FROM turns)
+         ORDER BY id`,
+      )
+      for (const row of found) {
+        if (row['shown'] !== null) {
+          shown.push(String(row['shown']))
+          continue
+        }
+        parts.push(row)
+        if (row['last'] !== 1) continue
+        shown.push(JSON.stringify(strip(turnOf(parts))))
+        parts = []
+      }
+      return `[${shown.join(',')}]`
+    },
+
     /** The last stored turn, read backwards from the newest row; undefined when none is. */
     lastTurn(): Turn | undefined {
       const parts: Record<string, unknown>[] = []

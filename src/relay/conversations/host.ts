@@ -1,6 +1,6 @@
 import type { Conversation, Turn } from '../../core/conversation.ts'
 import type { Registry } from '../../core/registry.ts'
-import type { WireConversationEvents } from '../../core/wire.ts'
+import type { WireConversationEvents, WireConversationRead } from '../../core/wire.ts'
 import { partialTurn } from '../../core/reducer.ts'
 import { admitAnswer, countRefusal, endAnswer } from '../answer-pipeline.ts'
 import { outputReserveOf } from '../budget.ts'
@@ -391,14 +391,18 @@ export class ConversationHost {
     if (request.headers.get('if-none-match') === tag) {
       return new Response(null, { status: 304, headers: cache })
     }
-    const body: Record<string, unknown> = {
-      id: meta.id,
-      conversation: this.#record.shown(),
-      streaming: this.#answer !== undefined,
-      lastEventId: lastId,
-    }
-    if (meta.lastError !== undefined) body['lastError'] = meta.lastError
-    return jsonResponse(200, body, cache)
+    // The turns' JSON goes in as the store gives it (see `shownJson`), the rest around it.
+    const body = jsonObject<WireConversationRead>({
+      id: JSON.stringify(meta.id),
+      conversation: this.#record.shownJson(),
+      streaming: String(this.#answer !== undefined),
+      lastEventId: String(lastId),
+      lastError: meta.lastError === undefined ? undefined : JSON.stringify(meta.lastError),
+    })
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'application/json', ...cache },
+    })
   }
 
   /** Stops what runs, ends every stream, and deletes the conversation and its listing. */
@@ -631,7 +635,7 @@ export class ConversationHost {
     const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
     const start = answer === undefined ? lastId : answer.firstId
-    return { start, reset: resetFrame(start, this.#record.shown(), answer !== undefined) }
+    return { start, reset: resetFrame(start, this.#record.shownJson(), answer !== undefined) }
   }
 
   /**
@@ -721,7 +725,23 @@ async function sentBody(
  * The `reset` that starts a resume from before what the log holds (DESIGN §9): the conversation
  * as it is now, whether an answer is in flight, and, as its id, the last event it stands for.
  */
-function resetFrame(id: number, conversation: Conversation, streaming: boolean): string {
-  const data = { conversation, streaming } satisfies WireConversationEvents['reset']
-  return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(data)}\n\n`
+function resetFrame(id: number, conversation: string, streaming: boolean): string {
+  const data = jsonObject<WireConversationEvents['reset']>({
+    conversation,
+    streaming: String(streaming),
+  })
+  return `id: ${id}\nevent: reset\ndata: ${data}\n\n`
+}
+
+/**
+ * A JSON object from the JSON text of each of its fields, in the order given, leaving out those
+ * whose text is undefined. `fields` must name every field of the wire type `T`, so none is dropped
+ * silently; it lets stored JSON go out as it is, inside an object of the wire's shape.
+ */
+function jsonObject<T>(fields: { [K in keyof T]-?: string | undefined }): string {
+  let out = ''
+  for (const [key, text] of Object.entries(fields)) {
+    if (text !== undefined) out += `,${JSON.stringify(key)}:${text as string}`
+  }
+  return `{${out.slice(1)}}`
 }

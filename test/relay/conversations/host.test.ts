@@ -321,3 +321,28 @@ describe('a conversation host’s socket followers', () => {
     expect((late as Response).status).toBe(401)
   })
 })
+
+describe('a conversation host’s reads', () => {
+  it('sends the stored turns without items, byte for byte as encoding them again would', async () => {
+    const long = `${'a long question, '.repeat(40_000)}and its end` // over one row
+    const { hosts, create, send } = world()
+    await create(ID, ALICE, { system: 'Be brief "always".' })
+    await readSse(await send('Ünïcödé 🧠 "quotes" \\ and \u2028 line'))
+    await readSse(await send(long))
+    await readSse(await send('Third'))
+    const stored = hosts.get(ID).storedTurns()
+    expect(stored.filter((turn) => 'items' in turn)).toHaveLength(3)
+    const response = await hosts.request(ID, 'get', ALICE)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    const text = await response.text()
+    const shown = stored.map((turn) => {
+      if (turn.role !== 'assistant') return turn
+      const { items: _items, ...rest } = turn
+      return rest
+    })
+    const conversation = JSON.stringify({ turns: shown, system: 'Be brief "always".' })
+    expect(text).toBe(
+      `{"id":"${ID}","conversation":${conversation},"streaming":false,"lastEventId":${(JSON.parse(text) as { lastEventId: number }).lastEventId}}`,
+    )
+  })
+})
