@@ -1,6 +1,12 @@
 import type { Turn } from '../../core/conversation.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
-import { displayTurn, titleOf } from './turn-rules.ts'
+import {
+  displayTurn,
+  regenerateBase,
+  sizeRefusal,
+  titleOf,
+  type ConversationSizeLimits,
+} from './turn-rules.ts'
 
 /** A conversation's metadata, one stored row. */
 export type ConversationMeta = {
@@ -14,6 +20,17 @@ export type ConversationMeta = {
   lastError?: { kind: string; message: string } | undefined
   /** An answer was running when this was saved: found on start, it was cut by an eviction. */
   streaming: boolean
+}
+
+/**
+ * What an answer's call sends (`turns`: every stored turn, read for it and let go when it ends,
+ * and the new one), whether it replaces the last answer (a regenerate's), and the new turn to
+ * store once it is admitted, with its JSON and bytes.
+ */
+export type AnswerPlan = {
+  turns: readonly Turn[]
+  replaces: boolean
+  added: { turn: Turn; json: string; bytes: number } | undefined
 }
 
 /**
@@ -106,6 +123,39 @@ export class ConversationRecord {
     this.#store.dropTurn(turns)
     this.#totals = { turns, bytes: this.#totals.bytes - bytes }
     this.#last = null
+  }
+
+  /**
+   * What answering `turn` (undefined: a regenerate of the last answer) sends, if the conversation
+   * has room for it and an answer of up to `answerTokens` (a regenerate's replaced answer makes
+   * room); else why not, as the status to answer with.
+   */
+  answerPlan(
+    turn: Turn | undefined,
+    answerTokens: number,
+    sizes: ConversationSizeLimits,
+  ): AnswerPlan | { status: 409 | 413; message: string } {
+    const totals = this.#totals
+    if (turn === undefined) {
+      const regenerate = regenerateBase(this.turns())
+      if (regenerate === null) {
+        return { status: 409, message: 'there is no user or tool turn to answer' }
+      }
+      const { turns, replaces } = regenerate
+      const kept = {
+        turns: totals.turns - (replaces ? 1 : 0),
+        bytes: totals.bytes - (replaces ? this.lastTurnBytes() : 0),
+      }
+      const refusal = sizeRefusal(kept, { turns: 1, bytes: 0, answerTokens }, sizes)
+      if (refusal !== null) return { status: 413, message: refusal.message }
+      return { turns, replaces, added: undefined }
+    }
+    const json = JSON.stringify(turn)
+    const bytes = utf8Length(json)
+    // Room for the turn and its answer.
+    const refusal = sizeRefusal(totals, { turns: 2, bytes, answerTokens }, sizes)
+    if (refusal !== null) return { status: 413, message: refusal.message }
+    return { turns: [...this.turns(), turn], replaces: false, added: { turn, json, bytes } }
   }
 
   /** Forgets everything (the store was erased). */

@@ -18,13 +18,11 @@ import type { FollowerSocket } from './fan-out.ts'
 import { foldFrames } from './fold-frames.ts'
 import { Journal, type JournalStats } from './journal.ts'
 import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
-import { newConversationId } from './routes.ts'
+import { SocketTickets, TICKET_MS } from './socket-tickets.ts'
 import { withThinkingTime } from './thinking-timer.ts'
 import {
   displayTurn,
   modelTurn,
-  regenerateBase,
-  sizeRefusal,
   titleOf,
   validateCreateRequest,
   validateMessageRequest,
@@ -135,11 +133,6 @@ const KEEPALIVE_MS = 30_000
  */
 const KEEPALIVE_AFTER_MS = 10_000
 
-/** A socket ticket is good for this long, once. */
-const TICKET_MS = 30_000
-/** Tickets held at most (the oldest goes first): they are made to be used at once. */
-const MAX_TICKETS = 64
-
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
 
 /**
@@ -174,8 +167,7 @@ export class ConversationHost {
   #alarmAt: number | null | undefined
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
-  /** Socket tickets not yet used: each says who it was given to, and until when. */
-  #tickets = new Map<string, { clientId: string; until: number }>()
+  #tickets = new SocketTickets()
 
   constructor(options: ConversationHostOptions) {
     this.#options = options
@@ -301,14 +293,13 @@ export class ConversationHost {
    */
   admitSocket(request: Request): SocketAdmission | Response {
     const url = new URL(request.url)
-    const ticket = this.#tickets.get(url.searchParams.get('ticket') ?? '')
-    this.#tickets.delete(url.searchParams.get('ticket') ?? '')
-    if (ticket === undefined || ticket.until < this.#now()) {
+    const clientId = this.#tickets.take(url.searchParams.get('ticket') ?? '', this.#now())
+    if (clientId === undefined) {
       const message = 'the socket needs a ticket from POST .../ticket, used within 30 s and once'
       return errorResponse(401, 'auth', message, { field: 'ticket' })
     }
     const meta = this.#record.meta
-    if (meta === undefined || meta.owner !== ticket.clientId) return noSuchConversation()
+    if (meta === undefined || meta.owner !== clientId) return noSuchConversation()
     const after = parseLastEventId(request, url)
     if (after === null) return lastEventIdRefusal()
     const refused = this.#readersRefusal()
@@ -425,12 +416,7 @@ export class ConversationHost {
 
   /** A ticket for one socket follower of this conversation (see `admitSocket`). */
   #ticket(clientId: string): Response {
-    const now = this.#now()
-    for (const [key, ticket] of this.#tickets) {
-      if (ticket.until < now || this.#tickets.size >= MAX_TICKETS) this.#tickets.delete(key)
-    }
-    const ticket = newConversationId()
-    this.#tickets.set(ticket, { clientId, until: now + TICKET_MS })
+    const ticket = this.#tickets.issue(clientId, this.#now())
     return jsonResponse(200, { ticket, expiresInMs: TICKET_MS }, { 'cache-control': 'no-store' })
   }
 
@@ -469,36 +455,11 @@ export class ConversationHost {
     const { model, turn, options } = checked.value
     const adapter = resolveAdapter(this.#options.registry(), model, this.#settings.allows)
     if (adapter instanceof Response) return adapter
-    const answerTokens = outputReserveOf(adapter, options)
+    const plan = record.answerPlan(turn, outputReserveOf(adapter, options), sizes)
+    if ('status' in plan) return errorResponse(plan.status, 'invalid-request', plan.message)
+    const { added, replaces } = plan
 
-    // What the call sends: every stored turn (read for it, and let go when it ends).
-    let base: readonly Turn[]
-    let replaces = false
-    let turnJson: string | undefined
-    let addedBytes = 0
-    if (turn === undefined) {
-      const regenerate = regenerateBase(record.turns())
-      if (regenerate === null) {
-        return errorResponse(409, 'invalid-request', 'there is no user or tool turn to answer')
-      }
-      ;({ turns: base, replaces } = regenerate)
-      // The answer it replaces makes room for it.
-      const kept = {
-        turns: record.totals.turns - (replaces ? 1 : 0),
-        bytes: record.totals.bytes - (replaces ? record.lastTurnBytes() : 0),
-      }
-      const refusal = sizeRefusal(kept, { turns: 1, bytes: 0, answerTokens }, sizes)
-      if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
-    } else {
-      turnJson = JSON.stringify(turn)
-      addedBytes = utf8Length(turnJson)
-      // Room for the turn and its answer.
-      const added = { turns: 2, bytes: addedBytes, answerTokens }
-      const refusal = sizeRefusal(record.totals, added, sizes)
-      if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
-      base = [...record.turns(), turn]
-    }
-
+    const addedBytes = added?.bytes ?? 0
     const sentBytes = record.totals.bytes + addedBytes + utf8Length(meta.system ?? '')
     const admitted = await admitAnswer(limiter, meta.owner, { sentBytes, adapter, options })
     if (admitted instanceof Response) return admitted
@@ -508,9 +469,9 @@ export class ConversationHost {
       endAnswer({ reservation, trace: undefined }, { type: 'released' })
       return record.meta === undefined ? noSuchConversation() : busy()
     }
-    if (turn !== undefined) record.addTurn(turn, turnJson, addedBytes)
+    if (added !== undefined) record.addTurn(added.turn, added.json, added.bytes)
 
-    const conversation: Conversation = { turns: base.map(modelTurn) }
+    const conversation: Conversation = { turns: plan.turns.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const waitUntil = this.#options.waitUntil
     const trace =
@@ -532,7 +493,7 @@ export class ConversationHost {
           )
     const before = this.#journal.lastId
     const answer = new AnswerRun(before + 1, replaces, { reservation, trace, waitUntil })
-    this.#start(answer, base.at(-1)!, { adapter, conversation, options })
+    this.#start(answer, plan.turns.at(-1)!, { adapter, conversation, options })
     // This answer's events, from its `turn`.
     return this.#subscribe(before, undefined, false)
   }
