@@ -1,8 +1,10 @@
 import type { ProviderEntry, Registry } from '../src/index.ts'
-import type { RelayAuth } from '../src/relay/auth.ts'
-import { otlpTracing } from '../src/relay/otlp-exporter.ts'
-import type { MemoryLimits } from '../src/relay/rate-limit.ts'
-import type { TracingOptions } from '../src/relay/tracing.ts'
+import {
+  otlpTracing,
+  type MemoryLimits,
+  type RelayAuth,
+  type TracingOptions,
+} from '../src/relay/index.ts'
 import { hasAuth, readAuthSettings, workerAuth } from './client-auth.ts'
 import { registryFromEnv } from './registry.ts'
 import {

@@ -4,7 +4,7 @@ export type { RelayAuth, RelayClient, RelayRefusal } from './auth.ts'
 export { jwtAuth, type JwtAuthOptions } from './jwt-auth.ts'
 export type { CorsOptions } from './cors.ts'
 export type { RelaySpan, SpanExporter, SpanValue, TraceParent, TracingOptions } from './tracing.ts'
-export { otlpExporter, type OtlpExporterOptions } from './otlp-exporter.ts'
+export { otlpExporter, otlpTracing, type OtlpExporterOptions } from './otlp-exporter.ts'
 // What a host needs to bring a limiter of its own (the Worker keeps its windows in a Durable
 // Object) or to use the in-memory one; how a window counts stays inside.
 export {

@@ -79,7 +79,12 @@ export function otlpExporter(options: OtlpExporterOptions): SpanExporter {
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (OTLP/HTTP JSON) with `OTEL_EXPORTER_OTLP_HEADERS` and
  * `OTEL_SERVICE_NAME`, content only with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`;
  * undefined when the endpoint is unset. Throws a `TypeError` naming the setting when the endpoint
- * is not an http(s) URL.
+ * is not an http(s) URL. The Worker reads its `env` so; any runtime can read its own settings.
+ *
+ * @example
+ * ```ts
+ * createRelay({ providers, tracing: otlpTracing((name) => process.env[name]) })
+ * ```
  */
 export function otlpTracing(
   read: (name: string) => string | undefined,
