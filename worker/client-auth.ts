@@ -1,11 +1,4 @@
-import { createAuthenticate, MIN_TOKEN_LENGTH, type Authenticate } from '../src/relay/auth.ts'
-import { isJwksUrl } from '../src/relay/jwt-auth.ts'
-import {
-  jwtAuth,
-  type JwtAuthOptions,
-  type RelayAuth,
-  type RelayRefusal,
-} from '../src/relay/index.ts'
+import { anyAuth, jwtAuth, type JwtAuthOptions, type RelayAuth } from '../src/relay/index.ts'
 import {
   addressClientId,
   flag,
@@ -39,6 +32,12 @@ const CLIENT_ID_SECRET_REQUIRED =
   'and budgets, are HMACs under it): make one with `openssl rand -hex 32`, or keep the ids of a ' +
   'relay that ran without it with the value `npm run client-id-secret` prints'
 
+/**
+ * The shortest token `RELAY_TOKENS` takes: the relay's own minimum (it refuses shorter ones too),
+ * checked here so that the error names the setting.
+ */
+const MIN_TOKEN_LENGTH = 16
+
 /** `RELAY_TOKENS`, split on commas only, each at least 16 characters without whitespace. */
 export function relayTokens(env: object): string[] {
   return secrets(env, 'RELAY_TOKENS', { minLength: MIN_TOKEN_LENGTH, spaces: false })
@@ -68,27 +67,19 @@ export function hasAuth(settings: AuthSettings, hook?: RelayAuth | undefined): b
  */
 export function workerAuth(settings: AuthSettings, hook?: RelayAuth | undefined): RelayAuth {
   const tokens = [...settings.tokens, ...(typeof hook === 'object' ? hook : [])]
-  const checks: Authenticate[] = []
+  const methods: RelayAuth[] = []
   if (tokens.length > 0) {
     if (settings.clientIdSecret === undefined) throw new TypeError(CLIENT_ID_SECRET_REQUIRED)
-    checks.push(createAuthenticate(tokens, { clientIdSecret: settings.clientIdSecret }))
+    methods.push(tokens)
   }
-  if (settings.jwt !== undefined) checks.push(createAuthenticate(jwtAuth(settings.jwt)))
-  if (typeof hook === 'function') checks.push(createAuthenticate(hook))
-  if (checks.length === 0) {
+  if (settings.jwt !== undefined) methods.push(jwtAuth(settings.jwt))
+  if (typeof hook === 'function') methods.push(hook)
+  if (methods.length === 0) {
     if (!settings.allowAnonymous) return () => ({ refuse: CLOSED_MESSAGE })
     return (request) => addressClientId(request.headers.get('cf-connecting-ip'))
   }
-  return async (request) => {
-    // The first reason given is the one told: a JWT's "expired" says more than "no such token".
-    let refusal: RelayRefusal | null = null
-    for (const check of checks) {
-      const client = await check(request)
-      if (typeof client === 'string') return client
-      refusal ??= client
-    }
-    return refusal
-  }
+  // The first reason given is the one told: a JWT's "expired" says more than "no such token".
+  return anyAuth(methods, { clientIdSecret: settings.clientIdSecret })
 }
 
 /** `AUTH_JWKS_URL` with its `AUTH_ISSUER` and `AUTH_AUDIENCE`, or undefined when it is not set. */
@@ -103,9 +94,6 @@ function jwtSettings(env: object): JwtAuthOptions | undefined {
       `${stray} is set but AUTH_JWKS_URL is not: set AUTH_JWKS_URL to the identity provider's key set (JWKS) URL`,
     )
   }
-  if (!isJwksUrl(jwksUrl)) {
-    throw new TypeError('AUTH_JWKS_URL must be an https URL (http only on localhost)')
-  }
   if (issuer === '') {
     throw new TypeError(
       "AUTH_ISSUER is required with AUTH_JWKS_URL: the identity provider's issuer (the tokens' iss)",
@@ -116,5 +104,16 @@ function jwtSettings(env: object): JwtAuthOptions | undefined {
       "AUTH_AUDIENCE is required with AUTH_JWKS_URL: this relay's identifier at the provider (the tokens' aud)",
     )
   }
-  return { jwksUrl, issuer, audience }
+  const options = { jwksUrl, issuer, audience }
+  try {
+    // jwtAuth checks the URL as it takes it (https, or http on a loopback host); with the issuer
+    // and audience checked above, what it refuses is the URL, told here by the setting's name.
+    jwtAuth(options)
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error
+    throw new TypeError('AUTH_JWKS_URL must be an https URL (http only on localhost)', {
+      cause: error,
+    })
+  }
+  return options
 }

@@ -104,6 +104,50 @@ export function createAuthenticate(
   }
 }
 
+/** Options of {@link anyAuth}. */
+export type AnyAuthOptions = {
+  /**
+   * The HMAC key that turns a token of the token lists into its client id, as `createRelay`'s
+   * `clientIdSecret`: a string (its UTF-8 bytes) or the key bytes.
+   * @defaultValue derived from each token list
+   */
+  clientIdSecret?: string | Uint8Array | undefined
+}
+
+/**
+ * Several ways to admit a client as one `auth`, tried in order: a request is admitted by the first
+ * that names its client, and refused otherwise with the first reason one of them gave (a JWT's
+ * "the token has expired" says more than "no such token"). Each is what `auth` takes: a token list
+ * (checked as `createRelay` checks one: each at least 16 characters, without whitespace) or a hook
+ * such as `jwtAuth`'s, held to the same rules (only a non-empty string admits).
+ *
+ * @example
+ * ```ts
+ * const relay = createRelay({
+ *   providers,
+ *   // Tokens for the app's own servers, and its users' JWTs from their browsers.
+ *   auth: anyAuth([serverTokens, jwtAuth({ jwksUrl, issuer, audience })], { clientIdSecret }),
+ * })
+ * ```
+ */
+export function anyAuth(
+  methods: readonly RelayAuth[],
+  options: AnyAuthOptions = {},
+): (request: Request) => Promise<string | RelayRefusal | null> {
+  if (methods.length === 0)
+    throw new TypeError('anyAuth: methods must hold at least one token list or hook')
+  const checks = methods.map((method) => createAuthenticate(method, options))
+  return async (request) => {
+    let refusal: RelayRefusal | null = null
+    for (const check of checks) {
+      const client = await check(request)
+      if (typeof client === 'string') return client
+      refusal ??= client
+    }
+    return refusal
+  }
+}
+
 /**
  * The client-id key a token list gives when no `clientIdSecret` is set: SHA-256 of the sorted
  * tokens under a fixed label. Storing these bytes as the secret keeps every id the list gave,

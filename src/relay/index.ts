@@ -1,6 +1,12 @@
 export { createRelay } from './create-relay.ts'
 export type { Relay, RelayContext, RelayLimits, RelayLogEntry, RelayOptions } from './options.ts'
-export type { RelayAuth, RelayClient, RelayRefusal } from './auth.ts'
+export {
+  anyAuth,
+  type AnyAuthOptions,
+  type RelayAuth,
+  type RelayClient,
+  type RelayRefusal,
+} from './auth.ts'
 export { jwtAuth, type JwtAuthOptions } from './jwt-auth.ts'
 export type { CorsOptions } from './cors.ts'
 export type { RelaySpan, SpanExporter, SpanValue, TraceParent, TracingOptions } from './tracing.ts'

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import {
+  anyAuth,
   jwtAuth,
   type RelayAuth,
   type RelayClient,
@@ -17,6 +18,7 @@ describe('relay auth types', () => {
 
   it('makes end-user tokens an auth of createRelay, and takes the client-id key as text or bytes', () => {
     expectTypeOf(jwtAuth).returns.toEqualTypeOf<RelayAuth>()
+    expectTypeOf(anyAuth).returns.toExtend<RelayAuth>()
     expectTypeOf<Uint8Array>().toExtend<NonNullable<RelayOptions['clientIdSecret']>>()
     expectTypeOf<string>().toExtend<NonNullable<RelayOptions['clientIdSecret']>>()
   })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  anyAuth,
   createAuthenticate,
   deriveClientIdKey,
   type RelayAuth,
@@ -202,6 +203,33 @@ describe('createAuthenticate: refusals with a reason', () => {
     }
     const long = (await refusing({ refuse: 'x'.repeat(500) })) as RelayRefusal
     expect(long.refuse).toHaveLength(201)
+  })
+})
+
+describe('anyAuth', () => {
+  const session = (r: Request) =>
+    r.headers.get('x-session') === 'ok' ? 'session:1' : { refuse: 'the session has ended' }
+
+  it('admits by the first method that names the client, tokens under clientIdSecret', async () => {
+    const auth = anyAuth([TOKENS, session], { clientIdSecret: SECRET })
+    expect(await auth(bearer(TOKENS[1]!))).toBe(
+      `token:${(await hmacHex(SECRET, TOKENS[1]!)).slice(0, 16)}`,
+    )
+    expect(await auth(request({ 'x-session': 'ok' }))).toBe('session:1')
+  })
+
+  it('refuses with the first reason a method gave, or with none when none gave one', async () => {
+    const expired = () => ({ refuse: 'the token has expired' })
+    expect(await anyAuth([TOKENS, session, expired])(bearer('not-a-known-token-0000'))).toEqual({
+      refuse: 'the session has ended',
+    })
+    expect(await anyAuth([TOKENS, looseHook(''), looseHook({ refuse: 42 })])(request())).toBeNull()
+  })
+
+  it('holds every method to the rules of auth: token lists checked, hooks failing closed', async () => {
+    expect(() => anyAuth([TOKENS, ['short']])).toThrow(/at least 16 characters/)
+    expect(() => anyAuth([])).toThrow(/^anyAuth: methods must hold at least one/)
+    expect(await anyAuth([looseHook(''), looseHook(false)])(request())).toBeNull()
   })
 })
 
