@@ -5,12 +5,16 @@ import {
   type ProviderEntry,
   type Registry,
 } from '../src/index.ts'
-import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/models.ts'
-import { geminiCapabilities, geminiModels } from '../src/providers/gemini/models.ts'
+// The providers' SDK-free entries: their models and capabilities, with no SDK loaded.
+import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/catalog.ts'
+import { geminiCapabilities, geminiModels } from '../src/providers/gemini/catalog.ts'
 import { createMock, mockModelIds } from '../src/providers/mock/index.ts'
-import { capabilitiesOf, compatibleModel } from '../src/providers/openai-compatible/models.ts'
-import { presets, type CompatiblePreset } from '../src/providers/openai-compatible/presets.ts'
-import { openaiCapabilities, openaiModels } from '../src/providers/openai/models.ts'
+import {
+  compatibleCapabilities,
+  presets,
+  type CompatiblePreset,
+} from '../src/providers/openai-compatible/catalog.ts'
+import { openaiCapabilities, openaiModels } from '../src/providers/openai/catalog.ts'
 import { lazyFactory } from './lazy-factory.ts'
 import { count, list, setting } from './settings.ts'
 
@@ -124,8 +128,7 @@ function compatibleEndpoints(env: object): Record<string, ProviderEntry> {
     const factory = lazyFactory({
       provider: name,
       models: settings.modelIds ?? [],
-      capabilities: (model) =>
-        capabilitiesOf(compatibleModel(model, settings.reasoning, settings.models)),
+      capabilities: (model) => compatibleCapabilities(model, settings),
       load: async () =>
         (await import('../src/providers/openai-compatible/index.ts')).createOpenAICompatible(
           settings,

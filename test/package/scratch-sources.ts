@@ -65,6 +65,7 @@ import {
   type Adapter,
   type AssistantTurn,
   type CallOptions,
+  type Capabilities,
   type Conversation,
   type Event,
   type ToolResult,
@@ -72,6 +73,7 @@ import {
 } from 'thinkwire'
 import { guardStream } from 'thinkwire/kit'
 import { anthropic, createAnthropic } from 'thinkwire/anthropic'
+import { anthropicCapabilities, anthropicModels } from 'thinkwire/anthropic/models'
 import { openai } from 'thinkwire/openai'
 import { deepseek, openaiCompatible, presets } from 'thinkwire/openai-compatible'
 import { gemini } from 'thinkwire/gemini'
@@ -101,6 +103,7 @@ export const adapters: Adapter[] = [
   withRateLimit(scripted, { requestsPerMinute: 60 }),
 ]
 export const presetNames: string[] = Object.keys(presets)
+export const listed: Capabilities[] = anthropicModels.map((id) => anthropicCapabilities(id))
 export const fromChain = (model: BaseChatModel): Adapter => fromLangChain(model)
 
 /** Every event, each field typed. */

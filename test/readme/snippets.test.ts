@@ -48,7 +48,7 @@ async function snippets(): Promise<Snippet[]> {
     for (const { lang, code, line } of fences(text)) {
       if (lang !== 'ts' && lang !== 'tsx') continue
       const rewritten = code.replace(
-        /from '(thinkwire(?:\/[a-z-]+)?)'/g,
+        /from '(thinkwire(?:\/[a-z-]+)*)'/g,
         (whole, entry: string) => {
           const source = entries.get(entry)
           if (source === undefined) return whole

@@ -7,7 +7,7 @@ import { mapAnthropicError } from './map-error.ts'
 import { anthropicCapabilities, anthropicModel, anthropicModels } from './models.ts'
 import { streamMessage } from './stream-message.ts'
 
-export { anthropicModels }
+export { anthropicCapabilities, anthropicModels }
 
 /** Settings of {@link createAnthropic}: one SDK client, shared by every model. */
 export type AnthropicSettings = {

@@ -7,7 +7,7 @@ import { mapGeminiError } from './map-error.ts'
 import { geminiCapabilities, geminiModel, geminiModels } from './models.ts'
 import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
-export { geminiModels }
+export { geminiCapabilities, geminiModels }
 export type { GeminiModel } from './models.ts'
 
 /** How to reach the Gemini API: everything of {@link GeminiOptions} but the model. */

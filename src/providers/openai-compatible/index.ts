@@ -4,7 +4,12 @@ export {
   type OpenAICompatibleOptions,
   type OpenAICompatibleSettings,
 } from './adapter.ts'
-export type { CompatibleModel, CompatibleModelRow, CompatibleModels } from './models.ts'
+export {
+  compatibleCapabilities,
+  type CompatibleModel,
+  type CompatibleModelRow,
+  type CompatibleModels,
+} from './models.ts'
 export {
   deepseek,
   fireworks,

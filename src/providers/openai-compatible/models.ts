@@ -104,6 +104,21 @@ export function reasoningFor(
   return compatibleModel(model, reasoning, models).reasoning
 }
 
+/**
+ * What `model` supports on a server with these settings (`reasoning` and `models`, as a preset
+ * gives them), as its adapter's `capabilities` say: read from the settings alone, so a host can
+ * list a model before it loads the SDK.
+ */
+export function compatibleCapabilities(
+  model: string,
+  settings: {
+    reasoning?: CompatibleReasoning | undefined
+    models?: CompatibleModels | undefined
+  },
+): Capabilities {
+  return capabilitiesOf(compatibleModel(model, settings.reasoning, settings.models))
+}
+
 /** What the model supports, as `Adapter.capabilities` says it. */
 export function capabilitiesOf(info: CompatibleModelInfo): Capabilities {
   const capabilities: Capabilities = {

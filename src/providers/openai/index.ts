@@ -7,7 +7,7 @@ import { mapOpenaiError } from './map-error.ts'
 import { openaiCapabilities, openaiModel, openaiModels } from './models.ts'
 import { streamResponse, type StreamSetup } from './stream-response.ts'
 
-export { openaiModels }
+export { openaiCapabilities, openaiModels }
 
 /** Settings of {@link createOpenAI}: everything of {@link OpenAIOptions} but the model. */
 export type OpenAISettings = {
