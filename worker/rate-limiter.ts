@@ -1,23 +1,18 @@
 import { DurableObject } from 'cloudflare:workers'
-import { chatDialect } from '../src/relay/dialects.ts'
-import { limitRefusal } from '../src/relay/limit-refusal.ts'
 import {
-  emptyBudget,
-  spendReport,
-  type BudgetState,
-  type SpendReport,
-} from '../src/relay/budget.ts'
-import {
-  admitCall,
-  settleCall,
+  clientLimits,
+  countRequest,
+  type ClientLimits,
   type LimitCost,
   type LimitDecision,
+  type LimitState,
   type LimitUsage,
   type MemoryLimits,
   type RateLimiter,
-  type WindowState,
-} from '../src/relay/rate-limit.ts'
+  type SpendReport,
+} from '../src/relay/index.ts'
 
+// The state's two parts, under the keys they have always been stored under.
 const WINDOW = 'window'
 const BUDGET = 'budget'
 
@@ -30,62 +25,56 @@ const BUDGET = 'budget'
  * go leave nothing behind.
  */
 export class RateLimiterObject extends DurableObject<Env> {
-  #window: WindowState
-  #budget: BudgetState
-  #windowMs = 60_000
+  #client: ClientLimits
+  /** The limits of the last check: the alarm reads their window's length. */
+  #limits: MemoryLimits = {}
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.#window = ctx.storage.kv.get<WindowState>(WINDOW) ?? []
-    this.#budget = ctx.storage.kv.get<BudgetState>(BUDGET) ?? emptyBudget(Date.now())
+    this.#client = clientLimits({
+      window: ctx.storage.kv.get<LimitState['window']>(WINDOW),
+      budget: ctx.storage.kv.get<LimitState['budget']>(BUDGET),
+    })
   }
 
   /** Admits a call (its estimated tokens and dollars) under `limits`, or says why not and how long to wait. */
   check(cost: LimitCost, limits: MemoryLimits): LimitDecision {
-    this.#windowMs = limits.windowMs ?? 60_000
-    const decision = admitCall(this.#window, this.#budget, Date.now(), cost, limits)
+    this.#limits = limits
+    const decision = this.#client.check(cost, limits)
     if (decision.ok) this.#save()
     return decision
   }
 
   /** Settles an admitted call with the tokens and dollars it really used. */
   settle(usage: LimitUsage): void {
-    settleCall(this.#window, this.#budget, Date.now(), usage)
+    this.#client.settle(usage)
     this.#save()
   }
 
   /** This client's spend and remaining budgets. */
   spend(limits: MemoryLimits): SpendReport {
-    return spendReport(this.#budget, Date.now(), limits)
+    return this.#client.spend(limits)
   }
 
   override async alarm(): Promise<void> {
-    const now = Date.now()
-    const last = this.#window.at(-1)
-    if (last !== undefined && last[0] > now - this.#windowMs) {
-      await this.ctx.storage.setAlarm(last[0] + this.#windowMs + 1000)
+    // The month's spend outlives the window: the state is kept until neither counts anything.
+    const expiresAt = this.#client.expiresAt(this.#limits)
+    if (expiresAt !== undefined) {
+      await this.ctx.storage.setAlarm(expiresAt + 1000)
       return
     }
-    this.#window = []
-    this.ctx.storage.kv.delete(WINDOW)
-    // The month's spend must outlive the window: keep it until the month it counts is over.
-    const month = new Date(now).toISOString().slice(0, 7)
-    if (this.#budget.monthUsd > 0 && this.#budget.month === month) {
-      const date = new Date(now)
-      await this.ctx.storage.setAlarm(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1))
-      return
-    }
-    this.#budget = emptyBudget(now)
+    this.#client = clientLimits()
     await this.ctx.storage.deleteAll()
   }
 
   #save(): void {
-    this.ctx.storage.kv.put(WINDOW, this.#window)
-    this.ctx.storage.kv.put(BUDGET, this.#budget)
+    const { window, budget } = this.#client.state
+    this.ctx.storage.kv.put(WINDOW, window)
+    this.ctx.storage.kv.put(BUDGET, budget)
     // Writes are coalesced and confirmed before the answer leaves (output gates): no await needed.
     void this.ctx.storage.getAlarm().then((alarm) => {
-      if (alarm === null) return this.ctx.storage.setAlarm(Date.now() + this.#windowMs + 1000)
-      return undefined
+      if (alarm !== null) return undefined
+      return this.ctx.storage.setAlarm(Date.now() + (this.#limits.windowMs ?? 60_000) + 1000)
     })
   }
 }
@@ -111,17 +100,6 @@ export { limitsFromEnv } from './settings.ts'
 /**
  * A refused request still counts against the client's request rate (at no cost), as on
  * `/v1/chat`: the 429 when that puts the client over it, else undefined (the refusal stands).
+ * The relay's `countRequest`, under the name the conversation object imports it by.
  */
-export async function countRefusal(
-  limiter: RateLimiter | undefined,
-  clientId: string,
-): Promise<Response | undefined> {
-  if (limiter === undefined) return undefined
-  try {
-    const decision = await limiter.check(clientId, { tokens: 0 })
-    return decision.ok ? undefined : limitRefusal(decision, chatDialect.error)
-  } catch {
-    // The limiter is down: the refusal itself is the answer.
-    return undefined
-  }
-}
+export const countRefusal: typeof countRequest = countRequest

@@ -141,6 +141,14 @@ export function settleBudget(
   state.monthUsd = Math.max(0, round(state.monthUsd + monthDelta))
 }
 
+/**
+ * When `state` stops counting anything: the end of the month it has spent in, or undefined when
+ * it has spent nothing this month (a day's spend is part of its month's).
+ */
+export function budgetExpiresAt(state: BudgetState, now: number): number | undefined {
+  return state.monthUsd > 0 && state.month === monthOf(now) ? resetOf('month', now) : undefined
+}
+
 /** The spend and what is left of each budget at `now`. Mutates `state` only to roll a period. */
 export function spendReport(state: BudgetState, now: number, limits: BudgetLimits): SpendReport {
   roll(state, now)

@@ -11,17 +11,22 @@ export { jwtAuth, type JwtAuthOptions } from './jwt-auth.ts'
 export type { CorsOptions } from './cors.ts'
 export type { RelaySpan, SpanExporter, SpanValue, TraceParent, TracingOptions } from './tracing.ts'
 export { otlpExporter, otlpTracing, type OtlpExporterOptions } from './otlp-exporter.ts'
-// What a host needs to bring a limiter of its own (the Worker keeps its windows in a Durable
-// Object) or to use the in-memory one; how a window counts stays inside.
+// What a host needs to bring a limiter of its own (the Worker keeps each client's `clientLimits`
+// in a Durable Object) or to use the in-memory one, and to count a request against it; how a
+// window counts stays inside (a `LimitState` is stored, not read).
 export {
+  clientLimits,
   memoryRateLimiter,
+  type ClientLimits,
   type LimitCost,
   type LimitDecision,
+  type LimitState,
   type LimitUsage,
   type MemoryLimits,
   type RateLimiter,
   type RateLimits,
 } from './rate-limit.ts'
+export { countRequest } from './limit-refusal.ts'
 export type {
   BudgetLimits,
   BudgetPeriod,

@@ -1,6 +1,7 @@
 import { budgetMessage } from './budget.ts'
 import type { ErrorResponder } from './dialects.ts'
-import type { LimitDecision } from './rate-limit.ts'
+import type { LimitDecision, RateLimiter } from './rate-limit.ts'
+import { errorResponse } from './responses.ts'
 
 /**
  * The 429 of a call the rate limiter refused: over the rate window, or over a dollar budget (the
@@ -18,4 +19,29 @@ export function limitRefusal(
     retryAfterMs: decision.retryAfterMs,
     code: budget ? 'insufficient_quota' : 'rate_limit_exceeded',
   })
+}
+
+/**
+ * Counts one request against the client's request rate, at no token cost, as the relay counts a
+ * `/v1/chat` request it refuses: the 429 to answer (in `/v1/chat`'s error shape, with
+ * `retry-after`) when that puts the client over its rate or a spent budget, else undefined. A
+ * limiter that fails counts nothing (undefined): the request's own answer stands.
+ *
+ * @example
+ * ```ts
+ * const refused = await countRequest(rateLimiter, clientId)
+ * if (refused !== undefined) return refused
+ * ```
+ */
+export async function countRequest(
+  rateLimiter: RateLimiter | undefined,
+  clientId: string,
+): Promise<Response | undefined> {
+  if (rateLimiter === undefined) return undefined
+  try {
+    const decision = await rateLimiter.check(clientId, { tokens: 0 })
+    return decision.ok ? undefined : limitRefusal(decision, errorResponse)
+  } catch {
+    return undefined
+  }
 }

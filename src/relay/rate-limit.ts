@@ -6,6 +6,7 @@ import {
   type WindowState,
 } from '../core/sliding-window.ts'
 import {
+  budgetExpiresAt,
   checkBudget,
   emptyBudget,
   reserveBudget,
@@ -68,6 +69,72 @@ export interface RateLimiter {
 export type MemoryLimits = RateLimits & BudgetLimits
 
 /**
+ * One client's rate window and dollar spend, as plain data (JSON- and structured-clone-safe): what
+ * a limiter with storage of its own keeps between calls. Store it as {@link clientLimits} leaves
+ * it (whole, or its two parts apart) and hand it back; what the parts hold is the relay's to read
+ * and change.
+ */
+export type LimitState = { window: WindowState; budget: BudgetState }
+
+/** One client's limits over its {@link LimitState}: see {@link clientLimits}. */
+export type ClientLimits = {
+  /** The state to store: `check` and `settle` change it in place. */
+  readonly state: LimitState
+  /** Admits a call under `limits` and counts its estimate, or says why not and how long to wait. */
+  check(cost: LimitCost, limits: MemoryLimits): LimitDecision
+  /** Settles an admitted call with the tokens and dollars it really used. */
+  settle(usage: LimitUsage): void
+  /** The client's spend and what is left of each budget. */
+  spend(limits: MemoryLimits): SpendReport
+  /**
+   * When the state stops counting anything (its window has emptied and its month's spend is
+   * over), so storage may drop it then; undefined when it counts nothing now.
+   */
+  expiresAt(limits: MemoryLimits): number | undefined
+}
+
+/**
+ * One client's limits, counted as {@link memoryRateLimiter} counts them (a sliding window of
+ * requests and tokens, and dollar budgets per UTC day and month), over the state a limiter keeps
+ * per client in storage of its own, such as a Durable Object per client: `state` as storage held
+ * it (a part it does not hold, or all of it, starts empty). Calls to one client's limits must not
+ * interleave (a Durable Object runs one at a time), or two could spend the same room.
+ *
+ * @example
+ * ```ts
+ * const client = clientLimits(await storage.get(clientId))
+ * const decision = client.check({ tokens: 1200 }, { requestsPerMinute: 60, usdPerDay: 5 })
+ * await storage.put(clientId, client.state)
+ * ```
+ */
+export function clientLimits(
+  state?: { window?: WindowState | undefined; budget?: BudgetState | undefined } | undefined,
+  now: () => number = Date.now,
+): ClientLimits {
+  const current: LimitState = {
+    window: state?.window ?? [],
+    budget: state?.budget ?? emptyBudget(now()),
+  }
+  const { window, budget } = current
+  return {
+    state: current,
+    check: (cost, limits) => admitCall(window, budget, now(), cost, limits),
+    settle: (usage) => settleCall(window, budget, now(), usage),
+    spend: (limits) => spendReport(budget, now(), limits),
+    expiresAt(limits) {
+      const at = now()
+      const windowMs = limits.windowMs ?? 60_000
+      const last = window.at(-1)
+      const windowEnds =
+        last !== undefined && last[0] > at - windowMs ? last[0] + windowMs : undefined
+      const monthEnds = budgetExpiresAt(budget, at)
+      if (windowEnds === undefined || monthEnds === undefined) return windowEnds ?? monthEnds
+      return Math.max(windowEnds, monthEnds)
+    },
+  }
+}
+
+/**
  * Checks a client's budgets, then its rate window, and counts the call in both only when both
  * admit it: a call refused by one is not charged to the other. Mutates the states.
  */
@@ -100,37 +167,27 @@ export function settleCall(
 
 /**
  * A rate limiter held in memory, per client. Good for one process (Node, tests); a Worker needs
- * state shared by every isolate, such as a Durable Object running the same {@link admitCall}.
+ * state shared by every isolate, such as a Durable Object per client keeping its
+ * {@link clientLimits}.
  */
 export function memoryRateLimiter(limits: MemoryLimits, now: () => number = Date.now): RateLimiter {
-  const clients = new Map<string, { window: WindowState; budget: BudgetState }>()
-  const windowMs = limits.windowMs ?? 60_000
-  const stateOf = (clientId: string) => {
-    let state = clients.get(clientId)
-    if (state === undefined)
-      clients.set(clientId, (state = { window: [], budget: emptyBudget(now()) }))
-    return state
-  }
+  const clients = new Map<string, ClientLimits>()
   return {
     check(clientId, cost) {
       if (clients.size > 10_000) {
         // Forget clients whose window has emptied and who spent nothing this month.
-        const month = new Date(now()).toISOString().slice(0, 7)
-        for (const [id, { window, budget }] of clients) {
-          const idle = window.length === 0 || window.at(-1)![0] <= now() - windowMs
-          if (idle && (budget.month !== month || budget.monthUsd === 0)) clients.delete(id)
-        }
+        for (const [id, client] of clients)
+          if (client.expiresAt(limits) === undefined) clients.delete(id)
       }
-      const state = stateOf(clientId)
-      return admitCall(state.window, state.budget, now(), cost, limits)
+      let client = clients.get(clientId)
+      if (client === undefined) clients.set(clientId, (client = clientLimits(undefined, now)))
+      return client.check(cost, limits)
     },
     report(clientId, usage) {
-      const state = clients.get(clientId)
-      if (state !== undefined) settleCall(state.window, state.budget, now(), usage)
+      clients.get(clientId)?.settle(usage)
     },
     spend(clientId) {
-      const budget = clients.get(clientId)?.budget ?? emptyBudget(now())
-      return spendReport(budget, now(), limits)
+      return (clients.get(clientId) ?? clientLimits(undefined, now)).spend(limits)
     },
   }
 }
