@@ -1,15 +1,13 @@
-import { matchConversationRoute, newConversationId } from '../src/relay/conversations/routes.ts'
-import { routeErrorResponse } from '../src/relay/create-relay.ts'
-import { discardBody, readJsonBody } from '../src/relay/read-body.ts'
-import { errorResponse } from '../src/relay/responses.ts'
 import {
+  checkConversationRequest,
   createRelay,
+  refuseRequest,
   type RateLimiter,
   type Relay,
   type RelayLogEntry,
 } from '../src/relay/index.ts'
 import { CLIENT_HEADER } from './conversation-object.ts'
-import { countRefusal, durableRateLimiter } from './rate-limiter.ts'
+import { durableRateLimiter } from './rate-limiter.ts'
 import { readRelaySettings, type HandlerOptions } from './relay-settings.ts'
 
 export type { HandlerOptions } from './relay-settings.ts'
@@ -26,9 +24,7 @@ export function createHandler(options: HandlerOptions = {}) {
         // A setting is wrong: say which (the message names it, never its value).
         const message = error instanceof TypeError ? error.message : 'the relay could not start'
         console.error(JSON.stringify({ event: 'config-error', message }))
-        // The body goes unread, as on any refusal: dropped first, or workerd resets the connection.
-        await discardBody(request, 1024 * 1024, 10_000)
-        return routeErrorResponse(request, 500, 'server', message)
+        return refuseRequest(request, 500, 'server', message)
       }
       relays.set(env, relay)
     }
@@ -46,14 +42,15 @@ export function createHandler(options: HandlerOptions = {}) {
  * the object, which alone knows it. Nothing else is upgraded.
  */
 async function followerSocket(request: Request, env: Env): Promise<Response> {
-  const url = new URL(request.url)
-  const route = matchConversationRoute(request.method, url.pathname)
-  if (!route.ok || route.op !== 'socket' || route.id === undefined) {
-    return errorResponse(404, 'invalid-request', 'only a conversation socket is upgraded')
+  // The route only: a socket's request has no body, and counts against nothing (its ticket did).
+  const checked = await checkConversationRequest(request, '')
+  if (!checked.ok || checked.op !== 'socket') {
+    return refuseRequest(request, 404, 'invalid-request', 'only a conversation socket is upgraded')
   }
   const namespace = env.CONVERSATIONS
-  const stub = namespace.get(namespace.idFromName(route.id))
-  return stub.fetch(new Request(`https://conversation/socket/${route.id}${url.search}`, request))
+  const stub = namespace.get(namespace.idFromName(checked.id))
+  const search = new URL(request.url).search
+  return stub.fetch(new Request(`https://conversation/socket/${checked.id}${search}`, request))
 }
 
 function relayFromEnv(env: Env, options: HandlerOptions): Relay {
@@ -81,76 +78,44 @@ function relayFromEnv(env: Env, options: HandlerOptions): Relay {
   })
 }
 
-/** How long a conversation request may take to send its body, as for `/v1/chat`. */
-const BODY_TIMEOUT_MS = 10_000
-
 /**
  * The routes of durable conversations (DESIGN §9), after the relay's CORS and auth: each goes to
  * its conversation's Durable Object (`GET /v1/conversations` to the client's index object) with
  * the client's id in a header the object trusts, since only this Worker can reach it, and the
- * caller's `traceparent`, which the answer's span continues. The body is read here, under the
- * same size and time limits as `/v1/chat`, so a body that is not JSON never wakes an object. A
- * message or regenerate is checked against the client's limits by its object, which knows the
- * conversation, the model and its price (see `ConversationObject`).
+ * caller's `traceparent`, which the answer's span continues. The relay's check comes first (the
+ * route, the client's request rate, the body under the same size and time limits as `/v1/chat`),
+ * so a body that is not JSON never wakes an object. A message or regenerate is checked against
+ * the client's limits by its object, which knows the conversation, the model and its price (see
+ * `ConversationObject`).
  */
 function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, bodyBytes: number) {
   return async (request: Request, clientId: string): Promise<Response> => {
     const arrived = performance.now()
-    const url = new URL(request.url)
-    const route = matchConversationRoute(request.method, url.pathname)
-    if (!route.ok) {
-      if (route.status === 404) return errorResponse(404, 'invalid-request', 'no such conversation')
-      const allow = route.allow ?? 'OPTIONS'
-      return errorResponse(
-        405,
-        'invalid-request',
-        `${request.method} is not allowed here`,
-        {},
-        {
-          allow,
-        },
-      )
-    }
-    // Creating one, and reading one whole (every turn read and encoded again), count as requests,
-    // as a message does. The list and the streams are bounded otherwise (a client's conversations,
-    // a conversation's readers).
-    if (route.op === 'create' || route.op === 'get') {
-      const refused = await countRefusal(rateLimiter, clientId)
-      if (refused !== undefined) return refused
-    }
+    const checked = await checkConversationRequest(request, clientId, {
+      rateLimiter,
+      limits: { bodyBytes },
+    })
+    if (!checked.ok) return checked.response
     const namespace = env.CONVERSATIONS
+    const { op, body } = checked
     // Only what the object reads: a client-sent copy of the client header never gets through.
     const headers = new Headers({ [CLIENT_HEADER]: clientId })
     const lastEventId = request.headers.get('last-event-id')
     if (lastEventId !== null) headers.set('last-event-id', lastEventId)
     // A read the client holds already is answered 304, without reading a turn.
     const held = request.headers.get('if-none-match')
-    if (held !== null && route.op === 'get') headers.set('if-none-match', held)
+    if (held !== null && op === 'get') headers.set('if-none-match', held)
     // The answer's span, made in the object, continues the caller's trace.
     const traceparent = request.headers.get('traceparent')
     if (traceparent !== null) headers.set('traceparent', traceparent)
-    let body: string | undefined
-    const reads = route.op === 'create' || route.op === 'messages' || route.op === 'regenerate'
-    const empty = request.body === null || request.headers.get('content-length') === '0'
-    if (reads && !(route.op === 'create' && empty)) {
-      const read = await readJsonBody(request, bodyBytes, BODY_TIMEOUT_MS)
-      if (!read.ok) {
-        // As on /v1/chat, a refused message still counts as a request (a create was counted).
-        const counted =
-          route.op === 'create' ? undefined : await countRefusal(rateLimiter, clientId)
-        return counted ?? errorResponse(read.status, 'invalid-request', read.message)
-      }
-      // Passed on as it came: the object parses it (the Worker checked that it is JSON).
-      body = read.text
-    } else if (route.op === 'create') {
-      body = '{}'
-    }
+    // Passed on as it came: the object parses it (the relay checked that it is JSON).
     if (body !== undefined) headers.set('content-type', 'application/json')
     // The list is its client's index object's; any other route, its conversation's.
-    const id = route.op === 'list' ? '' : (route.id ?? newConversationId())
-    const stub = namespace.get(namespace.idFromName(id === '' ? `client:${clientId}` : id))
-    const answer = await stub.fetch(`https://conversation/${route.op}/${id}${url.search}`, {
-      method: route.op === 'get' || route.op === 'stream' ? 'GET' : 'POST',
+    const id = checked.id ?? ''
+    const stub = namespace.get(namespace.idFromName(op === 'list' ? `client:${clientId}` : id))
+    const search = new URL(request.url).search
+    const answer = await stub.fetch(`https://conversation/${op}/${id}${search}`, {
+      method: op === 'get' || op === 'stream' || op === 'list' ? 'GET' : 'POST',
       headers,
       body: body ?? null,
     })

@@ -28,16 +28,30 @@ const CONVERSATION_ROUTE = {
 } as const
 
 /**
- * An error answer in the shape of the route `request` asks for (OpenAI's on
- * `/v1/chat/completions`, the relay's elsewhere), for a host that must refuse a request before a
- * relay exists, such as a Worker whose settings are wrong.
+ * Refuses a request as the relay refuses one, for a host that must answer before a relay exists,
+ * such as a Worker whose settings are wrong: `status` with `{ "error": { "kind", "message" } }`
+ * in the shape of the route the request asks for (OpenAI's on `/v1/chat/completions`), once the
+ * body on its way is read and dropped (within the relay's default `limits`), as every refusal of
+ * the relay's does, so the client keeps its connection. `message` says what is wrong: never a
+ * secret, nor a setting's value.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   relay ??= createRelay(relayOptions(env))
+ * } catch {
+ *   return refuseRequest(request, 500, 'server', 'RELAY_TOKENS: a token is too short')
+ * }
+ * ```
  */
-export function routeErrorResponse(
+export async function refuseRequest(
   request: Request,
   status: number,
   kind: ErrorKind,
   message: string,
-): Response {
+): Promise<Response> {
+  const { bodyBytes, bodyTimeoutMs } = resolveLimits()
+  await discardBody(request, bodyBytes, bodyTimeoutMs)
   const dialect = routeOf(new URL(request.url).pathname)?.dialect ?? chatDialect
   return dialect.error(status, kind, message)
 }

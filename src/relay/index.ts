@@ -1,4 +1,10 @@
-export { createRelay } from './create-relay.ts'
+export { createRelay, refuseRequest } from './create-relay.ts'
+export {
+  checkConversationRequest,
+  type ConversationCheckOptions,
+  type ConversationRequest,
+} from './conversations/check-request.ts'
+export type { ConversationOp } from './conversations/routes.ts'
 export type { Relay, RelayContext, RelayLimits, RelayLogEntry, RelayOptions } from './options.ts'
 export {
   anyAuth,
