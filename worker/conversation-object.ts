@@ -2,13 +2,13 @@ import { DurableObject } from 'cloudflare:workers'
 import type { ProviderEntry, Registry, Turn } from '../src/index.ts'
 import {
   ConversationHost,
+  otlpTracing,
   type ConversationHostSettings,
   type ConversationListing,
   type HostStats,
   type IndexCall,
   type TracingOptions,
 } from '../src/relay/index.ts'
-import { otlpTracing } from '../src/relay/otlp-exporter.ts'
 import { durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import {

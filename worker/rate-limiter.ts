@@ -1,7 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
 import {
   clientLimits,
-  countRequest,
   type ClientLimits,
   type LimitCost,
   type LimitDecision,
@@ -96,10 +95,3 @@ export function durableRateLimiter(
 
 // Read with the other settings (worker/settings.ts, which runs in Node for `npm start`'s check).
 export { limitsFromEnv } from './settings.ts'
-
-/**
- * A refused request still counts against the client's request rate (at no cost), as on
- * `/v1/chat`: the 429 when that puts the client over it, else undefined (the refusal stands).
- * The relay's `countRequest`, under the name the conversation object imports it by.
- */
-export const countRefusal: typeof countRequest = countRequest

@@ -16,29 +16,9 @@ import { errorResponse } from './responses.ts'
 import type { CallOutcome, CallTrace } from './tracing.ts'
 
 // The steps every answer goes through, on `/v1/chat`, `/v1/chat/completions` and a durable
-// conversation alike: a refused request is counted, an admitted one reserves what it may cost, the
+// conversation alike (a refused request is counted first, see `countRequest`): an admitted one reserves what it may cost, the
 // model is called the same way, its `done` turn is sent in one shape, and its end is settled and
 // traced in one place. Each route adds only what is its own (its body, its encoding, its storage).
-
-/**
- * A refused request still counts against the client's request rate (at no token cost), so
- * refusals are not free to send: a client over its rate gets the 429 instead (in the route's
- * shape, `error`), else undefined and the refusal is the answer.
- */
-export async function countRefusal(
-  limiter: RateLimiter | undefined,
-  clientId: string,
-  error: ErrorResponder = errorResponse,
-): Promise<Response | undefined> {
-  if (limiter === undefined) return undefined
-  try {
-    const decision = await limiter.check(clientId, { tokens: 0 })
-    return decision.ok ? undefined : limitRefusal(decision, error)
-  } catch {
-    // The limiter is down: the refusal itself is the answer.
-    return undefined
-  }
-}
 
 /**
  * Admits an answer against its client's limits ({@link reserveAnswer}): its reservation (undefined

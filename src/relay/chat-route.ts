@@ -7,10 +7,10 @@ import type { Registry } from '../core/registry.ts'
 import { toEventStream } from './event-stream.ts'
 import type { RelayContext, RelayLogEntry, ResolvedLimits } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
+import { countRequest } from './limit-refusal.ts'
 import {
   admitAnswer,
   callModel,
-  countRefusal,
   endAnswer,
   wireTurn,
   type AnswerOutcome,
@@ -63,14 +63,14 @@ export async function chatRoute(
   const body = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
   if (!body.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId, errorResponse)) ??
+      (await countRequest(rateLimiter, clientId, errorResponse)) ??
       errorResponse(body.status, 'invalid-request', body.message)
     )
   }
   const parsed = dialect.parse(body.value, limits)
   if (!parsed.ok) {
     return (
-      (await countRefusal(rateLimiter, clientId, errorResponse)) ??
+      (await countRequest(rateLimiter, clientId, errorResponse)) ??
       errorResponse(400, 'invalid-request', parsed.message, {
         field: parsed.field,
         code: parsed.code,

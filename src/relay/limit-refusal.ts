@@ -23,8 +23,8 @@ export function limitRefusal(
 
 /**
  * Counts one request against the client's request rate, at no token cost, as the relay counts a
- * `/v1/chat` request it refuses: the 429 to answer (in `/v1/chat`'s error shape, with
- * `retry-after`) when that puts the client over its rate or a spent budget, else undefined. A
+ * `/v1/chat` request it refuses: the 429 to answer (in `/v1/chat`'s error shape, or the route's
+ * `error`, with `retry-after`) when that puts the client over its rate or a spent budget, else undefined. A
  * limiter that fails counts nothing (undefined): the request's own answer stands.
  *
  * @example
@@ -36,11 +36,12 @@ export function limitRefusal(
 export async function countRequest(
   rateLimiter: RateLimiter | undefined,
   clientId: string,
+  error: ErrorResponder = errorResponse,
 ): Promise<Response | undefined> {
   if (rateLimiter === undefined) return undefined
   try {
     const decision = await rateLimiter.check(clientId, { tokens: 0 })
-    return decision.ok ? undefined : limitRefusal(decision, errorResponse)
+    return decision.ok ? undefined : limitRefusal(decision, error)
   } catch {
     return undefined
   }

@@ -11,13 +11,6 @@ import { describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '../..')
 
-/**
- * The one file not yet held to the rule: the conversation object is being rewritten to import
- * only `thinkwire/relay`. Delete this exception when that lands; the last test below fails while
- * it excuses a file that no longer needs it.
- */
-const EXCEPTION = 'worker/conversation-object.ts'
-
 /** A path from the repository's root, with `/` whatever the platform. */
 const fromRoot = (path: string) => relative(root, path).split(sep).join('/')
 
@@ -137,22 +130,13 @@ describe('the Worker imports the library through its public entries only', () =>
   it('reads every file under worker/ and finds imports in it', () => {
     const files = workerFiles()
     expect(files).toContain('worker/index.ts')
-    expect(files).toContain(EXCEPTION)
+    expect(files).toContain('worker/conversation-object.ts')
     const imports = files.flatMap((file) => specifiersOf(readFileSync(join(root, file), 'utf8')))
     expect(imports).toContain('../src/relay/index.ts')
   })
 
   it('has no file of worker/ import a part of src/ that is not a public entry', () => {
-    const violations = [...violationsByFile()]
-      .filter(([file]) => file !== EXCEPTION)
-      .flatMap(([, found]) => found)
+    const violations = [...violationsByFile()].flatMap(([, found]) => found)
     expect(violations, 'import these from a public entry, or export them from one').toEqual([])
-  })
-
-  it(`still needs its one exception, ${EXCEPTION}`, () => {
-    expect(
-      violationsByFile().get(EXCEPTION),
-      `${EXCEPTION} imports only public entries now: delete its exception from this test`,
-    ).not.toEqual([])
   })
 })

@@ -2,7 +2,8 @@ import type { Conversation, Turn } from '../../core/conversation.ts'
 import type { Registry } from '../../core/registry.ts'
 import type { WireConversationEvents, WireConversationRead } from '../../core/wire.ts'
 import { partialTurn } from '../../core/reducer.ts'
-import { admitAnswer, countRefusal, endAnswer } from '../answer-pipeline.ts'
+import { admitAnswer, endAnswer } from '../answer-pipeline.ts'
+import { countRequest } from '../limit-refusal.ts'
 import { outputReserveOf } from '../budget.ts'
 import { resolveAdapter } from '../failure.ts'
 import { modelFilter } from '../model-filter.ts'
@@ -449,7 +450,7 @@ export class ConversationHost {
     )
     if (!checked.ok) {
       const { field, message } = checked.error
-      const counted = await countRefusal(limiter, meta.owner)
+      const counted = await countRequest(limiter, meta.owner)
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
     const { model, turn, options } = checked.value
