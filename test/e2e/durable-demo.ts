@@ -420,6 +420,14 @@ function suite(): void {
           resumedFrom.push(Number(lastEventId))
         }
       })
+      // A page that follows the conversation resumes it on its follower's socket.
+      page.on('websocket', (socket) => {
+        const url = new URL(socket.url())
+        const lastEventId = url.searchParams.get('lastEventId')
+        if (url.pathname === `/v1/conversations/${id}/socket` && lastEventId !== null) {
+          resumedFrom.push(Number(lastEventId))
+        }
+      })
       await page.context().setOffline(true)
       cable.cut()
       // The answer's stream was cut.
