@@ -41,12 +41,45 @@ export type RelayConversationOptions = {
    */
   follow?: boolean | undefined
   /**
+   * How `follow` follows. `'websocket'`: a socket the relay's Durable Object holds while it
+   * sleeps, so an idle conversation is not billed however many tabs follow it (the store first
+   * asks for a ticket, `POST .../ticket`, with `headers` and `fetch`). `'sse'`: the follow stream,
+   * which the relay keeps awake with heartbeats. When the relay refuses tickets, or three sockets
+   * in a row do not open (a proxy that drops upgrades), the store follows over SSE instead.
+   * @defaultValue `'websocket'` where there is a `WebSocket` (browsers, Node 22+), else `'sse'`
+   */
+  followOver?: 'websocket' | 'sse' | undefined
+  /**
+   * Opens the follower's socket: `WebSocket` from undici or `ws` in a Node without one, or a fake
+   * in tests.
+   * @defaultValue `globalThis.WebSocket`
+   */
+  WebSocket?: (new (url: string) => ConversationSocket) | undefined
+  /**
    * Batches streaming updates to subscribers (status changes are never delayed): pass
    * `(flush) => flush()` to be told of every network read at once.
    * @defaultValue once per animation frame (`requestAnimationFrame`, else a 16 ms timer)
    */
   scheduler?: Scheduler | undefined
 }
+
+/**
+ * What a conversation store uses of a WebSocket: the browser's, undici's and `ws`'s each fit. Its
+ * handlers are set, never read; `data` is what a text message holds.
+ */
+export type ConversationSocket = {
+  onopen: SocketHandler<unknown> | null
+  onmessage: SocketHandler<{ data: string }> | null
+  onclose: SocketHandler<unknown> | null
+  send(data: string): void
+  close(): void
+}
+
+/**
+ * A socket's event handler, compared as a method is (bivariantly), so that each runtime's own
+ * event types fit it.
+ */
+type SocketHandler<E> = { handle(event: E): void }['handle']
 
 /** What {@link RelayConversation.update} may change: each is read when a send or regenerate starts. */
 export type RelayConversationUpdate = Partial<
@@ -56,6 +89,10 @@ export type RelayConversationUpdate = Partial<
 /** The first wait before a reconnection, doubled at each attempt up to `MAX_BACKOFF_MS`. */
 const BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 8000
+/** Sockets in a row that may fail to open before a follower turns to SSE. */
+const SOCKET_TRIES = 3
+/** How often an open socket says `ping`: proxies close connections idle for a minute or so. */
+const PING_MS = 30_000
 
 /**
  * A conversation that lives on a relay (one Durable Object per conversation, DESIGN §9), as a
@@ -99,6 +136,8 @@ export class RelayConversation implements ChatStore {
   #reading: AbortController | undefined
   #following: AbortController | undefined
   #attempt = 0
+  /** Sockets in a row that did not open; from `SOCKET_TRIES` on (or a refused ticket), SSE. */
+  #unopened = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   /** A dropped stream waits to be resumed: from `#retry` until the relay answers again. */
   #reconnecting = false
@@ -285,7 +324,7 @@ export class RelayConversation implements ChatStore {
       }
       const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
       const response = await this.#fetch(`/${this.#id}/${route}`, 'POST', JSON.stringify(body))
-      await this.#read(response)
+      await this.#read(response.body)
     } catch (error) {
       // Not accepted (no `turn` event came back): the turn stays on screen, to be sent again.
       if (this.#sent !== undefined) this.#refused = this.#sent
@@ -308,13 +347,14 @@ export class RelayConversation implements ChatStore {
    * stream ends at its `done` or `error`, a follower's never: any other end (the relay's
    * `reconnect`, a runtime that restarted, a connection closed cleanly) is a drop too.
    */
-  async #read(response: Response, follow = false): Promise<void> {
-    const reading = new AbortController()
-    if (follow) this.#following = reading
-    else this.#reading = reading
+  async #read(
+    body: ReadableStream<Uint8Array> | null,
+    follow = false,
+    reading = this.#track(follow),
+  ): Promise<void> {
     const from = this.#lastEventId
     try {
-      const batches = readEventStream(response.body, {
+      const batches = readEventStream(body, {
         provider: 'relay',
         signal: reading.signal,
         decode: (message) => this.#event(message),
@@ -419,32 +459,112 @@ export class RelayConversation implements ChatStore {
 
   /**
    * `GET .../stream`: the events after `lastEventId` (from the answer's start without it), and
-   * with `follow`, every later message and answer too.
+   * with `follow`, every later message and answer too (on a socket where there is one).
    */
   async #attach(lastEventId?: number, follow = false): Promise<void> {
     if (this.#disposed || this.#id === undefined) return
-    ;(follow ? this.#following : this.#reading)?.abort()
+    // Tracked before it connects: a dispose or another attach meanwhile ends it once it has.
+    const reading = this.#track(follow)
     clearTimeout(this.#timer)
     if (lastEventId === undefined) this.#setStatus('submitted')
     // The last event seen goes in the query, which the relay reads as it reads Last-Event-ID.
-    let path = `/${this.#id}/stream?follow=${follow}`
-    if (lastEventId !== undefined && lastEventId > 0) path += `&lastEventId=${lastEventId}`
+    const after = lastEventId !== undefined && lastEventId > 0 ? `&lastEventId=${lastEventId}` : ''
     try {
-      const response = await this.#fetch(path, 'GET')
+      let body = follow ? await this.#socket(after) : null
+      if (body === null) {
+        const response = await this.#fetch(`/${this.#id}/stream?follow=${follow}${after}`, 'GET')
+        // Nothing in flight and nothing missed: the answer ended while we were away.
+        if (response.status === 204) {
+          this.#setReconnecting(false)
+          return await this.load()
+        }
+        body = response.body
+      }
+      if (reading.signal.aborted) return void body?.cancel()
       this.#setReconnecting(false)
-      // Nothing in flight and nothing missed: the answer ended while we were away.
-      if (response.status === 204) return await this.load()
-      await this.#read(response, follow)
+      await this.#read(body, follow, reading)
     } catch (error) {
+      if (reading.signal.aborted) return
       if (error instanceof ThinkwireError && error.kind !== 'network') this.#fail(error)
       else this.#retry()
     }
   }
 
+  /**
+   * A follower's socket (`POST .../ticket`, then `.../socket`) as the body of a follow stream,
+   * whose frames its messages carry; null where the store follows over SSE.
+   */
+  async #socket(after: string): Promise<ReadableStream<Uint8Array> | null> {
+    const { followOver, WebSocket: Socket = globalThis.WebSocket } = this.#options
+    if (followOver === 'sse' || !Socket || this.#unopened >= SOCKET_TRIES) return null
+    let ticket: unknown
+    try {
+      ;({ ticket } = await (await this.#fetch(`/${this.#id}/ticket`, 'POST')).json())
+    } catch (error) {
+      if (!(error instanceof ThinkwireError) || error.kind === 'network') throw error
+      // A relay without sockets (or one refusing this client): SSE says why, if it refuses too.
+      this.#unopened = SOCKET_TRIES
+      return null
+    }
+    const url = new URL(
+      this.#url(`/${this.#id}/socket?ticket=${ticket}${after}`),
+      globalThis.location?.href,
+    )
+    this.#unopened++
+    const socket: ConversationSocket = new Socket(url.href.replace(/^http/, 'ws'))
+    const encoder = new TextEncoder()
+    let ping: ReturnType<typeof setInterval> | undefined
+    // The store made the socket and is its only listener: its `on` handlers are what every
+    // WebSocket has (see `ConversationSocket`), and a handler set to null cannot fire late.
+    /* oxlint-disable unicorn/prefer-add-event-listener */
+    return new Promise((opened, failed) => {
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          socket.onopen = () => {
+            this.#unopened = 0
+            ping = setInterval(() => socket.send('ping'), PING_MS)
+            opened(body)
+          }
+          // The runtime's answer to a ping is no frame.
+          socket.onmessage = ({ data }) => {
+            if (data !== 'pong') controller.enqueue(encoder.encode(data))
+          }
+          // Refused (a browser tells nothing more of a refused upgrade), or dropped: resumed
+          // either way (what fails with no ThinkwireError is a dropped connection).
+          socket.onclose = () => {
+            clearInterval(ping)
+            failed()
+            controller.close()
+          }
+        },
+        cancel() {
+          clearInterval(ping)
+          socket.onclose = null
+          socket.close()
+        },
+      })
+    })
+    /* oxlint-enable unicorn/prefer-add-event-listener */
+  }
+
+  /** Aborts what read the answer (or followed), and tracks the next reading instead. */
+  #track(follow: boolean): AbortController {
+    const reading = new AbortController()
+    ;(follow ? this.#following : this.#reading)?.abort()
+    if (follow) this.#following = reading
+    else this.#reading = reading
+    return reading
+  }
+
+  /** The relay's URL of `/v1/conversations` + `path`. */
+  #url(path: string): string {
+    return `${this.#options.url.replace(/\/+$/, '')}/v1/conversations${path}`
+  }
+
   /** A request to `/v1/conversations` + `path`, with a JSON `body` when given. */
   async #fetch(path: string, method: string, body?: string): Promise<Response> {
-    const { url, headers, fetch = globalThis.fetch } = this.#options
-    const response = await fetch(`${url.replace(/\/+$/, '')}/v1/conversations${path}`, {
+    const { headers, fetch = globalThis.fetch } = this.#options
+    const response = await fetch(this.#url(path), {
       method,
       headers: await relayHeaders(headers, body !== undefined),
       body: body ?? null,

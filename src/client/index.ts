@@ -2,6 +2,7 @@ export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'
 export {
   relayConversation,
   RelayConversation,
+  type ConversationSocket,
   type RelayConversationOptions,
   type RelayConversationUpdate,
 } from './conversation.ts'

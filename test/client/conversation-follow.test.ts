@@ -51,9 +51,16 @@ function followedRelay(turns: Turn[], lastEventId: number) {
   return { fetch, posts, write: (text: string) => write.enqueue(text) }
 }
 
-/** A store that follows the conversation through `fetch`. */
+/** A store that follows the conversation's SSE stream through `fetch` (a Node 22 has a WebSocket). */
 const follower = (fetch: typeof globalThis.fetch) =>
-  relayConversation({ url: 'http://relay.test', model: 'mock/echo', id: ID, follow: true, fetch })
+  relayConversation({
+    url: 'http://relay.test',
+    model: 'mock/echo',
+    id: ID,
+    follow: true,
+    followOver: 'sse',
+    fetch,
+  })
 
 /**
  * A relay holding the question and its first answer (events up to id 4), whose follow stream then
