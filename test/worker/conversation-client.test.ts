@@ -3,6 +3,7 @@
  * lives on the relay, restored in a second store, resumed after a dropped connection from the last
  * event it saw, stopped from another store, and continued by a browser-side tool loop.
  */
+import { WebSocket as UndiciWebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
 import type { ToolTurn } from '../../src/core/conversation.ts'
@@ -44,8 +45,16 @@ async function followed(store: ReturnType<typeof onWorker>, question: string): P
     expect(texts).toHaveLength(4)
     expect(texts[2]).toBe(question)
     expect(texts[3]).toContain(`You said: "${question}"`)
+    // The answer's text may show before its `done` arrives.
+    expect(store.getSnapshot().status).toBe('ready')
   })
-  expect(store.getSnapshot().status).toBe('ready')
+}
+
+/** The conversation as the relay stores it, and the id of its last event. */
+async function stored(id: string): Promise<{ conversation: unknown; lastEventId: number }> {
+  const response = await worker.fetch(`/v1/conversations/${id}`, { headers })
+  expect(response.status).toBe(200)
+  return (await response.json()) as { conversation: unknown; lastEventId: number }
 }
 
 /** A fetch whose first conversation stream is cut after `bytes`, as a dropped network cuts it. */
@@ -145,27 +154,102 @@ describe('relayConversation', () => {
     store.dispose()
   })
 
-  it('follows the conversation while idle: another tab’s message and answer arrive as they happen', async () => {
+  // Node 20 has no WebSocket of its own: undici's stands in for the browser's.
+  for (const over of ['websocket', 'sse'] as const) {
+    /** Options that follow over `over`, and how the store followed: the routes it asked. */
+    const following = () => {
+      const routes: string[] = []
+      const fetch: typeof globalThis.fetch = (input, init) => {
+        routes.push(new URL(String(input)).pathname.split('/').at(-1)!)
+        return globalThis.fetch(input, init)
+      }
+      const options = { follow: true, followOver: over, WebSocket: UndiciWebSocket, fetch }
+      const followedOver = () => {
+        const overSocket = routes.includes('ticket')
+        return overSocket === routes.includes('stream') ? 'both' : overSocket ? 'websocket' : 'sse'
+      }
+      return { options, followedOver }
+    }
+
+    it(`follows the conversation while idle over ${over}: another tab’s message and answer arrive as they happen`, async () => {
+      const writer = onWorker()
+      await writer.send('Erste Frage')
+      const { options, followedOver } = following()
+      const follower = onWorker({ id: writer.id, ...options })
+      await follower.load()
+      expect(follower.getSnapshot().messages).toHaveLength(2)
+      await writer.send('Zweite Frage')
+      await followed(follower, 'Zweite Frage')
+      expect(followedOver()).toBe(over)
+      writer.dispose()
+      follower.dispose()
+    })
+
+    it(`follows a conversation it created itself over ${over}, once the first send made it`, async () => {
+      const { options, followedOver } = following()
+      const creator = onWorker(options)
+      await creator.send('Mine')
+      const other = onWorker({ id: creator.id })
+      await other.load()
+      await other.send('From elsewhere')
+      await followed(creator, 'From elsewhere')
+      expect(followedOver()).toBe(over)
+      creator.dispose()
+      other.dispose()
+    })
+  }
+
+  it('follows over a socket, resumed with a new ticket from the last event it saw after a drop', async () => {
     const writer = onWorker()
     await writer.send('Erste Frage')
-    const follower = onWorker({ id: writer.id, follow: true })
+    const sockets: UndiciWebSocket[] = []
+    const opened: string[] = []
+    class Recorded extends UndiciWebSocket {
+      constructor(url: string) {
+        super(url)
+        sockets.push(this)
+        opened.push(url)
+      }
+    }
+    const tickets: number[] = []
+    const recording: typeof globalThis.fetch = async (input, init) => {
+      const response = await globalThis.fetch(input, init)
+      if (String(input).endsWith('/ticket')) tickets.push(response.status)
+      return response
+    }
+    const { lastEventId } = await stored(writer.id!)
+    const follower = onWorker({
+      id: writer.id,
+      follow: true,
+      WebSocket: Recorded,
+      fetch: recording,
+    })
     await follower.load()
-    expect(follower.getSnapshot().messages).toHaveLength(2)
+    await vi.waitFor(() => expect(sockets[0]?.readyState).toBe(UndiciWebSocket.OPEN))
     await writer.send('Zweite Frage')
     await followed(follower, 'Zweite Frage')
-    writer.dispose()
+    // The connection drops (the follower did not ask): it comes back from the last event it saw.
+    const seen = (await stored(writer.id!)).lastEventId
+    sockets[0]!.close()
+    await vi.waitFor(() => expect(sockets[1]?.readyState).toBe(UndiciWebSocket.OPEN))
+    expect(tickets).toEqual([200, 200])
+    expect(opened.map((url) => new URL(url).searchParams.get('lastEventId'))).toEqual([
+      String(lastEventId),
+      String(seen),
+    ])
+    expect(opened.every((url) => url.startsWith('ws://'))).toBe(true)
+    await writer.send('Dritte Frage')
+    await vi.waitFor(() => {
+      const texts = follower.getSnapshot().messages.map((m) => m.text)
+      expect(texts).toHaveLength(6)
+      expect(texts[5]).toContain('You said: "Dritte Frage"')
+      expect(follower.getSnapshot().status).toBe('ready')
+    })
+    // Each answer once, as the relay stores the conversation.
+    expect(follower.getSnapshot().conversation).toEqual((await stored(writer.id!)).conversation)
     follower.dispose()
-  })
-
-  it('follows a conversation it created itself, once the first send made it', async () => {
-    const creator = onWorker({ follow: true })
-    await creator.send('Mine')
-    const other = onWorker({ id: creator.id })
-    await other.load()
-    await other.send('From elsewhere')
-    await followed(creator, 'From elsewhere')
-    creator.dispose()
-    other.dispose()
+    writer.dispose()
+    await vi.waitFor(() => expect(sockets[1]!.readyState).toBe(UndiciWebSocket.CLOSED))
   })
 
   it('sends the model given to update() with the next message', async () => {
