@@ -121,6 +121,18 @@ function loaded(page: DemoPage, id: string): Promise<{ streaming: boolean }> {
     .then((response) => response.json() as Promise<{ streaming: boolean }>)
 }
 
+/** Records the page's SSE follow streams (`GET .../stream?follow=true`), from now on. */
+function recordFollows(page: DemoPage): () => string[] {
+  const follows: string[] = []
+  page.on('request', (request) => {
+    const url = new URL(request.url())
+    if (url.pathname.endsWith('/stream') && url.searchParams.get('follow') === 'true') {
+      follows.push(request.url())
+    }
+  })
+  return () => follows
+}
+
 /** Counts the page's requests that start a model call (a message or a regenerate). */
 function countCalls(page: DemoPage): () => number {
   let calls = 0
@@ -181,6 +193,7 @@ function suite(): void {
     'shows the same live answer in a second tab, and a message sent in either appears in both',
     async () => {
       const first = await openDemo()
+      const follows = recordFollows(first)
       const { id, text } = await inFlight(first)
 
       const second = await openDemo(`/?c=${id}`)
@@ -208,6 +221,15 @@ function suite(): void {
       await expect(answers(second).nth(1).textContent()).resolves.toBe(
         await answers(first).nth(1).textContent(),
       )
+      // Each tab followed over a WebSocket (the first from its first send, which made the
+      // conversation; the second from its load), the first with no SSE follow stream, which would
+      // keep the relay awake.
+      for (const page of [first, second]) {
+        expect(page.sockets.map((url) => new URL(url).pathname)).toContain(
+          `/v1/conversations/${id}/socket`,
+        )
+      }
+      expect(follows()).toEqual([])
       // Two questions, two answers: one model call each.
       const { conversation } = await stored(id)
       expect(conversation.turns.map((turn) => turn.role)).toEqual([

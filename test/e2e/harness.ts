@@ -447,6 +447,8 @@ export function launchBrowser(): Promise<Browser> {
 export type DemoPage = Page & {
   /** Requests that failed, as `url errorText` (a finished answer must not be one). */
   failedRequests: string[]
+  /** The URL of every WebSocket the page opened (a conversation's follower holds one). */
+  sockets: string[]
 }
 
 /** Where {@link openPage} opens the demo, and what it reports of a failing test. */
@@ -470,7 +472,7 @@ export async function openPage(
 ): Promise<DemoPage> {
   const blank = await freshPage(browser)
   await blank.setViewportSize(viewport)
-  const page = Object.assign(blank, { failedRequests: [] as string[] })
+  const page = Object.assign(blank, { failedRequests: [] as string[], sockets: [] as string[] })
   // A step that never comes fails by itself, with its name, well before the test's own timeout.
   page.setDefaultTimeout(45_000)
   const browserLog: string[] = []
@@ -480,6 +482,7 @@ export async function openPage(
   const pending = new Set<string>()
   page.on('request', (request) => pending.add(request.url()))
   page.on('requestfinished', (request) => pending.delete(request.url()))
+  page.on('websocket', (socket) => page.sockets.push(socket.url()))
   page.on('requestfailed', (request) => {
     pending.delete(request.url())
     const failure = `${request.url()} ${request.failure()?.errorText}`
@@ -556,6 +559,7 @@ const PAGE_EVENTS = [
   'response',
   'dialog',
   'framenavigated',
+  'websocket',
 ] as const
 
 /**
