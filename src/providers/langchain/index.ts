@@ -272,5 +272,13 @@ function endOf(message: AIMessageChunk | undefined): 'length' | 'refusal' | unde
   return undefined
 }
 
-const LENGTH_REASONS = new Set(['length', 'max_tokens', 'max_output_tokens', 'MAX_TOKENS'])
+// Anthropic's `model_context_window_exceeded` ends a turn the way its `max_tokens` does: the
+// context window, not the output cap, ran out mid-answer, so a call being written is cut.
+const LENGTH_REASONS = new Set([
+  'length',
+  'max_tokens',
+  'max_output_tokens',
+  'MAX_TOKENS',
+  'model_context_window_exceeded',
+])
 const REFUSAL_REASONS = new Set(['content_filter', 'refusal', 'SAFETY', 'PROHIBITED_CONTENT'])

@@ -11,15 +11,20 @@ import type { Conversation } from '../../../src/core/conversation.ts'
 import { completeJson } from '../../../src/core/complete-json.ts'
 import { fromLangChain } from '../../../src/providers/langchain/index.ts'
 import { replayFetch, sse, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
-import { collect, doneTurn } from '../../helpers/stream.ts'
+import { collect, cutsOf, doneTurn } from '../../helpers/stream.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Paris?' }] }
 
 const SIGNATURE = 'EqQBCkYIAxgCKkLangChainSigned+/=='
 const ENCRYPTED = 'gAAAAABpLangChainEncrypted=='
 
-/** An Anthropic stream: signed thinking, a sentence, then a `get_weather` call cut at `cut`. */
-function anthropicStream(stop: 'tool_use' | 'max_tokens' = 'tool_use'): string {
+/**
+ * An Anthropic stream: signed thinking, a sentence, then a `get_weather` call, whole when the
+ * model stopped for it, else cut off half-way by `stop`.
+ */
+function anthropicStream(
+  stop: 'tool_use' | 'max_tokens' | 'model_context_window_exceeded' = 'tool_use',
+): string {
   const input = stop === 'tool_use' ? ['{"city": "Pa', 'ris"}'] : ['{"city": "Pa']
   return sse([
     [
@@ -218,25 +223,42 @@ describe('fromLangChain on ChatAnthropic', () => {
     expect(sent).toContain('toolu_lc')
   })
 
-  it('never keeps or replays a tool call cut off by the output limit', async () => {
-    const { adapter, replay } = claude([
-      { body: anthropicStream('max_tokens') },
-      { body: anthropicText('Weiter.') },
-    ])
-    const events = await collect(adapter.stream(ask))
-    expect(events.some((e) => e.type === 'tool-call')).toBe(false)
-    const turn = doneTurn(events)
-    expect(turn.toolCalls).toBeUndefined()
-    expect(turn.stopReason).toBe('length')
-    expect(JSON.stringify(turn.items)).not.toContain('toolu_lc')
+  it.each(['max_tokens', 'model_context_window_exceeded'] as const)(
+    'never runs or replays a tool call that a %s stop cut off',
+    async (stop) => {
+      const stream = anthropicStream(stop)
+      // The same events at every cut: an event per read, mid-line, mid-character.
+      const cuts = await Promise.all(
+        cutsOf(stream).map(async ({ splitAt }) => {
+          const { adapter } = claude([{ body: stream, splitAt }])
+          return collect(adapter.stream(ask))
+        }),
+      )
+      const { adapter, replay } = claude([{ body: stream }, { body: anthropicText('Weiter.') }])
+      const events = await collect(adapter.stream(ask))
+      for (const cut of cuts) expect(cut).toEqual(events)
+      expect(events.filter((e) => e.type !== 'done')).toEqual([
+        { type: 'thinking', text: 'Wetter → Werkzeug. ' },
+        { type: 'text', text: 'Einen Moment.' },
+      ])
+      const turn = doneTurn(events)
+      expect(turn).toMatchObject({ text: 'Einen Moment.', stopReason: 'length' })
+      expect(turn.toolCalls).toBeUndefined()
+      expect(turn.warnings).toEqual([
+        'tool call get_weather: cut off before its arguments were complete; dropped',
+      ])
+      expect(JSON.stringify(turn.items)).not.toContain('toolu_lc')
 
-    await collect(
-      adapter.stream({ turns: [...ask.turns, turn, { role: 'user', content: 'Und?' }] }),
-    )
-    const sent = JSON.stringify(body(replay, 1)['messages'])
-    expect(sent).not.toContain('toolu_lc')
-    expect(sent).toContain('Einen Moment.')
-  })
+      await collect(
+        adapter.stream({ turns: [...ask.turns, turn, { role: 'user', content: 'Und?' }] }),
+      )
+      expect(body(replay, 1)['messages']).toEqual([
+        { role: 'user', content: 'Wie ist das Wetter in Paris?' },
+        { role: 'assistant', content: 'Einen Moment.' },
+        { role: 'user', content: 'Und?' },
+      ])
+    },
+  )
 
   it('asks for JSON by instruction and passes stop sequences', async () => {
     const { adapter, replay } = claude([
