@@ -38,6 +38,11 @@ export type ChunkMapper = {
   map(chunk: unknown): ChunkDeltas
   /** True once a chunk carried the candidate's `finishReason` or the prompt's `blockReason`. */
   readonly ended: boolean
+  /**
+   * True once `usageMetadata` came with the chunk that ended the turn or after it: the turn's
+   * own counts, not a running total from before its end.
+   */
+  readonly usageFinal: boolean
   /** Closes a call whose arguments were still streaming: its delta, if there was one. */
   flush(): Delta | undefined
   /**
@@ -71,6 +76,7 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
   const parts: JsonRecord[] = []
   let toolCallCount = 0
   let usage: JsonRecord | undefined
+  let usageFinal = false
   let finishReason: string | undefined
   let finishMessage: string | undefined
   let continuationToken: string | undefined
@@ -198,6 +204,23 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
     })
   }
 
+  function readCandidate(candidates: unknown): void {
+    const candidate = Array.isArray(candidates) ? candidates[0] : undefined
+    if (!isRecord(candidate)) return
+    const content = candidate['content']
+    if (isRecord(content) && Array.isArray(content['parts'])) {
+      for (const part of content['parts']) readPart(part)
+    }
+    if (typeof candidate['finishReason'] === 'string') finishReason = candidate['finishReason']
+    if (typeof candidate['finishMessage'] === 'string') finishMessage = candidate['finishMessage']
+    if (typeof candidate['continuationToken'] === 'string')
+      continuationToken = candidate['continuationToken']
+    readBlocked(candidate['safetyRatings'])
+    readMetadata(candidate)
+  }
+
+  const ended = () => finishReason !== undefined || blockReason !== undefined
+
   return {
     map(chunk) {
       out = undefined
@@ -205,23 +228,16 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
       const counts = chunk['usageMetadata']
       if (isRecord(counts)) usage = counts
       readFeedback(chunk['promptFeedback'])
-      const candidates = chunk['candidates']
-      const candidate = Array.isArray(candidates) ? candidates[0] : undefined
-      if (!isRecord(candidate)) return out
-      const content = candidate['content']
-      if (isRecord(content) && Array.isArray(content['parts'])) {
-        for (const part of content['parts']) readPart(part)
-      }
-      if (typeof candidate['finishReason'] === 'string') finishReason = candidate['finishReason']
-      if (typeof candidate['finishMessage'] === 'string') finishMessage = candidate['finishMessage']
-      if (typeof candidate['continuationToken'] === 'string')
-        continuationToken = candidate['continuationToken']
-      readBlocked(candidate['safetyRatings'])
-      readMetadata(candidate)
+      readCandidate(chunk['candidates'])
+      // Counts that come with the end, or after it, are the whole turn's.
+      if (isRecord(counts) && ended()) usageFinal = true
       return out
     },
     get ended() {
-      return finishReason !== undefined || blockReason !== undefined
+      return ended()
+    },
+    get usageFinal() {
+      return usageFinal
     },
     flush: closeOpenCall,
     drop() {
