@@ -69,7 +69,10 @@ export type GuardSetup = {
   options?: CallOptions | undefined
   /** Maps whatever the producer threw to a `ThinkwireError`. @defaultValue `toThinkwireError` */
   mapError?: ((error: unknown) => ThinkwireError) | undefined
-  /** The US dollar cost of the `done` turn's usage, set as its `usage.cost`. Omitted: no cost. */
+  /**
+   * The US dollar cost of the `done` turn's usage, set as its `usage.cost` unless the finish
+   * record's usage has one (a cost the provider stated). Omitted: no cost.
+   */
   cost?: ((usage: Usage) => number) | undefined
   /**
    * The model's prices (its `capabilities.pricing`), for {@link guardStream} to work out `cost`
@@ -339,8 +342,8 @@ function tagItems(finish: Finish, tag: ReplayTag): TaggedFinish {
 }
 
 /**
- * The `done` turn: the deltas folded, then the finish record, with its cost worked out. Without a
- * finish record the stream ended early: that throws.
+ * The `done` turn: the deltas folded, then the finish record, with its cost worked out unless the
+ * record gave one. Without a finish record the stream ended early: that throws.
  */
 function doneTurn(
   setup: GuardSetup,
@@ -354,7 +357,9 @@ function doneTurn(
   const turn = turnOf(state, { usage, stopReason, ...extra })
   if (items !== undefined) turn.items = items
   if (warnings !== undefined && warnings.length > 0) turn.warnings = [...warnings]
-  if (setup.cost !== undefined) turn.usage = { ...turn.usage, cost: setup.cost(turn.usage) }
+  // A cost the producer gives (one the provider stated) is the turn's: the price list is not.
+  if (setup.cost !== undefined && turn.usage.cost === undefined)
+    turn.usage = { ...turn.usage, cost: setup.cost(turn.usage) }
   return turn
 }
 

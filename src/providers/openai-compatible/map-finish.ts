@@ -39,7 +39,8 @@ export function mapStopDetails(
  * a server that counts it apart (its `total_tokens` is prompt + completion + reasoning) gets it
  * added to the output. Cached input comes from `prompt_tokens_details.cached_tokens` or DeepSeek's
  * `prompt_cache_hit_tokens`; input written to the cache from OpenRouter's
- * `prompt_tokens_details.cache_write_tokens`.
+ * `prompt_tokens_details.cache_write_tokens`. A cost the server states is the turn's `cost`
+ * (see {@link statedCost}).
  */
 export function mapUsage(usage: JsonRecord | undefined): Usage {
   const number = (record: unknown, key: string): number => {
@@ -62,5 +63,28 @@ export function mapUsage(usage: JsonRecord | undefined): Usage {
   if (cached > 0) result.cacheReadTokens = cached
   const written = number(usage?.['prompt_tokens_details'], 'cache_write_tokens')
   if (written > 0) result.cacheWriteTokens = written
+  const cost = usage === undefined ? undefined : statedCost(usage)
+  if (cost !== undefined) result.cost = cost
   return result
+}
+
+/** xAI's `cost_in_usd_ticks` in a US dollar. */
+const TICKS_PER_USD = 1e10
+
+/**
+ * What the server says the call cost, in US dollars: xAI's `cost_in_usd_ticks`, or OpenRouter's
+ * `cost` (its credits are dollars), to which a call on the caller's own key (`is_byok`) adds what
+ * the upstream provider charged, `cost_details.upstream_inference_cost` (without BYOK, that field
+ * repeats the part of `cost` the provider got). Undefined when the usage states none.
+ */
+function statedCost(usage: JsonRecord): number | undefined {
+  const dollars = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+  const ticks = dollars(usage['cost_in_usd_ticks'])
+  if (ticks !== undefined) return ticks / TICKS_PER_USD
+  const cost = dollars(usage['cost'])
+  if (cost === undefined || usage['is_byok'] !== true) return cost
+  const details = usage['cost_details']
+  const upstream = isRecord(details) ? dollars(details['upstream_inference_cost']) : undefined
+  return upstream === undefined ? cost : cost + upstream
 }

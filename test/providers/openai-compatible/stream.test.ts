@@ -95,7 +95,13 @@ describe('openai-compatible streaming', () => {
       { type: 'text', text: '9,8 ist größer.' },
     ])
     const turn = doneTurn(events)
-    expect(turn.usage).toEqual({ inputTokens: 30, outputTokens: 50, reasoningTokens: 35 })
+    // OpenRouter states what the call cost.
+    expect(turn.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 50,
+      reasoningTokens: 35,
+      cost: 0.00031,
+    })
     expect(turn.items?.data).toEqual([
       {
         role: 'assistant',
