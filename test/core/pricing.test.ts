@@ -94,8 +94,8 @@ describe('costOf, against hand-computed figures per provider usage shape', () =>
     const adapter = createOpenAICompatible({ ...presets.deepseek, apiKey: 'k' })(
       'deepseek-reasoner',
     )
-    // 1,000 × $0.55 + 4,000 × $0.14 + 1,000 × $2.19 = 550 + 560 + 2,190 = 3,300.
-    expect(costOf(usage, known(adapter.capabilities?.pricing))).toBe(0.0033)
+    // V4 Flash's list (peak) price: 1,000 × $0.30 + 4,000 × $0.006 + 1,000 × $1.20 = 1,524.
+    expect(costOf(usage, known(adapter.capabilities?.pricing))).toBe(0.001524)
   })
 
   it('bills nothing twice and never a negative fresh input', () => {

@@ -48,7 +48,7 @@ export type OpenAICompatibleOptions = OpenAICompatibleSettings & { model: string
  *
  * @example
  * ```ts
- * const adapter = openaiCompatible({ ...presets.deepseek, model: 'deepseek-reasoner', apiKey })
+ * const adapter = openaiCompatible({ ...presets.deepseek, model: 'deepseek-v4-flash', apiKey })
  * ```
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): Adapter {

@@ -9,6 +9,7 @@ export {
   type CompatibleModel,
   type CompatibleModelRow,
   type CompatibleModels,
+  type OffPeak,
 } from './models.ts'
 export {
   deepseek,

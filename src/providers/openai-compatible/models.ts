@@ -1,3 +1,4 @@
+import type { Thinking } from '../../core/adapter.ts'
 import { assertNever } from '../../core/assert-never.ts'
 import type { Capabilities, ThinkingSupport } from '../../core/capabilities.ts'
 import type { Pricing } from '../../core/pricing.ts'
@@ -35,9 +36,30 @@ export type CompatibleModelRow = {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens' | undefined
   /**
    * Its prices in US dollars per million tokens, with their source and date in a comment beside
-   * the row. Without, its turns carry no `usage.cost`.
+   * the row. Without, its turns carry no `usage.cost` (unless the server states it).
    */
   pricing?: Pricing | undefined
+  /**
+   * The server bills less outside its peak hours: `pricing` holds at peak, and `pricing` times
+   * `factor` at every other hour. Each turn is priced at the hour its request was sent.
+   */
+  offPeak?: OffPeak | undefined
+  /**
+   * The id is a name the server once had for another model with a thinking setting (DeepSeek's
+   * retired `deepseek-chat` and `deepseek-reasoner`): requests go to `model`, with `thinking`
+   * unless the call sets its own, and the turn is tagged as that call's, so it replays to `model`
+   * and back. The row's other fields are ignored: the model's row holds.
+   */
+  aliasOf?: { model: string; thinking?: Thinking | undefined } | undefined
+}
+
+/**
+ * When a server bills its lower rates: outside `peakHoursUtc` (`[from, to)` hours of the UTC day,
+ * Monday to Friday; weekends are off-peak all day), at `factor` times `pricing`.
+ */
+export type OffPeak = {
+  factor: number
+  peakHoursUtc: readonly (readonly [from: number, to: number])[]
 }
 
 /** A model row in list form: the model id, or a family as a prefix ending in `*`. */
@@ -63,6 +85,9 @@ export type CompatibleModelInfo = {
   temperature: boolean
   maxTokensField: 'max_tokens' | 'max_completion_tokens'
   pricing?: Pricing | undefined
+  offPeak?: OffPeak | undefined
+  /** Set when the id is an alias: the model it stands for, whose row this is, and its thinking. */
+  aliasOf?: { model: string; thinking?: Thinking | undefined } | undefined
 }
 
 /** What a model of a server takes when no row says otherwise. */
@@ -79,7 +104,9 @@ const SERVER_DEFAULTS = {
  * The row of `model` on a server whose defaults are `reasoning` and whose differing models are
  * `models`. A row keyed `'*'` says what every model of the server shares; the other rows are
  * merged over it. A model the rows do not name gets the server's row (by default: its reasoning,
- * tools, JSON schemas, four stop sequences, temperature, `max_tokens`, and no cache key).
+ * tools, JSON schemas, four stop sequences, temperature, `max_tokens`, and no cache key). An alias
+ * gets the row of the model it stands for, with `aliasOf` set (one step: an alias of an alias is
+ * not followed further).
  */
 export function compatibleModel(
   model: string,
@@ -92,7 +119,12 @@ export function compatibleModel(
   for (const [key, row] of rows) if (key === '*') server = { ...server, ...rowInfo(row, server) }
   const overrides: { [idOrFamily: string]: Partial<CompatibleModelInfo> } = {}
   for (const [key, row] of rows) if (key !== '*') overrides[key] = rowInfo(row, server)
-  return modelTable(server, overrides).find(model) ?? server
+  const table = modelTable(server, overrides)
+  const info = table.find(model) ?? server
+  const { aliasOf } = info
+  if (aliasOf === undefined) return info
+  const { aliasOf: _, ...target } = table.find(aliasOf.model) ?? server
+  return { ...target, aliasOf }
 }
 
 /** The reasoning settings for `model`: the server's, with the best-matching model row over them. */
@@ -181,5 +213,7 @@ function rowInfo(
   if (row.temperature !== undefined) info.temperature = row.temperature
   if (row.maxTokensField !== undefined) info.maxTokensField = row.maxTokensField
   if (row.pricing !== undefined) info.pricing = row.pricing
+  if (row.offPeak !== undefined) info.offPeak = row.offPeak
+  if (row.aliasOf !== undefined) info.aliasOf = row.aliasOf
   return info
 }

@@ -44,7 +44,7 @@ export const openaiChat = fromPreset(presets['openai-chat'])
 export const groq = fromPreset(presets.groq)
 /** OpenRouter. @example `openrouter({ apiKey, model: 'anthropic/claude-sonnet-4.5' })` */
 export const openrouter = fromPreset(presets.openrouter)
-/** DeepSeek. @example `deepseek({ apiKey, model: 'deepseek-reasoner' })` */
+/** DeepSeek. @example `deepseek({ apiKey, model: 'deepseek-v4-flash' })` */
 export const deepseek = fromPreset(presets.deepseek)
 /** Together AI. */
 export const together = fromPreset(presets.together)

@@ -1,4 +1,5 @@
-import type { CompatibleModels } from './models.ts'
+import type { Pricing } from '../../core/pricing.ts'
+import type { CompatibleModelRow, CompatibleModels, OffPeak } from './models.ts'
 import type { CompatibleReasoning, ThinkingControl } from './reasoning.ts'
 
 /** What thinkwire knows about an OpenAI-compatible server, as data. */
@@ -25,6 +26,28 @@ export type CompatiblePreset = {
 const effort: ThinkingControl = {
   type: 'reasoning-effort',
   levels: { low: 'low', medium: 'medium', high: 'high', max: 'high' },
+}
+
+// DeepSeek's prices in US dollars per million tokens (cache-hit input, cache-miss input, output;
+// reasoning is output), from https://api-docs.deepseek.com/quick_start/pricing (model versions
+// DeepSeek-V4.1-Flash-1017 and DeepSeek-V4-Pro-0813), read 2026-12-06. These are the peak rates;
+// off-peak is half, and peak is 01:00-04:00 and 06:00-10:00 UTC, Monday to Friday. The Chinese
+// page also makes China's public holidays off-peak, which is not modelled: on those days a turn
+// is priced at the peak rate, an over-estimate, never an under-estimate. `deepseek-v4-flash` is
+// now served by V4.1 Flash and billed as `deepseek-flash`.
+const DEEPSEEK_FLASH: Pricing = { input: 0.3, cachedInput: 0.006, output: 1.2 }
+const DEEPSEEK_PRO: Pricing = { input: 1.32, cachedInput: 0.044, output: 3.96 }
+const DEEPSEEK_OFF_PEAK: OffPeak = {
+  factor: 0.5,
+  peakHoursUtc: [
+    [1, 4],
+    [6, 10],
+  ],
+}
+
+/** A DeepSeek V4 model's row: a 1M-token context, and its prices by time of day. */
+function deepseekV4(pricing: Pricing): CompatibleModelRow {
+  return { contextTokens: 1_000_000, pricing, offPeak: DEEPSEEK_OFF_PEAK }
 }
 
 /** An OpenAI reasoning model on Chat Completions: effort levels, no `stop`, no `temperature`. */
@@ -107,10 +130,12 @@ export const presets = {
     ],
   },
   /**
-   * DeepSeek: reasoning in `reasoning_content`. The V4 models (and by default any model not listed)
-   * need it back on every assistant turn with tool calls and reject such a turn without it; the
-   * older `deepseek-chat` and `deepseek-reasoner` take none back. JSON output is `json_object`
-   * only; up to 16 stop sequences.
+   * DeepSeek: reasoning in `reasoning_content`, which a turn with tool calls made in thinking mode
+   * needs back on every later request (one without it is refused: "Missing `reasoning_content`
+   * field"); turns from elsewhere get it empty. `deepseek-chat` and `deepseek-reasoner` stopped
+   * being model names on 2026-07-24; they are the aliases they were, of `deepseek-v4-flash`
+   * without thinking and with it (V4's default). JSON output is `json_object` only; up to 16 stop
+   * sequences. Half price off-peak.
    */
   deepseek: {
     provider: 'deepseek',
@@ -129,22 +154,19 @@ export const presets = {
     },
     models: {
       '*': { json: false, contextTokens: 128_000, stopSequences: 16 },
-      'deepseek-v4*': { contextTokens: 1_000_000 },
-      // Prices: https://api-docs.deepseek.com/quick_start/pricing-details-usd, read 2026-12-02
-      // (USD per million tokens: cache-hit input, cache-miss input, output; the reasoner's chain of
-      // thought is billed as output). The V4 models are priced by time of day, so they have none.
-      'deepseek-chat': {
-        maxOutputTokens: 8_192,
-        reasoning: { sendBack: [], required: false },
-        pricing: { input: 0.27, cachedInput: 0.07, output: 1.1 },
-      },
-      'deepseek-reasoner': {
-        maxOutputTokens: 65_536,
-        reasoning: { sendBack: [], required: false },
-        pricing: { input: 0.55, cachedInput: 0.14, output: 2.19 },
-      },
+      'deepseek-v4*': deepseekV4(DEEPSEEK_FLASH),
+      'deepseek-v4-pro': deepseekV4(DEEPSEEK_PRO),
+      'deepseek-flash': deepseekV4(DEEPSEEK_FLASH),
+      'deepseek-chat': { aliasOf: { model: 'deepseek-v4-flash', thinking: 'off' } },
+      'deepseek-reasoner': { aliasOf: { model: 'deepseek-v4-flash' } },
     },
-    modelIds: ['deepseek-v4-flash', 'deepseek-v4-pro', 'deepseek-chat', 'deepseek-reasoner'],
+    modelIds: [
+      'deepseek-v4-flash',
+      'deepseek-v4-pro',
+      'deepseek-flash',
+      'deepseek-chat',
+      'deepseek-reasoner',
+    ],
   },
   /** Together AI: reasoning in `reasoning`, or inline tags (DeepSeek-R1). */
   together: {

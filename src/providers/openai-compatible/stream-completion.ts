@@ -5,11 +5,13 @@ import type { Conversation } from '../../core/conversation.ts'
 import type { Delta, Finish, Producer } from '../../kit/guard-stream.ts'
 import { isRecord } from '../../kit/json.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../kit/read-event-stream.ts'
+import { thinkingModeOf, type ReplayTag } from '../../kit/replay.ts'
 import { assistantMessage } from './encode-messages.ts'
 import { buildRequest } from './build-request.ts'
 import { createChunkMapper } from './map-chunks.ts'
 import { mapFinishReason, mapStopDetails, mapUsage } from './map-finish.ts'
 import type { CompatibleModelInfo } from './models.ts'
+import { turnCost } from './turn-cost.ts'
 
 /** What one completion call reads with. */
 export type CompletionSetup = {
@@ -33,8 +35,11 @@ export function streamCompletion(
   options: CallOptions,
 ): Producer {
   const { client, provider, info } = setup
-  return async function* ({ signal, tag }) {
-    const { params, warnings } = buildRequest(info, conversation, options, tag)
+  return async function* (context) {
+    const { signal } = context
+    const { tag, options: callOptions } = callAs(info, options, context.tag)
+    const { params, warnings } = buildRequest(info, conversation, callOptions, tag)
+    const sentAt = Date.now()
     const response = await client.chat.completions.create(params, { signal }).asResponse()
     const turnPosition = conversation.turns.length
     const mapper = createChunkMapper({
@@ -71,15 +76,43 @@ export function streamCompletion(
     yield rest
     const { text, calls, finishReason, refusal, sources } = summary
     const stopReason = mapFinishReason(finishReason, calls.length > 0, refusal !== '')
-    const finish: Finish = { usage: mapUsage(summary.usage), stopReason, warnings }
+    const usage = mapUsage(summary.usage)
+    const cost = turnCost(usage, info, options.cache, sentAt)
+    const finish: Finish = {
+      usage: cost === undefined ? usage : { ...usage, cost },
+      stopReason,
+      warnings,
+    }
     const stopDetails = mapStopDetails(stopReason, finishReason, refusal)
     if (stopDetails !== undefined) finish.stopDetails = stopDetails
     if (sources.length > 0) finish.sources = sources
     // A turn with no answer and no call (cut off, or filtered, before either) has nothing a
     // server would take back: without items it is left out of later requests.
-    if (text !== '' || calls.length > 0)
-      finish.items = [assistantMessage({ text, calls }, summary, info.reasoning)]
+    if (text !== '' || calls.length > 0) {
+      const data = [assistantMessage({ text, calls }, summary, info.reasoning)]
+      // An alias's turn carries the tag of the call it made, not of the name it was asked by.
+      finish.items = info.aliasOf === undefined ? data : { ...tag, data }
+    }
     return finish
+  }
+}
+
+/**
+ * The call as the server takes it. For an alias, the model it stands for, with the alias's
+ * thinking unless the call sets its own; the tag is that call's, so its turns replay to the
+ * model itself and back. Any other model's call is the caller's, under the guard's tag.
+ */
+function callAs(
+  info: CompatibleModelInfo,
+  options: CallOptions,
+  tag: ReplayTag,
+): { tag: ReplayTag; options: CallOptions } {
+  const alias = info.aliasOf
+  if (alias === undefined) return { tag, options }
+  const thinking = options.thinking ?? alias.thinking
+  return {
+    tag: { provider: tag.provider, model: alias.model, thinkingMode: thinkingModeOf(thinking) },
+    options: { ...options, thinking },
   }
 }
 

@@ -161,12 +161,16 @@ describe('openai-compatible: maxTokens is the caller’s cap', () => {
   })
 
   it('lowers it to the most the model takes, never raising it', async () => {
-    const high = await send(on('deepseek', 'deepseek-chat'), { maxTokens: 20_000 })
+    const capped: CompatibleSetup = {
+      ...on('deepseek', 'deepseek-v4-flash'),
+      models: { 'deepseek-v4-flash': { maxOutputTokens: 8_192 } },
+    }
+    const high = await send(capped, { maxTokens: 20_000 })
     expect(high.body).toMatchObject({ max_tokens: 8_192 })
     expect(high.warnings).toEqual([
       'maxTokens lowered from 20000 to 8192, the most this model takes',
     ])
-    const low = await send(on('deepseek', 'deepseek-chat'), { maxTokens: 100 })
+    const low = await send(capped, { maxTokens: 100 })
     expect(low.body).toMatchObject({ max_tokens: 100 })
     expect(low.warnings).toEqual([])
   })

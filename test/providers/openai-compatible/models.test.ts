@@ -38,20 +38,24 @@ describe('openai-compatible model rows', () => {
   )
 
   it('gives each DeepSeek model its own limits over what all of them share', () => {
-    expect(capabilitiesOf('deepseek', 'deepseek-chat')).toMatchObject({
+    const flash = { input: 0.3, cachedInput: 0.006, output: 1.2 }
+    expect(capabilitiesOf('deepseek', 'deepseek-v4-flash')).toEqual({
+      thinking: { mode: 'effort', levels: all, canDisable: true },
       tools: true,
       json: false,
-      contextTokens: 128_000,
-      maxOutputTokens: 8_192,
+      contextTokens: 1_000_000,
+      pricing: flash,
     })
-    expect(capabilitiesOf('deepseek', 'deepseek-reasoner')).toMatchObject({
-      json: false,
-      contextTokens: 128_000,
-      maxOutputTokens: 65_536,
-    })
+    // The retired names are the model they stand for.
+    for (const alias of ['deepseek-chat', 'deepseek-reasoner'])
+      expect(capabilitiesOf('deepseek', alias)).toEqual(
+        capabilitiesOf('deepseek', 'deepseek-v4-flash'),
+      )
+    expect(capabilitiesOf('deepseek', 'deepseek-flash')).toMatchObject({ pricing: flash })
     expect(capabilitiesOf('deepseek', 'deepseek-v4-pro')).toMatchObject({
       json: false,
       contextTokens: 1_000_000,
+      pricing: { input: 1.32, cachedInput: 0.044, output: 3.96 },
     })
     // An unlisted model gets what every DeepSeek model shares, and no output limit.
     expect(capabilitiesOf('deepseek', 'deepseek-v9')).toEqual({
@@ -146,8 +150,8 @@ describe('openai-compatible model rows', () => {
   it.each([
     ['deepseek', 'deepseek-v4-flash', ['reasoning_content'], true, 16],
     ['deepseek', 'deepseek-v9', ['reasoning_content'], true, 16],
-    ['deepseek', 'deepseek-reasoner', [], false, 16],
-    ['deepseek', 'deepseek-chat', [], false, 16],
+    ['deepseek', 'deepseek-reasoner', ['reasoning_content'], true, 16],
+    ['deepseek', 'deepseek-chat', ['reasoning_content'], true, 16],
     ['openrouter', 'google/gemini-3-pro-preview', ['reasoning_details'], undefined, 4],
     ['xai', 'grok-4', undefined, undefined, 0],
     ['xai', 'grok-4-fast-non-reasoning', undefined, undefined, 4],
