@@ -102,20 +102,49 @@ function toolOutputs(turn: ToolTurn, custom: ReadonlySet<string>): ResponseInput
   })
 }
 
+/**
+ * A stored turn's items as input, in order. What a reasoning item produced is bound to it by item
+ * id: once the reasoning item is left out, the API refuses its calls and messages with their ids
+ * ("Item 'fc_...' of type 'function_call' was provided without its required 'reasoning' item"),
+ * so they go without them (a call is paired with its output by `call_id`), up to the next
+ * reasoning item.
+ */
 function replayItems(data: readonly unknown[]): ResponseInputItem[] {
   const out: ResponseInputItem[] = []
+  /** The last reasoning item was left out: what follows it goes without its id. */
+  let unbound = false
   for (const item of data) {
     if (!isItem(item)) continue
-    if (item.type === 'reasoning' && !hasEncryptedContent(item)) continue
-    out.push(item)
+    if (item.type === 'reasoning') {
+      unbound = !hasEncryptedContent(item)
+      if (!unbound) out.push(item)
+      continue
+    }
+    out.push(unbound ? withoutId(item) : item)
   }
   // A reasoning item must be followed by what it produced; a turn cut short may end on one.
   while (out.at(-1)?.type === 'reasoning') out.pop()
   return out
 }
 
-/** A stored output item: a JSON object with a string `type`, sent back exactly as stored. */
-function isItem(value: unknown): value is ResponseInputItem & { type: string } {
+/** Item types the API takes without an id: what follows a reasoning item left out goes without. */
+const ID_OPTIONAL: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call'])
+
+/**
+ * `item` without its `id`, where its type may go without one; any other item as it is (a server
+ * tool's record needs its id).
+ */
+function withoutId(item: StoredItem): StoredItem {
+  if (!ID_OPTIONAL.has(item.type) || !('id' in item)) return item
+  const copy: Record<string, unknown> = { ...item }
+  delete copy['id']
+  return isItem(copy) ? copy : item
+}
+
+/** A stored output item: a JSON object with a string `type`, sent back as stored. */
+type StoredItem = ResponseInputItem & { type: string }
+
+function isItem(value: unknown): value is StoredItem {
   return isRecord(value) && typeof value['type'] === 'string'
 }
 

@@ -4,6 +4,7 @@
  */
 import { openai } from '../../../src/providers/openai/index.ts'
 import { sse } from '../../helpers/replay-fetch.ts'
+import { cutsOf } from '../../helpers/stream.ts'
 import { adapterHarness, fixtures, streamFixtureNames } from '../../helpers/adapter-harness.ts'
 
 export { ask, sentBody } from '../../helpers/adapter-harness.ts'
@@ -63,4 +64,14 @@ export function inputOf(body: Record<string, unknown>): unknown[] {
   const items = body['input']
   if (!Array.isArray(items)) throw new Error('input is not a list')
   return items
+}
+
+/**
+ * Where to cut `body` so that no read is whole: in the middle of every line and after the first
+ * byte of every character of several bytes, all at once.
+ */
+export function awkwardCuts(body: string): number[] {
+  return cutsOf(body)
+    .filter(({ name }) => name === 'each line cut in two' || name.startsWith('each character'))
+    .flatMap(({ splitAt }) => (splitAt === 'bytes' ? [] : splitAt))
 }

@@ -53,7 +53,7 @@ describe('openai replay', () => {
       expect(request.body).toMatchObject({ store: false, instructions: 'Weather bot.' })
   })
 
-  it('leaves out reasoning items it cannot replay without stored state, and a reasoning item left last', async () => {
+  it('leaves out reasoning items it cannot replay without stored state (what followed them without ids), and a reasoning item left last', async () => {
     const turn: AssistantTurn = {
       role: 'assistant',
       text: 'Partial',
@@ -86,7 +86,6 @@ describe('openai replay', () => {
       { role: 'user', content: 'Go' },
       {
         type: 'message',
-        id: 'msg_1',
         role: 'assistant',
         status: 'incomplete',
         content: [{ type: 'output_text', text: 'Partial', annotations: [] }],
