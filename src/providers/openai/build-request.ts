@@ -19,6 +19,17 @@ export type ResponsesBody = Omit<ResponseCreateParamsBase, 'stream'>
 /** A request body ready to stream, and what was dropped or changed on the way. */
 export type BuiltRequest = { body: ResponsesBody; warnings: string[] }
 
+/** What a request leaves out after the API refused an earlier form of it. */
+export type RequestPlan = {
+  /**
+   * Ask for encrypted reasoning (`include: ['reasoning.encrypted_content']`) where the model may
+   * reason; false for a model that refuses it. @defaultValue true
+   */
+  encryptedReasoning?: boolean | undefined
+}
+
+const ENCRYPTED_REASONING = 'reasoning.encrypted_content'
+
 const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
 
 /**
@@ -26,12 +37,16 @@ const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fen
  * per model (with encrypted reasoning included so it can be replayed), tools, tool choice, output
  * format, the prompt cache key, and `providerOptions.openai` merged last. Options the model
  * rejects, and stop sequences (the Responses API has none), are left out and named in `warnings`.
+ * A model the table does not know is asked for encrypted reasoning even when the call sends no
+ * reasoning settings: it may reason anyway (a fine-tuned o4-mini does), and reasoning it cannot
+ * replay costs its calls their item ids. `plan` says what to leave out that the API refused.
  */
 export function buildRequest(
   row: OpenAIModel,
   conversation: Conversation,
   options: CallOptions,
   tag: ReplayTag,
+  plan: RequestPlan = {},
 ): BuiltRequest {
   const warnings: string[] = []
   const { model } = tag
@@ -43,10 +58,10 @@ export function buildRequest(
   }
   let instructions = conversation.system
   const reasoning = planReasoning(model, row, options, warnings)
-  if (reasoning !== undefined) {
-    body.reasoning = reasoning
-    body.include = ['reasoning.encrypted_content']
-  }
+  if (reasoning !== undefined) body.reasoning = reasoning
+  const encrypted = plan.encryptedReasoning ?? true
+  if (encrypted && (reasoning !== undefined || row.mayNotReason))
+    body.include = [ENCRYPTED_REASONING]
   if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens
 
   const format = options.responseFormat
@@ -102,7 +117,16 @@ export function buildRequest(
   }
 
   mergeProviderOptions(body, options, 'openai', warnings, rejects)
+  if (!encrypted) withoutEncryptedReasoning(body)
   return { body, warnings }
+}
+
+/** `body` without encrypted reasoning in its `include`, the caller's included. */
+function withoutEncryptedReasoning(body: ResponsesBody): void {
+  if (!Array.isArray(body.include)) return
+  const include = body.include.filter((entry) => entry !== ENCRYPTED_REASONING)
+  if (include.length > 0) body.include = include
+  else delete body.include
 }
 
 /**

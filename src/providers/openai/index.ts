@@ -4,6 +4,7 @@ import type { AdapterFactory } from '../../core/registry.ts'
 import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapOpenaiError } from './map-error.ts'
+import { boundedModelSet } from './model-set.ts'
 import { openaiCapabilities, openaiModel, openaiModels } from './models.ts'
 import { streamResponse, type StreamSetup } from './stream-response.ts'
 
@@ -39,6 +40,9 @@ export type OpenAIOptions = OpenAISettings & {
 
 const PROVIDER = 'openai'
 
+/** How many models a factory remembers as refusing encrypted reasoning. */
+const REMEMBERED_MODELS = 256
+
 /**
  * An adapter for OpenAI's Responses API (`openai`, streamed `responses.create()`), stateless: `store: false`
  * with the whole conversation inline and encrypted reasoning included. Each turn's `output` items
@@ -73,13 +77,15 @@ export function openai(options: OpenAIOptions): Adapter {
 export function createOpenAI(settings: OpenAISettings): AdapterFactory {
   const client = createClient(settings)
   const { maxEventChars } = settings
+  // Learnt from the API's refusals, shared by the factory's adapters; ids may come from clients.
+  const refusesEncryptedReasoning = boundedModelSet(REMEMBERED_MODELS)
   return defineAdapter({
     provider: PROVIDER,
     models: openaiModels,
     mapError: mapOpenaiError,
     model(model) {
       const row = openaiModel(model)
-      const setup: StreamSetup = { client, row, maxEventChars }
+      const setup: StreamSetup = { client, row, maxEventChars, refusesEncryptedReasoning }
       return {
         capabilities: openaiCapabilities(model),
         stream: (conversation, options) => streamResponse(setup, conversation, options),

@@ -3,16 +3,23 @@ import type { CallOptions } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
 import type { Delta, Producer } from '../../kit/guard-stream.ts'
 import { END, readEventStream } from '../../kit/read-event-stream.ts'
-import { buildRequest } from './build-request.ts'
+import type { ReplayTag } from '../../kit/replay.ts'
+import { buildRequest, type BuiltRequest, type RequestPlan } from './build-request.ts'
 import { createStreamMapper } from './map-stream.ts'
+import type { ModelSet } from './model-set.ts'
 import type { OpenAIModel } from './models.ts'
 import { parseEvent } from './parse-event.ts'
+import { recoveryFor } from './recover.ts'
 
-/** What one call streams with: the shared client, the model's row, and the body's bound. */
+/**
+ * What one call streams with: the shared client, the model's row, the body's bound, and the models
+ * the factory learnt refuse encrypted reasoning.
+ */
 export type StreamSetup = {
   client: OpenAI
   row: OpenAIModel
   maxEventChars: number | undefined
+  refusesEncryptedReasoning: ModelSet
 }
 
 /**
@@ -29,15 +36,13 @@ export type StreamSetup = {
  * pending buffer after every event).
  */
 export function streamResponse(
-  { client, row, maxEventChars }: StreamSetup,
+  setup: StreamSetup,
   conversation: Conversation,
   options: CallOptions,
 ): Producer {
+  const { maxEventChars } = setup
   return async function* ({ signal, tag }) {
-    const request = buildRequest(row, conversation, options, tag)
-    const response = await client.responses
-      .create({ ...request.body, stream: true }, { signal })
-      .asResponse()
+    const { request, response } = await send(setup, conversation, options, tag, signal)
     const { headers } = response
     const mapper = createStreamMapper()
     const map = mapper.map
@@ -54,5 +59,38 @@ export function streamResponse(
     const finish = mapper.finish()
     if (finish === undefined) return undefined
     return { ...finish, warnings: [...request.warnings, ...(finish.warnings ?? [])] }
+  }
+}
+
+/**
+ * Sends the request, and sends it again without what the API refused when a second request can
+ * do without it (see {@link recoveryFor}), saying so in the request's warnings. A model that
+ * refuses encrypted reasoning is remembered, and not asked for it again.
+ */
+async function send(
+  setup: StreamSetup,
+  conversation: Conversation,
+  options: CallOptions,
+  tag: ReplayTag,
+  signal: AbortSignal,
+): Promise<{ request: BuiltRequest; response: Response }> {
+  const { client, row, refusesEncryptedReasoning } = setup
+  let plan: RequestPlan = { encryptedReasoning: !refusesEncryptedReasoning.has(tag.model) }
+  const recovered: string[] = []
+  for (;;) {
+    const request = buildRequest(row, conversation, options, tag, plan)
+    try {
+      const response = await client.responses
+        .create({ ...request.body, stream: true }, { signal })
+        .asResponse()
+      request.warnings.push(...recovered)
+      return { request, response }
+    } catch (error) {
+      const recovery = recoveryFor(error, request, plan, tag.model)
+      if (recovery === undefined) throw error
+      if (recovery.refusesEncryptedReasoning) refusesEncryptedReasoning.add(tag.model)
+      recovered.push(recovery.warning)
+      plan = recovery.plan
+    }
   }
 }

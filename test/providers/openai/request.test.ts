@@ -60,6 +60,8 @@ describe('openai request: reasoning per model', () => {
   it('sends a model not in the table no reasoning settings unless asked, and no temperature', async () => {
     const plain = await send('gpt-7-preview', { temperature: 0.5 })
     expect(plain.body).not.toHaveProperty('reasoning')
+    // It may reason anyway: what it reasons is asked for encrypted, so that it can be replayed.
+    expect(plain.body['include']).toEqual(['reasoning.encrypted_content'])
     expect(plain.body).not.toHaveProperty('temperature')
     expect(plain.warnings).toEqual([expect.stringContaining('temperature dropped')])
     const asked = await send('gpt-7-preview', { thinking: 'medium' })

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import type { Conversation, ToolTurn } from '../../../src/core/conversation.ts'
+import { createOpenAI } from '../../../src/providers/openai/index.ts'
+import { boundedModelSet } from '../../../src/providers/openai/model-set.ts'
+import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { doneTurn, run } from '../../helpers/stream.ts'
 import { openaiRequestProblems } from '../../contract/upstreams/openai.ts'
-import { awkwardCuts, fixture, inputOf, sentBody, setup } from './harness.ts'
+import {
+  awkwardCuts,
+  errorBody,
+  fixture,
+  inputOf,
+  responseOf,
+  responseStream,
+  sentBody,
+  setup,
+} from './harness.ts'
 
 /** A fine-tuned reasoning model: an id the model table does not know. */
 const FINE_TUNED = 'ft:o4-mini-2025-04-16:acme::tw1'
@@ -15,6 +27,39 @@ const answered: ToolTurn = {
   role: 'tool',
   results: [{ callId: 'call_Zurich1', name: 'get_weather', output: '4 °C' }],
 }
+
+const refused = errorBody(
+  null,
+  'Encrypted content is not supported with this model.',
+  'invalid_request_error',
+)
+const refusal = {
+  status: 400,
+  body: refused,
+  headers: { 'content-type': 'application/json' },
+}
+const answer = responseStream([
+  { type: 'response.created', response: responseOf('in_progress', []) },
+  {
+    type: 'response.output_text.delta',
+    item_id: 'msg_1',
+    output_index: 0,
+    content_index: 0,
+    delta: 'Grüezi',
+  },
+  {
+    type: 'response.completed',
+    response: responseOf('completed', [
+      {
+        id: 'msg_1',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Grüezi', annotations: [] }],
+      },
+    ]),
+  },
+])
 
 describe('openai: a model the table does not know', () => {
   it('sends the call after a reasoning item it cannot replay without its item id, so the next tool step is taken', async () => {
@@ -80,5 +125,79 @@ describe('openai: a model the table does not know', () => {
       ),
     )
     expect(inputOf(sentBody(replay)).slice(1, 4)).toEqual(turn.items!.data)
+  })
+
+  it('asks it for encrypted reasoning, with no reasoning settings unless the call asks', async () => {
+    const { adapter, replay } = setup([{ body: answer }], { model: FINE_TUNED })
+    const { events } = await run(adapter.stream(ask))
+    expect(doneTurn(events).text).toBe('Grüezi')
+    const body = sentBody(replay)
+    expect(body['include']).toEqual(['reasoning.encrypted_content'])
+    expect(body).not.toHaveProperty('reasoning')
+  })
+
+  it('asks again without encrypted reasoning once when the model refuses it, and remembers that for the model', async () => {
+    const replay = replayFetch((_, index) =>
+      index === 0 ? refusal : { body: answer, splitAt: awkwardCuts(answer) },
+    )
+    const factory = createOpenAI({ apiKey: 'sk-test-key-0123456789', fetch: replay.fetch })
+    const deployment = factory('my-gpt-4o-deployment')
+    const { events, error } = await run(
+      deployment.stream(ask, {
+        providerOptions: { openai: { include: ['message.output_text.logprobs'] } },
+      }),
+    )
+    expect(error).toBeUndefined()
+    expect(events.slice(0, -1)).toEqual([{ type: 'text', text: 'Grüezi' }])
+    const turn = doneTurn(events)
+    expect(turn).toMatchObject({ text: 'Grüezi', stopReason: 'stop' })
+    expect(turn.warnings).toEqual([
+      'reasoning.encrypted_content dropped: my-gpt-4o-deployment does not take encrypted content',
+    ])
+    expect(replay.requests).toHaveLength(2)
+    expect(sentBody(replay, 0)['include']).toEqual([
+      'reasoning.encrypted_content',
+      'message.output_text.logprobs',
+    ])
+    // The retry is the same request without the include the model refused.
+    const { include: _first, ...rest } = sentBody(replay, 0)
+    const { include: second, ...retried } = sentBody(replay, 1)
+    expect(second).toEqual(['message.output_text.logprobs'])
+    expect(retried).toEqual(rest)
+
+    // The next call to the model, by this adapter or another of the factory, asks once, without it.
+    await run(
+      deployment.stream({ turns: [...ask.turns, turn, { role: 'user', content: 'Und morgen?' }] }),
+    )
+    await run(factory('my-gpt-4o-deployment').stream(ask))
+    expect(replay.requests).toHaveLength(4)
+    expect(sentBody(replay, 2)).not.toHaveProperty('include')
+    expect(sentBody(replay, 3)).not.toHaveProperty('include')
+    expect(doneTurn((await run(deployment.stream(ask))).events).warnings).toBeUndefined()
+    // Another model of the factory is still asked for it.
+    await run(factory('my-o4-deployment').stream(ask))
+    expect(sentBody(replay)['include']).toEqual(['reasoning.encrypted_content'])
+  })
+
+  it('surfaces the refusal when the request asked for no encrypted reasoning, and retries only once', async () => {
+    const never = setup([refusal], { model: 'gpt-4.1' })
+    const plain = await run(never.adapter.stream(ask))
+    expect(plain.error).toMatchObject({ kind: 'invalid-request', status: 400 })
+    expect(never.replay.requests).toHaveLength(1)
+
+    const twice = setup([refusal], { model: FINE_TUNED })
+    const again = await run(twice.adapter.stream(ask))
+    expect(again.events).toEqual([])
+    expect(again.error).toMatchObject({ kind: 'invalid-request', status: 400 })
+    expect(twice.replay.requests).toHaveLength(2)
+  })
+
+  it('remembers at most a bounded number of refusing models, forgetting the one learnt longest ago', () => {
+    const models = boundedModelSet(2)
+    models.add('a')
+    models.add('b')
+    models.add('a')
+    models.add('c')
+    expect(['a', 'b', 'c'].map((model) => models.has(model))).toEqual([true, false, true])
   })
 })
