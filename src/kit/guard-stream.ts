@@ -32,6 +32,12 @@ export type Finish = Omit<
   items?: unknown[] | OpaqueItems | undefined
   /** What the adapter changed or dropped from the caller's options. */
   warnings?: readonly string[] | undefined
+  /**
+   * The prices of this turn when they are not the model's (a service tier the provider says
+   * served it, at rates of its own), or null when they are unknown: the turn then has no
+   * `usage.cost`. Omitted: the model's prices ({@link GuardSetup.pricing}).
+   */
+  pricing?: Pricing | null | undefined
 }
 
 /** What {@link guardStream} hands the producer. */
@@ -353,13 +359,20 @@ function doneTurn(
   if (finish === undefined) {
     throw providerError('network', setup.provider, 'the stream ended before the turn was complete')
   }
-  const { usage, stopReason, items, warnings, ...extra } = finish
+  const { usage, stopReason, items, warnings, pricing, ...extra } = finish
   const turn = turnOf(state, { usage, stopReason, ...extra })
   if (items !== undefined) turn.items = items
   if (warnings !== undefined && warnings.length > 0) turn.warnings = [...warnings]
-  // A cost the producer gives (one the provider stated) is the turn's: the price list is not.
-  if (setup.cost !== undefined && turn.usage.cost === undefined)
-    turn.usage = { ...turn.usage, cost: setup.cost(turn.usage) }
+  // A cost the producer gives (one the provider stated) is the turn's: no price list is. Else the
+  // turn's own prices (`pricing`, as its tier says; null: none), else the model's.
+  const cost =
+    pricing === undefined
+      ? setup.cost
+      : pricing === null
+        ? undefined
+        : (used: Usage) => costOf(used, pricing, setup.options?.cache)
+  if (cost !== undefined && turn.usage.cost === undefined)
+    turn.usage = { ...turn.usage, cost: cost(turn.usage) }
   return turn
 }
 

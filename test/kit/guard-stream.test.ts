@@ -30,6 +30,26 @@ describe('guardStream', () => {
     ])
   })
 
+  it("prices the turn at the finish record's prices when it has its own, and leaves the cost out when they are unknown", async () => {
+    const priced = { ...setup, pricing: { input: 1, output: 2 } }
+    const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000 }
+    const costOf = async (pricing?: Finish['pricing']) => {
+      const { events } = await run(
+        guardStream(priced, async function* () {
+          yield { type: 'text', text: 'a' }
+          return pricing === undefined ? { ...finish, usage } : { ...finish, usage, pricing }
+        }),
+      )
+      const done = events.at(-1)
+      if (done?.type !== 'done') throw new Error('no done')
+      expect(done.turn).not.toHaveProperty('pricing')
+      return done.turn.usage.cost
+    }
+    expect(await costOf()).toBe(3)
+    expect(await costOf({ input: 2, output: 4 })).toBe(6)
+    expect(await costOf(null)).toBeUndefined()
+  })
+
   it('builds the done turn from the deltas and the finish record, and tags the items', async () => {
     const call = { id: 'c1', name: 'f', input: { x: 1 } }
     const { events } = await run(

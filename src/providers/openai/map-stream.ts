@@ -15,6 +15,8 @@ export type StreamMapper = {
   map(event: ResponseStreamEvent): Delta | typeof END | undefined
   /** The finish record once the terminal event arrived, else undefined (the stream was cut short). */
   finish(): Finish | undefined
+  /** The service tier the terminal response says served the call, if it names one. */
+  serviceTier(): string | undefined
 }
 
 const PARAGRAPH = '\n\n'
@@ -137,7 +139,7 @@ export function createStreamMapper(): StreamMapper {
     return mapFinish(terminal, { doneItems, yielded, started, annotations, brokenCall })
   }
 
-  return { map, finish }
+  return { map, finish, serviceTier: () => terminal?.service_tier ?? undefined }
 }
 
 const invalid = Symbol('invalid')

@@ -9,6 +9,7 @@ import { createStreamMapper } from './map-stream.ts'
 import type { ModelSet } from './model-set.ts'
 import type { OpenAIModel } from './models.ts'
 import { parseEvent } from './parse-event.ts'
+import { openaiTierPricing } from './prices.ts'
 import { recoveryFor } from './recover.ts'
 
 /**
@@ -58,7 +59,10 @@ export function streamResponse(
     })
     const finish = mapper.finish()
     if (finish === undefined) return undefined
-    return { ...finish, warnings: [...request.warnings, ...(finish.warnings ?? [])] }
+    const warnings = [...request.warnings, ...(finish.warnings ?? [])]
+    // Billed at the tier that served the call, which may not be the one asked for.
+    const pricing = openaiTierPricing(tag.model, mapper.serviceTier())
+    return pricing === undefined ? { ...finish, warnings } : { ...finish, warnings, pricing }
   }
 }
 
