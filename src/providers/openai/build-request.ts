@@ -26,6 +26,11 @@ export type RequestPlan = {
    * reason; false for a model that refuses it. @defaultValue true
    */
   encryptedReasoning?: boolean | undefined
+  /**
+   * Replay the encrypted items of earlier turns (reasoning and compaction items); false after the
+   * API could not verify them. @defaultValue true
+   */
+  replayEncrypted?: boolean | undefined
 }
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content'
@@ -53,7 +58,7 @@ export function buildRequest(
   const { rejects } = row
   const body: ResponsesBody = {
     model,
-    input: encodeInput(conversation.turns, tag, warnings),
+    input: encodeInput(conversation.turns, tag, warnings, { encrypted: plan.replayEncrypted }),
     store: false,
   }
   let instructions = conversation.system

@@ -1,4 +1,5 @@
 import type {
+  ResponseCompactionItemParam,
   ResponseCustomToolCall,
   ResponseFunctionToolCall,
   ResponseInputItem,
@@ -8,20 +9,33 @@ import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/convers
 import { isRecord } from '../../kit/json.ts'
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 
+/** How stored turns are replayed. */
+export type EncodeOptions = {
+  /**
+   * Replay the encrypted items of earlier turns (reasoning and compaction items); false leaves
+   * them out, after the API could not verify them. @defaultValue true
+   */
+  encrypted?: boolean | undefined
+}
+
 /**
  * Encodes turns as Responses `input` items. A turn of this provider, model and thinking mode goes
  * back as its stored `output` items, in order and untouched (a commentary message keeps its
- * `phase`), except reasoning items without `encrypted_content` (with `store: false` the API
- * cannot look them up by id and answers 404) and a trailing reasoning item with nothing after it
+ * `phase`, a compaction item goes as its input form), except reasoning items without
+ * `encrypted_content` (with `store: false` the API cannot look them up by id and answers 404), with
+ * what followed them sent without item ids, and a trailing reasoning item with nothing after it
  * (the API refuses one without its following item). Any other assistant turn becomes an assistant
- * message and tool call items, without reasoning. Tool results answer their call in its own
- * kind: `custom_tool_call_output` for a `custom_tool_call`, `function_call_output` otherwise.
+ * message and tool call items, without reasoning or compaction. Tool results answer their call in
+ * its own kind: `custom_tool_call_output` for a `custom_tool_call`, `function_call_output`
+ * otherwise.
  */
 export function encodeInput(
   turns: readonly Turn[],
   tag: ReplayTag,
   warnings: string[] = [],
+  options: EncodeOptions = {},
 ): ResponseInputItem[] {
+  const encrypted = options.encrypted ?? true
   /** Call ids of the custom tool calls sent so far, whose results are custom tool outputs. */
   const custom = new Set<string>()
   const noteCalls = (items: ResponseInputItem[]): ResponseInputItem[] => {
@@ -34,7 +48,7 @@ export function encodeInput(
   const groups = encodeTurns<ResponseInputItem[]>(turns, tag, {
     user: (turn) => [{ role: 'user', content: userContent(turn) }],
     tool: (turn) => toolOutputs(turn, custom),
-    replay: (items) => noteCalls(replayItems(items.data)),
+    replay: (items) => noteCalls(replayItems(items.data, encrypted)),
     reencode: (turn) => noteCalls(reencode(turn)),
   })
   return withoutUnansweredCalls(groups.flat(), warnings)
@@ -103,21 +117,26 @@ function toolOutputs(turn: ToolTurn, custom: ReadonlySet<string>): ResponseInput
 }
 
 /**
- * A stored turn's items as input, in order. What a reasoning item produced is bound to it by item
- * id: once the reasoning item is left out, the API refuses its calls and messages with their ids
- * ("Item 'fc_...' of type 'function_call' was provided without its required 'reasoning' item"),
- * so they go without them (a call is paired with its output by `call_id`), up to the next
- * reasoning item.
+ * A stored turn's items as input, in order; without its reasoning and compaction items unless
+ * `encrypted`. What a reasoning item produced is bound to it by item id: once the reasoning item
+ * is left out, the API refuses its calls and messages with their ids ("Item 'fc_...' of type
+ * 'function_call' was provided without its required 'reasoning' item"), so they go without them
+ * (a call is paired with its output by `call_id`), up to the next reasoning item.
  */
-function replayItems(data: readonly unknown[]): ResponseInputItem[] {
+function replayItems(data: readonly unknown[], encrypted: boolean): ResponseInputItem[] {
   const out: ResponseInputItem[] = []
   /** The last reasoning item was left out: what follows it goes without its id. */
   let unbound = false
   for (const item of data) {
     if (!isItem(item)) continue
     if (item.type === 'reasoning') {
-      unbound = !hasEncryptedContent(item)
+      unbound = !encrypted || !hasEncryptedContent(item)
       if (!unbound) out.push(item)
+      continue
+    }
+    if (item.type === 'compaction') {
+      const compaction = compactionInput(item)
+      if (encrypted && compaction !== undefined) out.push(compaction)
       continue
     }
     out.push(unbound ? withoutId(item) : item)
@@ -139,6 +158,21 @@ function withoutId(item: StoredItem): StoredItem {
   const copy: Record<string, unknown> = { ...item }
   delete copy['id']
   return isItem(copy) ? copy : item
+}
+
+/**
+ * A compaction item as input: its type, id and encrypted summary. The output item may carry more
+ * (`created_by`) than the input item takes, and the API refuses a field it does not know. Nothing
+ * for one without its encrypted content, which it would refuse too.
+ */
+function compactionInput(item: StoredItem): ResponseCompactionItemParam | undefined {
+  if (!('encrypted_content' in item) || typeof item.encrypted_content !== 'string') return undefined
+  const out: ResponseCompactionItemParam = {
+    type: 'compaction',
+    encrypted_content: item.encrypted_content,
+  }
+  if ('id' in item && typeof item.id === 'string') out.id = item.id
+  return out
 }
 
 /** A stored output item: a JSON object with a string `type`, sent back as stored. */

@@ -1,5 +1,5 @@
 import { APIError } from 'openai'
-import type { BuiltRequest, RequestPlan } from './build-request.ts'
+import type { BuiltRequest, RequestPlan, ResponsesBody } from './build-request.ts'
 
 /** What to leave out of a request the API refused, so that a second one goes through. */
 export type Recovery = {
@@ -11,13 +11,28 @@ export type Recovery = {
   refusesEncryptedReasoning?: true
 }
 
+/**
+ * The types of the encrypted items in `input` (reasoning and compaction items, which the API
+ * decrypts and may fail to verify: a key or organization changed, a summary it no longer reads).
+ */
+function encryptedItems(input: ResponsesBody['input']): string[] {
+  if (!Array.isArray(input)) return []
+  return input.flatMap((item) =>
+    'type' in item && (item.type === 'reasoning' || item.type === 'compaction') ? [item.type] : [],
+  )
+}
+
 /** OpenAI's words when a model does not produce encrypted reasoning (`include` refused). */
 const ENCRYPTED_NOT_SUPPORTED = /encrypted content is not supported/i
 
 /**
  * The recovery from `error`, when the API refused `request` (HTTP 400, before anything streamed)
  * for something the request can go without; undefined for any other error. Each recovery turns
- * its part of `plan` off, so none applies twice to one call.
+ * its part of `plan` off, so none applies twice to one call:
+ * - `invalid_encrypted_content`: the encrypted items of earlier turns (reasoning and compaction)
+ *   are left out, since the error does not reliably say which one failed; the turns' text and
+ *   calls still go, and the stored items are unchanged.
+ * - "Encrypted content is not supported with this model": encrypted reasoning is not asked for.
  */
 export function recoveryFor(
   error: unknown,
@@ -26,6 +41,15 @@ export function recoveryFor(
   model: string,
 ): Recovery | undefined {
   if (!(error instanceof APIError) || error.status !== 400) return undefined
+  if (error.code === 'invalid_encrypted_content' && plan.replayEncrypted !== false) {
+    const kinds = encryptedItems(request.body.input)
+    if (kinds.length === 0) return undefined
+    const named = [...new Set(kinds)].join(' and ')
+    return {
+      plan: { ...plan, replayEncrypted: false },
+      warning: `encrypted items of earlier turns left out (${kinds.length}: ${named}): the API could not verify them (invalid_encrypted_content)`,
+    }
+  }
   const include = request.body.include
   if (
     plan.encryptedReasoning !== false &&

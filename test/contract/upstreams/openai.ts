@@ -170,6 +170,7 @@ const INPUT_TYPES = [
   'custom_tool_call',
   'custom_tool_call_output',
   'reasoning',
+  'compaction',
   'computer_call',
   'computer_call_output',
   'local_shell_call',
@@ -196,7 +197,8 @@ const OUTPUT_OF: Readonly<Record<string, string>> = {
  * same for `custom_tool_call` and the calls of the API's client-run tools (computer use, shell,
  * apply_patch) and their outputs, a
  * reasoning item without `encrypted_content` (nothing is stored to look it up by id) or with
- * nothing after it.
+ * nothing after it, and a compaction item without `encrypted_content` or with a field its input
+ * form does not have (`type`, `id`, `encrypted_content`).
  */
 export function openaiRequestProblems(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body['input'])) return ['the body has no input list']
@@ -240,6 +242,14 @@ export function openaiRequestProblems(body: unknown): string[] {
       problems.push(
         `${at} answers ${String(item['call_id'])}, which no ${String(type).replace('_output', '')} before has`,
       )
+    if (type === 'compaction') {
+      if (typeof item['encrypted_content'] !== 'string')
+        problems.push(`${at} is compaction without encrypted_content`)
+      const unknown = Object.keys(item).filter(
+        (key) => !['type', 'id', 'encrypted_content'].includes(key),
+      )
+      if (unknown.length > 0) problems.push(`${at} has unknown parameters ${unknown.join(', ')}`)
+    }
     if (type === 'reasoning') {
       if (typeof item['encrypted_content'] !== 'string')
         problems.push(`${at} is reasoning without encrypted_content`)
