@@ -26,6 +26,15 @@ function encryptedItems(input: ResponsesBody['input']): string[] {
 const ENCRYPTED_NOT_SUPPORTED = /encrypted content is not supported/i
 
 /**
+ * The 400 of a model that produces no encrypted reasoning: OpenAI's words, or a server of the
+ * Responses API that names `include` and encrypted content in its own.
+ */
+function refusesEncryptedReasoning(error: APIError): boolean {
+  if (ENCRYPTED_NOT_SUPPORTED.test(error.message)) return true
+  return error.param === 'include' && /encrypted/i.test(error.message)
+}
+
+/**
  * The recovery from `error`, when the API refused `request` (HTTP 400, before anything streamed)
  * for something the request can go without; undefined for any other error. Each recovery turns
  * its part of `plan` off, so none applies twice to one call:
@@ -55,7 +64,7 @@ export function recoveryFor(
     plan.encryptedReasoning !== false &&
     Array.isArray(include) &&
     include.includes('reasoning.encrypted_content') &&
-    ENCRYPTED_NOT_SUPPORTED.test(error.message)
+    refusesEncryptedReasoning(error)
   ) {
     return {
       plan: { ...plan, encryptedReasoning: false },

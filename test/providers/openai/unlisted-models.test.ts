@@ -192,6 +192,39 @@ describe('openai: a model the table does not know', () => {
     expect(twice.replay.requests).toHaveLength(2)
   })
 
+  it('takes a refusal of the include from a Responses server that words it its own way', async () => {
+    const invalid = (value: string) => ({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        error: {
+          message: `Invalid value: '${value}'. Supported values are: 'message.output_text.logprobs'.`,
+          type: 'invalid_request_error',
+          param: 'include',
+          code: 'invalid_value',
+        },
+      }),
+    })
+    const local = setup([invalid('reasoning.encrypted_content'), { body: answer }], {
+      model: 'gpt-oss:20b',
+      baseURL: 'http://localhost:11434/v1',
+    })
+    const { events } = await run(local.adapter.stream(ask))
+    expect(doneTurn(events).warnings).toEqual([
+      'reasoning.encrypted_content dropped: gpt-oss:20b does not take encrypted content',
+    ])
+    expect(sentBody(local.replay, 1)).not.toHaveProperty('include')
+    // An include of the caller's own that the server refuses is not this.
+    const own = setup([invalid('file_search_call.results')], { model: 'gpt-oss:20b' })
+    const failed = await run(
+      own.adapter.stream(ask, {
+        providerOptions: { openai: { include: ['file_search_call.results'] } },
+      }),
+    )
+    expect(failed.error).toMatchObject({ kind: 'invalid-request', status: 400 })
+    expect(own.replay.requests).toHaveLength(1)
+  })
+
   it('remembers at most a bounded number of refusing models, forgetting the one learnt longest ago', () => {
     const models = boundedModelSet(2)
     models.add('a')
