@@ -13,6 +13,7 @@ import { ThinkwireError } from '../../core/errors.ts'
 import { isRecord } from '../../kit/json.ts'
 import { encodeTurns, type ReplayTag } from '../../kit/replay.ts'
 import { CONTAINER_RECORD } from './map-finish.ts'
+import { replayableBlocks } from './replayable-blocks.ts'
 
 /** A user or assistant message. */
 export type MessageParam = UserMessageParam | AssistantMessageParam
@@ -47,13 +48,14 @@ type Encoded = {
 
 /**
  * Encodes turns as Anthropic `messages`. A turn of this provider, model and thinking mode goes
- * back as its stored content blocks, untouched and in order (without `thinking` blocks when
- * `stripThinking`); any other assistant turn becomes text plus `tool_use` blocks; tool results
- * become `tool_result` blocks in a user message. Consecutive messages of one role are merged, and
- * empty ones dropped, as the API requires. A conversation that ends with an assistant turn sends
- * it last, as it is: that is how the API continues a turn it paused (`pause_turn`). A paused turn
- * that was not continued (a user message follows it) goes without the server tool calls it ended
- * with, which have no result: the API would refuse them.
+ * back as its stored content blocks, in order (without `thinking` blocks when `stripThinking`, and
+ * without what the API refuses back: see {@link replayableBlocks}); any other assistant turn
+ * becomes text plus `tool_use` blocks; tool results become `tool_result` blocks in a user message.
+ * Consecutive messages of one role are merged, and empty ones dropped, as the API requires. A
+ * conversation that ends with an assistant turn sends it last, as it is: that is how the API
+ * continues a turn it paused (`pause_turn`). A paused turn that was not continued (a user message
+ * follows it) goes without the server tool calls it ended with, which have no result: the API
+ * would refuse them.
  */
 export function encodeConversation(
   turns: readonly Turn[],
@@ -71,7 +73,7 @@ export function encodeConversation(
       thinking: false,
       index,
     }),
-    replay: (items, _turn, index) => replayBlocks(items.data, stripThinking, index),
+    replay: (items, turn, index) => replayBlocks(items.data, turn, stripThinking, index),
     reencode: (turn, index) => ({ message: reencode(turn), thinking: false, index }),
   })
 
@@ -189,16 +191,27 @@ function toolResults(turn: ToolTurn): ToolResultBlockParam[] {
   })
 }
 
-function replayBlocks(data: readonly unknown[], stripThinking: boolean, index: number): Encoded {
-  const content: ContentBlockParam[] = []
-  let thinking = false
+function replayBlocks(
+  data: readonly unknown[],
+  turn: AssistantTurn,
+  stripThinking: boolean,
+  index: number,
+): Encoded {
+  const stored: ContentBlockParam[] = []
   let container: string | undefined
   for (const block of data) {
     if (isRecord(block) && block['type'] === CONTAINER_RECORD) {
       container = containerId(block['container']) ?? container
-      continue
-    }
-    if (!isBlock(block)) continue
+    } else if (isBlock(block)) stored.push(block)
+  }
+  // Turns stored before the adapter left these out of the items: left out here as well.
+  const { blocks } = replayableBlocks(stored, {
+    cut: turn.stopReason === 'length',
+    paused: turn.stopDetails?.category === 'pause_turn',
+  })
+  const content: ContentBlockParam[] = []
+  let thinking = false
+  for (const block of blocks) {
     const isThinking = block.type === 'thinking' || block.type === 'redacted_thinking'
     if (isThinking && stripThinking) continue
     thinking ||= isThinking

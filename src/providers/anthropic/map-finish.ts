@@ -4,6 +4,7 @@ import type { Finish } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
 import { mapSources } from './map-sources.ts'
 import type { StreamedMessage } from './map-stream.ts'
+import { replayableBlocks } from './replayable-blocks.ts'
 
 /**
  * The `type` of the items record that holds the message's `container`: not a content block, kept
@@ -18,16 +19,30 @@ export const CONTAINER_RECORD = 'thinkwire_container'
  * message's container when it has one. A tool call that the output limit or a refusal cut off
  * (its input unfinished) is left out of the items, with any block that answers it, and named in a
  * warning, so the turn never replays half a call; in a turn that was not cut short, such a call
- * fails the turn.
+ * fails the turn. What the API would refuse back is left out too (see {@link replayableBlocks}):
+ * empty text blocks, and the unsigned or trailing thinking of a turn cut after it. A turn left with
+ * no block has no items, and so is left out of later requests.
  */
 export function mapFinish(message: StreamedMessage, warnings: readonly string[]): Finish {
   const stopReason = mapStopReason(message.stopReason)
   const notes = [...warnings]
-  const content = keptBlocks(message, stopReason, notes)
-  const items: unknown[] = isRecord(message.container)
-    ? [...content, { type: CONTAINER_RECORD, container: message.container }]
-    : content
-  const finish: Finish = { usage: mapUsage(message.usage), stopReason, items, warnings: notes }
+  const cut = stopReason === 'length'
+  const replayable = replayableBlocks(keptBlocks(message, stopReason, notes), {
+    cut,
+    paused: message.stopReason === 'pause_turn',
+  })
+  const content = replayable.blocks
+  if (replayable.unsigned > 0)
+    notes.push('thinking left out of the items: the output limit cut it off before its signature')
+  if (replayable.trailing > 0)
+    notes.push(
+      `thinking left out of the items: ${cut ? 'the output limit cut the turn off right after it' : 'the turn ended with it'}, and the API takes back no assistant message that ends with thinking`,
+    )
+  const finish: Finish = { usage: mapUsage(message.usage), stopReason, warnings: notes }
+  if (content.length > 0)
+    finish.items = isRecord(message.container)
+      ? [...content, { type: CONTAINER_RECORD, container: message.container }]
+      : content
   const stopDetails = mapStopDetails(message.stopReason, message.stopDetails)
   if (stopDetails !== undefined) finish.stopDetails = stopDetails
   const sources = mapSources(content)

@@ -77,6 +77,7 @@ export function streamMessage(
         text: '',
         usage: sofar.usage,
         stopReason: sofar.stopReason,
+        stopDetails: sofar.stopDetails,
         items: { ...tag, data: Array.isArray(sofar.items) ? sofar.items : [] },
       }
       const turns = [...conversation.turns, last]

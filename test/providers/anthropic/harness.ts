@@ -5,11 +5,22 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Message } from '@anthropic-ai/sdk/resources/messages'
+import { expect } from 'vitest'
+import type { CallOptions } from '../../../src/core/adapter.ts'
+import type { AssistantTurn, Turn } from '../../../src/core/conversation.ts'
+import type { Event } from '../../../src/core/events.ts'
 import { anthropic } from '../../../src/providers/anthropic/index.ts'
-import { replayFetch } from '../../helpers/replay-fetch.ts'
-import { adapterHarness, fixtures, streamFixtureNames } from '../../helpers/adapter-harness.ts'
+import { replayFetch, sse } from '../../helpers/replay-fetch.ts'
+import {
+  adapterHarness,
+  ask,
+  fixtures,
+  sentBody,
+  streamFixtureNames,
+} from '../../helpers/adapter-harness.ts'
+import { cutsOf, doneTurn, run } from '../../helpers/stream.ts'
 
-export { ask, sentBody } from '../../helpers/adapter-harness.ts'
+export { ask, sentBody }
 
 // For tests outside this folder that take the Anthropic fixtures and these two together.
 export { doneTurn, run } from '../../helpers/stream.ts'
@@ -65,4 +76,100 @@ export async function sdkFinalMessage(
   } catch (error) {
     return { ok: false, error }
   }
+}
+
+/**
+ * Every awkward place for a network read to end in `body`: between events, in the middle of each
+ * line, after the first byte of each character of several bytes, between CR and LF.
+ */
+export function awkwardSplits(body: string): number[] {
+  return cutsOf(body).flatMap(({ splitAt }) => (splitAt === 'bytes' ? [] : splitAt))
+}
+
+/** What {@link turnThenNext} saw: the first stream and the request that followed it. */
+export type TurnThenNext = {
+  events: Event[]
+  turn: AssistantTurn
+  /** The body of the second request, which carries the first turn. */
+  next: Record<string, unknown>
+}
+
+/**
+ * One turn and the request after it: the upstream answers `question` with `body` (read in pieces
+ * cut at {@link awkwardSplits}), the conversation goes on with the done turn and what `after`
+ * adds, and is asked again (answered with `answer-after-tool.sse`).
+ */
+export async function turnThenNext(
+  body: string,
+  after: (turn: AssistantTurn) => Turn[],
+  { question = ask.turns, options = {} }: { question?: Turn[]; options?: CallOptions } = {},
+): Promise<TurnThenNext> {
+  const { adapter, replay } = setup([
+    { body, splitAt: awkwardSplits(body) },
+    { body: fixture('answer-after-tool.sse') },
+  ])
+  const { events, error } = await run(adapter.stream({ turns: question }, options))
+  expect(error).toBeUndefined()
+  const turn = doneTurn(events)
+  const second = await run(adapter.stream({ turns: [...question, turn, ...after(turn)] }, options))
+  expect(second.error).toBeUndefined()
+  return { events, turn, next: sentBody(replay, 1) }
+}
+
+/** One content block of {@link messageOf}: as `content_block_start` sends it, then its deltas. */
+export type StreamedBlock = [start: object, deltas: object[]]
+
+/**
+ * A Messages stream of `blocks`, in order, each started, given its deltas and stopped, that ends
+ * with `stopReason`.
+ */
+export function messageOf(blocks: StreamedBlock[], stopReason: string): string {
+  const events: [string, unknown][] = [
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_01Built',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 30, output_tokens: 1 },
+        },
+      },
+    ],
+  ]
+  blocks.forEach(([block, deltas], index) => {
+    events.push([
+      'content_block_start',
+      { type: 'content_block_start', index, content_block: block },
+    ])
+    for (const delta of deltas)
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta }])
+    events.push(['content_block_stop', { type: 'content_block_stop', index }])
+  })
+  events.push(
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 1024 },
+      },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  )
+  return sse(events)
+}
+
+/** A thinking block of {@link messageOf}: its text (none when `''`), then its signature. */
+export function thinkingBlock(text: string, signature: string): StreamedBlock {
+  const deltas = text === '' ? [] : [{ type: 'thinking_delta', thinking: text }]
+  return [
+    { type: 'thinking', thinking: '', signature: '' },
+    [...deltas, { type: 'signature_delta', signature }],
+  ]
 }
