@@ -56,25 +56,34 @@ type Encoded = {
  * continues a turn it paused (`pause_turn`). A paused turn that was not continued (a user message
  * follows it) goes without the server tool calls it ended with, which have no result: the API
  * would refuse them.
+ *
+ * A refused turn (`stopReason: 'refusal'`) is left out, with the results of any calls it made: the
+ * API asks that the refused turn not be sent again, and refuses on while it is.
  */
 export function encodeConversation(
   turns: readonly Turn[],
   tag: ReplayTag,
   stripThinking = false,
 ): EncodedConversation {
+  const refusedCalls = new Set<string>()
   const encoded = encodeTurns<Encoded>(turns, tag, {
     user: (turn, index) => ({
       message: { role: 'user', content: userContent(turn, index) },
       thinking: false,
       index,
     }),
-    tool: (turn, index) => ({
-      message: { role: 'user', content: toolResults(turn) },
-      thinking: false,
-      index,
-    }),
-    replay: (items, turn, index) => replayBlocks(items.data, turn, stripThinking, index),
-    reencode: (turn, index) => ({ message: reencode(turn), thinking: false, index }),
+    tool: (turn, index) => {
+      const results = turn.results.filter((result) => !refusedCalls.has(result.callId))
+      return {
+        message: { role: 'user', content: toolResults({ role: 'tool', results }) },
+        thinking: false,
+        index,
+      }
+    },
+    replay: (items, turn, index) =>
+      refused(turn, index, refusedCalls) ?? replayBlocks(items.data, turn, stripThinking, index),
+    reencode: (turn, index) =>
+      refused(turn, index, refusedCalls) ?? { message: reencode(turn), thinking: false, index },
   })
 
   let replayedThinking = false
@@ -189,6 +198,16 @@ function toolResults(turn: ToolTurn): ToolResultBlockParam[] {
     if (result.isError === true) block.is_error = true
     return block
   })
+}
+
+/**
+ * Nothing for a refused turn, whose calls are added to `calls` (their results go too); undefined
+ * for any other turn.
+ */
+function refused(turn: AssistantTurn, index: number, calls: Set<string>): Encoded | undefined {
+  if (turn.stopReason !== 'refusal') return undefined
+  for (const call of turn.toolCalls ?? []) calls.add(call.id)
+  return { message: undefined, thinking: false, index }
 }
 
 function replayBlocks(

@@ -99,7 +99,7 @@ describe('anthropic: a tool call cut off by the output limit', () => {
 })
 
 describe('anthropic: a refusal', () => {
-  it('that cut a tool call is a done turn with its category and explanation, the call dropped from events and items', async () => {
+  it('that cut a tool call is a done turn with its category and explanation, the call dropped from events and items, and is not sent again', async () => {
     const { turn, events, next } = await turnThenNext('refusal-cut-tool.sse', () => [
       { role: 'user', content: 'Something else, then.' },
     ])
@@ -114,10 +114,15 @@ describe('anthropic: a refusal', () => {
       "tool call 'run_scan' (toolu_01Scan) dropped: the refusal cut it off before its input was complete",
     ])
     expect(turn.items?.data).toEqual([{ type: 'text', text: 'Running the scan → ' }])
+    // The refused turn stays in the conversation, but the API is not sent it again.
     expect(next['messages']).toEqual([
-      { role: 'user', content: 'Weather in Paris and Oslo?' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Running the scan → ' }] },
-      { role: 'user', content: 'Something else, then.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather in Paris and Oslo?' },
+          { type: 'text', text: 'Something else, then.' },
+        ],
+      },
     ])
     expect(anthropicRequestProblems(next)).toEqual([])
   })
