@@ -39,8 +39,20 @@ const STOP: Record<string, string> = {
   refusal: 'refusal',
 }
 
-/** A tool call's input as JSON, `{}` when blank, or undefined when it is unfinished. */
-function inputOf(json: string): { input: unknown } | undefined {
+/**
+ * A tool call's input: its fragments as JSON (`{}` when blank), or undefined when they are
+ * unfinished; with no fragment at all, the input its block started with (Anthropic starts every
+ * call with `{}`; compatible servers such as Ollama send the whole input there).
+ */
+function inputOf(tool: {
+  json: string | undefined
+  start: unknown
+}): { input: unknown } | undefined {
+  const { json, start } = tool
+  if (json === undefined)
+    return {
+      input: typeof start === 'object' && start !== null && !Array.isArray(start) ? start : {},
+    }
   if (json.trim() === '') return { input: {} }
   try {
     return { input: JSON.parse(json) as unknown }
@@ -61,7 +73,10 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
   let stop = 'other'
   let open = false
   let finished = false
-  const tools = new Map<number, { name: string; json: string; stopped: boolean }>()
+  const tools = new Map<
+    number,
+    { name: string; json: string | undefined; start: unknown; stopped: boolean }
+  >()
   /** Tool blocks in the order they stopped: the order their calls stream. */
   const stops: number[] = []
   for (const event of events) {
@@ -83,7 +98,12 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
     } else if (type === 'content_block_start') {
       const block = field(event, 'content_block')
       if (field(block, 'type') === 'tool_use')
-        tools.set(index, { name: String(field(block, 'name')), json: '', stopped: false })
+        tools.set(index, {
+          name: String(field(block, 'name')),
+          json: undefined,
+          start: field(block, 'input'),
+          stopped: false,
+        })
       if (field(block, 'type') === 'thinking' && thinking !== '') thinking += '\n\n'
     } else if (type === 'content_block_delta') {
       const delta = field(event, 'delta')
@@ -92,7 +112,7 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
       if (kind === 'text_delta') text += String(field(delta, 'text'))
       if (kind === 'input_json_delta') {
         const tool = tools.get(index)
-        if (tool !== undefined) tool.json += String(field(delta, 'partial_json'))
+        if (tool !== undefined) tool.json = (tool.json ?? '') + String(field(delta, 'partial_json'))
       }
     } else if (type === 'content_block_stop') {
       const tool = tools.get(index)
@@ -111,7 +131,7 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
     }
   const cutShort = stop === 'length' || stop === 'refusal'
   const unfinished = [...tools.values()].filter(
-    (tool) => !tool.stopped || inputOf(tool.json) === undefined,
+    (tool) => !tool.stopped || inputOf(tool) === undefined,
   )
   if (unfinished.length > 0 && !cutShort)
     return {
@@ -120,7 +140,7 @@ function expectedOf(events: readonly unknown[]): { outcome: Outcome; note?: stri
     }
   const toolCalls = stops.flatMap((index) => {
     const tool = tools.get(index)!
-    const parsed = inputOf(tool.json)
+    const parsed = inputOf(tool)
     return parsed === undefined ? [] : [{ name: tool.name, input: parsed.input }]
   })
   const note =

@@ -39,7 +39,8 @@ export type StreamMapper = {
  * `MessageStream` does: each block as `content_block_start` sent it, text, thinking and citations
  * appended, a signature replaced, a compaction's summary set, and the `input_json_delta` fragments
  * of any block with an `input` joined and parsed only at `content_block_stop` (fragments split
- * strings and escapes anywhere). A tool call whose input is unfinished is never streamed. Unknown
+ * strings and escapes anywhere; a block that got none keeps the input it started with, and so
+ * does its call). A tool call whose input is unfinished is never streamed. Unknown
  * block types stay as sent; unknown deltas and events change nothing. Synchronous and free of I/O.
  */
 export function createStreamMapper(): StreamMapper {
@@ -129,8 +130,15 @@ export function createStreamMapper(): StreamMapper {
         const input = json[index]
         if (input !== undefined) setInput(block, input, index)
         if (block['type'] !== 'tool_use' || broken.has(index)) return undefined
-        // Parsed again: the call and the block in the items are separate objects.
-        const args: unknown = input === undefined || input.trim() === '' ? {} : JSON.parse(input)
+        // Parsed again: the call and the block in the items are separate objects. With no
+        // fragments the input is the block's own: Anthropic starts every call with `{}`, while
+        // compatible servers (Ollama, some gateways) send the whole input there and no delta.
+        const args: unknown =
+          input === undefined
+            ? startInput(block['input'])
+            : input.trim() === ''
+              ? {}
+              : JSON.parse(input)
         return {
           type: 'tool-call',
           call: { id: String(block['id']), name: String(block['name']), input: args },
@@ -217,6 +225,11 @@ function indexOf(event: JsonRecord): number {
 function takesInput(block: JsonRecord): boolean {
   const type = block['type']
   return type === 'tool_use' || type === 'server_tool_use' || 'input' in block
+}
+
+/** A copy of the input a `tool_use` block started with: `{}` when it is not an object. */
+function startInput(input: unknown): unknown {
+  return isRecord(input) ? structuredClone(input) : {}
 }
 
 /** `message_delta` usage totals that replace the earlier ones when present. */

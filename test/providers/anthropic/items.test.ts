@@ -94,6 +94,7 @@ describe('anthropic items against the SDK', () => {
         'thinking-cut-off.sse',
         'thinking-cut-inside.sse',
         'stop-sequence-at-once.sse',
+        'compatible-tool-input.sse',
       ]),
     )
   })
