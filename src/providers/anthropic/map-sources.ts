@@ -3,7 +3,8 @@ import { isRecord, type JsonRecord } from '../../kit/json.ts'
 
 /**
  * What a message cites, in the order of its blocks: the pages of each `web_search_tool_result`
- * (url and title), and each citation of a text block (`web_search_result_location`: url, title and
+ * (url and title), the page of each `web_fetch_tool_result` (its url, and the fetched document's
+ * title), and each citation of a text block (`web_search_result_location`: url, title and
  * the cited text; `char_location`, `page_location`, `content_block_location`: the document's title
  * and the cited text; `search_result_location`: its source when that is a web address, its title
  * and the cited text). A source already given (the same url and quote) is given once. The blocks
@@ -25,6 +26,9 @@ export function mapSources(content: readonly unknown[]): Source[] {
       // `content` is the list of results, or an error object when the search failed.
       const results = block['content']
       if (Array.isArray(results)) for (const result of results) add(searchResult(result))
+    } else if (block['type'] === 'web_fetch_tool_result') {
+      // `content` is the fetched page, or an error object when the fetch failed.
+      add(fetchResult(block['content']))
     } else if (block['type'] === 'text') {
       const citations = block['citations']
       if (Array.isArray(citations)) for (const citation of citations) add(citationSource(citation))
@@ -36,6 +40,14 @@ export function mapSources(content: readonly unknown[]): Source[] {
 function searchResult(result: unknown): Source | undefined {
   if (!isRecord(result) || result['type'] !== 'web_search_result') return undefined
   return sourceOf(text(result, 'url'), text(result, 'title'), undefined)
+}
+
+function fetchResult(result: unknown): Source | undefined {
+  if (!isRecord(result) || result['type'] !== 'web_fetch_result') return undefined
+  const url = text(result, 'url')
+  if (url === undefined) return undefined
+  const document = result['content']
+  return sourceOf(url, isRecord(document) ? text(document, 'title') : undefined, undefined)
 }
 
 /** Any citation, by its fields: every citation type the API has names them alike. */

@@ -95,6 +95,7 @@ describe('anthropic items against the SDK', () => {
         'thinking-cut-inside.sse',
         'stop-sequence-at-once.sse',
         'compatible-tool-input.sse',
+        'web-fetch.sse',
       ]),
     )
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mapSources } from '../../../src/providers/anthropic/map-sources.ts'
 import { doneTurn, run } from '../../helpers/stream.ts'
-import { fixture, replayOnce, sentBody, setup } from './harness.ts'
+import { fixture, replayOnce, sentBody, setup, turnThenNext } from './harness.ts'
 
 describe('anthropic sources', () => {
   it("gives a document's citations as title and quote, in order, each one once", async () => {
@@ -32,6 +32,42 @@ describe('anthropic sources', () => {
       { url: 'https://example.com/lisbon-forecast', title: 'Lisbon forecast' },
       { url: 'https://example.com/lisboa', title: 'Tempo em Lisboa', quote: 'Sol, 24 °C' },
     ])
+  })
+
+  it('gives the page a web fetch read, url and title, then the passages cited from it', async () => {
+    const body = fixture('web-fetch.sse')
+    const { events, turn, next } = await turnThenNext(body, () => [
+      { role: 'user', content: 'Und das Frühstück?' },
+    ])
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'text', text: 'Hotel Wawel is a 4★ near the castle.' },
+    ])
+    expect(turn.sources).toEqual([
+      { url: 'https://example.com/kraków/hotels', title: 'Hôtels à Kraków' },
+      { title: 'Hôtels à Kraków', quote: 'Hotel Wawel → 4★' },
+    ])
+    const data = turn.items?.data as { type: string }[]
+    expect(data.map((block) => block.type)).toEqual([
+      'server_tool_use',
+      'web_fetch_tool_result',
+      'text',
+    ])
+    // The fetched page goes back as it came: the sources are read from the items, never into them.
+    const messages = next['messages'] as { content: unknown }[]
+    expect(JSON.stringify(messages[1]!.content)).toBe(JSON.stringify(data))
+  })
+
+  it('gives no source for a web fetch that failed', () => {
+    expect(
+      mapSources([
+        {
+          type: 'web_fetch_tool_result',
+          tool_use_id: 'srvtoolu_1',
+          content: { type: 'web_fetch_tool_result_error', error_code: 'url_not_accessible' },
+        },
+        { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_2', content: null },
+      ]),
+    ).toEqual([])
   })
 
   it('gives none for a turn that cites nothing', async () => {
