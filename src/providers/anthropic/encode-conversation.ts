@@ -58,7 +58,9 @@ type Encoded = {
  * would refuse them.
  *
  * A refused turn (`stopReason: 'refusal'`) is left out, with the results of any calls it made: the
- * API asks that the refused turn not be sent again, and refuses on while it is.
+ * API asks that the refused turn not be sent again, and refuses on while it is. A replayed turn
+ * that holds a signed `compaction` block (the answer to a request with `compaction`) stands for
+ * every turn before it, which are left out: the block must come first.
  */
 export function encodeConversation(
   turns: readonly Turn[],
@@ -66,7 +68,7 @@ export function encodeConversation(
   stripThinking = false,
 ): EncodedConversation {
   const refusedCalls = new Set<string>()
-  const encoded = encodeTurns<Encoded>(turns, tag, {
+  const all = encodeTurns<Encoded>(turns, tag, {
     user: (turn, index) => ({
       message: { role: 'user', content: userContent(turn, index) },
       thinking: false,
@@ -85,6 +87,9 @@ export function encodeConversation(
     reencode: (turn, index) =>
       refused(turn, index, refusedCalls) ?? { message: reencode(turn), thinking: false, index },
   })
+  // A signed compaction block stands for every turn before it: the API wants it first.
+  const compacted = all.findLastIndex(({ message }) => compacts(message))
+  const encoded = compacted > 0 ? all.slice(compacted) : all
 
   let replayedThinking = false
   for (const { thinking } of encoded) replayedThinking ||= thinking
@@ -208,6 +213,17 @@ function refused(turn: AssistantTurn, index: number, calls: Set<string>): Encode
   if (turn.stopReason !== 'refusal') return undefined
   for (const call of turn.toolCalls ?? []) calls.add(call.id)
   return { message: undefined, thinking: false, index }
+}
+
+/** The message holds a signed `compaction` block: one that replaces the messages before it. */
+function compacts(message: MessageParam | undefined): boolean {
+  if (message === undefined || typeof message.content === 'string') return false
+  return message.content.some((block) => {
+    // A beta block: not among the SDK's `ContentBlockParam` types.
+    const record: unknown = block
+    if (!isRecord(record) || record['type'] !== 'compaction') return false
+    return typeof record['signature'] === 'string' && record['signature'] !== ''
+  })
 }
 
 function replayBlocks(

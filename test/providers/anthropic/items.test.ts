@@ -96,6 +96,7 @@ describe('anthropic items against the SDK', () => {
         'stop-sequence-at-once.sse',
         'compatible-tool-input.sse',
         'web-fetch.sse',
+        'compaction-summary.sse',
       ]),
     )
   })
