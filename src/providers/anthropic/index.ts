@@ -53,7 +53,12 @@ const PROVIDER = 'anthropic'
  * ended with, which has no result and would be refused (with a warning on the new turn).
  *
  * A tool call that the output limit or a refusal cut off is never streamed, and is left out of
- * `toolCalls` and `items` (named in `warnings`), so the turn replays without it. `options.cache`
+ * `toolCalls` and `items` (named in `warnings`), so the turn replays without it. So is what the API
+ * refuses back: an empty text block, a cut turn's thinking block without its signature, and the
+ * thinking a turn ends with; a turn left with nothing has no `items` and is not sent again.
+ * A refused turn (`stopReason: 'refusal'`) stays in the conversation but is never sent again. A
+ * compaction block is kept whole: a signed one (the answer to `providerOptions.anthropic.compaction`)
+ * is sent first on later requests, in place of the turns before it. `options.cache`
  * marks cache breakpoints (system, last tool, last message); `options.stop` becomes
  * `stop_sequences`; an explicit `maxTokens` is never raised for thinking.
  *

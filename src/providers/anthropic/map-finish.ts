@@ -20,8 +20,8 @@ export const CONTAINER_RECORD = 'thinkwire_container'
  * (its input unfinished) is left out of the items, with any block that answers it, and named in a
  * warning, so the turn never replays half a call; in a turn that was not cut short, such a call
  * fails the turn. What the API would refuse back is left out too (see {@link replayableBlocks}):
- * empty text blocks, and the unsigned or trailing thinking of a turn cut after it. A turn left with
- * no block has no items, and so is left out of later requests.
+ * empty text blocks, a cut turn's unsigned thinking, and the thinking a turn that was not paused
+ * ends with. A turn left with no block has no items, and so is left out of later requests.
  */
 export function mapFinish(message: StreamedMessage, warnings: readonly string[]): Finish {
   const stopReason = mapStopReason(message.stopReason)
