@@ -9,6 +9,13 @@ import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
 export { geminiCapabilities, geminiModels }
 export type { GeminiModel } from './models.ts'
+export {
+  createGeminiInteractions,
+  geminiInteractions,
+  type GeminiInteractionsOptions,
+  type GeminiInteractionsSettings,
+} from './interactions/adapter.ts'
+export { geminiInteractionsCapabilities } from './interactions/models.ts'
 
 /** How to reach the Gemini API: everything of {@link GeminiOptions} but the model. */
 export type GeminiSettings = {

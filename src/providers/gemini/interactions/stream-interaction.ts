@@ -1,0 +1,99 @@
+import type { CallOptions } from '../../../core/adapter.ts'
+import type { Capabilities } from '../../../core/capabilities.ts'
+import type { Conversation } from '../../../core/conversation.ts'
+import type { Delta, DeltaSource, Finish, StreamContext } from '../../../kit/guard-stream.ts'
+import { isRecord } from '../../../kit/json.ts'
+import { END, readEventStream, type EventSourceMessage } from '../../../kit/read-event-stream.ts'
+import { buildRequest } from './build-request.ts'
+import { createEventMapper, type EventDeltas } from './map-events.ts'
+import { streamError } from './map-error.ts'
+import { cutsOpenCalls, finishOf } from './map-finish.ts'
+import { sendInteraction, type InteractionsTransport } from './send-interaction.ts'
+
+/** What every turn of one adapter shares. */
+export type InteractionSetup = {
+  provider: string
+  model: string
+  capabilities: Capabilities
+  transport: InteractionsTransport
+}
+
+/**
+ * The producer of one turn on the Interactions API, for `guardStream`: sends the request, reads the
+ * SSE body once with `readEventStream` (handed to the guard, which reads its batches of deltas),
+ * and ends at `interaction.completed`, so a body that stays open after it still ends the turn. A
+ * function call whose step had not stopped is closed when the model ended its turn, and dropped
+ * with a warning when the answer was cut off (never yielded, never in the items). The finish record
+ * is `finishOf`'s.
+ */
+export async function* streamInteraction(
+  setup: InteractionSetup,
+  conversation: Conversation,
+  options: CallOptions,
+  context: StreamContext,
+): AsyncGenerator<Delta | readonly Delta[] | DeltaSource, Finish, undefined> {
+  const { provider, model, capabilities } = setup
+  const { signal, tag } = context
+  const warnings: string[] = []
+  const body = buildRequest(model, capabilities, conversation, options, tag, warnings)
+  const response = await sendInteraction(setup.transport, body, signal, provider)
+
+  const turnPosition = conversation.turns.length
+  const mapper = createEventMapper(provider, (index) => `gemini_${turnPosition}_${index}`)
+  // The terminal event's own deltas: the reader stops at it, so they go out after the loop.
+  const terminal: { deltas: EventDeltas } = { deltas: undefined }
+  const decode = (message: EventSourceMessage): EventDeltas | typeof END => {
+    if (message.data === '[DONE]') return undefined
+    const event: unknown = JSON.parse(message.data)
+    const deltas = mapper.map(event, message.event)
+    if (!mapper.ended) return deltas
+    terminal.deltas = deltas
+    return END
+  }
+  // Handed to the guard whole: it reads the batches itself, with no generator step per read.
+  yield readEventStream(response.body, {
+    provider,
+    decode,
+    inspect: bareErrorCheck(provider),
+    signal,
+  })
+  if (terminal.deltas !== undefined) yield terminal.deltas
+
+  if (!cutsOpenCalls(mapper.status)) {
+    const closed = mapper.closeOpenCalls()
+    if (closed !== undefined) yield closed
+  } else mapper.dropOpenCalls()
+  return finishOf(mapper.summary(), provider, warnings)
+}
+
+/** How much of a body's start is kept while it may still be a JSON error body. */
+const MAX_HEAD_CHARS = 1024 * 1024
+
+/**
+ * A `readEventStream` `inspect` hook that watches the start of the body: a body whose first
+ * character other than whitespace is `{` is not Server-Sent Events but a JSON error body sent in
+ * place of them (a proxy, or the API itself). It is gathered until it parses, and its error throws
+ * (see `streamError`). Any other body is left alone after its first characters.
+ */
+function bareErrorCheck(provider: string): (text: string) => void {
+  let head: string | undefined = ''
+  return (text) => {
+    if (head === undefined) return
+    head += text
+    const first = head.trimStart()
+    if (first === '') return
+    if (!first.startsWith('{')) {
+      head = undefined
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(first)
+    } catch {
+      if (head.length > MAX_HEAD_CHARS) head = undefined
+      return
+    }
+    head = undefined
+    if (isRecord(parsed) && isRecord(parsed['error'])) throw streamError(parsed['error'], provider)
+  }
+}
