@@ -28,6 +28,7 @@ describe('SSE under random chunk boundaries', () => {
     expect([...providers].toSorted()).toEqual([
       'anthropic',
       'gemini',
+      'gemini-interactions',
       'openai',
       'openai-compatible',
     ])

@@ -15,7 +15,7 @@ import type { AssistantTurn, Conversation } from '../../src/core/conversation.ts
 import { isThinkwireError } from '../../src/core/errors.ts'
 import type { Event } from '../../src/core/events.ts'
 import { anthropic } from '../../src/providers/anthropic/index.ts'
-import { gemini } from '../../src/providers/gemini/index.ts'
+import { gemini, geminiInteractions } from '../../src/providers/gemini/index.ts'
 import { openaiCompatible, presets } from '../../src/providers/openai-compatible/index.ts'
 import { openai } from '../../src/providers/openai/index.ts'
 import { createRelay } from '../../src/relay/index.ts'
@@ -200,6 +200,13 @@ const FACTORIES: Record<string, (name: string) => Fixture['adapter']> = {
       apiKey: 'AIzaChunks000000000000000000000',
       model: 'gemini-3-flash-preview',
       baseURL: 'https://gemini.test',
+      fetch,
+    }),
+  'gemini-interactions': () => (fetch) =>
+    geminiInteractions({
+      apiKey: 'AIzaChunks000000000000000000000',
+      model: 'gemini-3-flash-preview',
+      baseURL: 'https://interactions.test',
       fetch,
     }),
   'openai-compatible': (name) => (fetch) =>

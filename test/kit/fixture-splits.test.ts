@@ -19,6 +19,7 @@ import {
   type ReadEventStreamOptions,
 } from '../../src/kit/read-event-stream.ts'
 import { createBareErrorCheck } from '../../src/providers/gemini/error-chunk.ts'
+import { createErrorBodyCheck } from '../../src/providers/gemini/interactions/error-body.ts'
 import { referenceParse } from '../fuzz/sse-parser.ts'
 import { chunkBytes } from '../helpers/replay-fetch.ts'
 
@@ -33,6 +34,12 @@ function fixtureFiles(dir = ROOT): string[] {
         : [relative(ROOT, join(dir, entry.name))],
     )
     .toSorted()
+}
+
+/** The checks of a JSON error body sent in place of the stream, by provider. */
+const INSPECT: Record<string, (() => (text: string) => void) | undefined> = {
+  gemini: () => createBareErrorCheck('gemini', new Headers()),
+  'gemini-interactions': () => createErrorBodyCheck('gemini-interactions'),
 }
 
 /** What one reading saw, in order (a `:` per comment), and how it ended. */
@@ -58,8 +65,8 @@ async function read(provider: string, chunks: Uint8Array[]): Promise<Reading> {
       return message
     },
     onComment: () => seen.push(':'),
-    // Gemini may answer with a bare JSON error body; its adapter watches each read for one.
-    inspect: provider === 'gemini' ? createBareErrorCheck(provider, new Headers()) : undefined,
+    // Gemini may answer with a bare JSON error body; its adapters watch each read for one.
+    inspect: INSPECT[provider]?.(),
   }
   try {
     for await (const batch of readEventStream(body, options)) void batch
@@ -92,9 +99,10 @@ const files = fixtureFiles()
 describe('every fixture, read by the kit at every byte offset', () => {
   it('finds the fixtures of every provider, the JSON error body included', () => {
     expect(new Set(files.map((file) => file.split('/')[0]))).toEqual(
-      new Set(['anthropic', 'gemini', 'openai', 'openai-compatible']),
+      new Set(['anthropic', 'gemini', 'gemini-interactions', 'openai', 'openai-compatible']),
     )
     expect(files).toContain('gemini/rate-limit-429.json')
+    expect(files).toContain('gemini-interactions/rate-limit-429.json')
     expect(files.length).toBeGreaterThan(60)
   })
 
@@ -107,7 +115,7 @@ describe('every fixture, read by the kit at every byte offset', () => {
         expect(whole.seen.length).toBeGreaterThan(0)
         expect(whole.seen).toEqual(referenceParse([new TextDecoder().decode(bytes)]))
       } else {
-        // Not a stream: the Gemini adapter's check turns it into the error it holds.
+        // Not a stream: the Gemini adapters' check turns it into the error it holds.
         expect(whole).toMatchObject({ seen: [], end: { kind: 'rate-limit', status: 429 } })
       }
       const cutAt = (at: number) => read(provider, [bytes.subarray(0, at), bytes.subarray(at)])

@@ -2,11 +2,10 @@ import type { CallOptions } from '../../../core/adapter.ts'
 import type { Capabilities } from '../../../core/capabilities.ts'
 import type { Conversation } from '../../../core/conversation.ts'
 import type { Delta, DeltaSource, Finish, StreamContext } from '../../../kit/guard-stream.ts'
-import { isRecord } from '../../../kit/json.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../../kit/read-event-stream.ts'
 import { buildRequest } from './build-request.ts'
 import { createEventMapper, type EventDeltas } from './map-events.ts'
-import { streamError } from './map-error.ts'
+import { createErrorBodyCheck } from './error-body.ts'
 import { cutsOpenCalls, finishOf } from './map-finish.ts'
 import { sendInteraction, type InteractionsTransport } from './send-interaction.ts'
 
@@ -54,7 +53,7 @@ export async function* streamInteraction(
   yield readEventStream(response.body, {
     provider,
     decode,
-    inspect: bareErrorCheck(provider),
+    inspect: createErrorBodyCheck(provider),
     signal,
   })
   if (terminal.deltas !== undefined) yield terminal.deltas
@@ -64,36 +63,4 @@ export async function* streamInteraction(
     if (closed !== undefined) yield closed
   } else mapper.dropOpenCalls()
   return finishOf(mapper.summary(), provider, warnings)
-}
-
-/** How much of a body's start is kept while it may still be a JSON error body. */
-const MAX_HEAD_CHARS = 1024 * 1024
-
-/**
- * A `readEventStream` `inspect` hook that watches the start of the body: a body whose first
- * character other than whitespace is `{` is not Server-Sent Events but a JSON error body sent in
- * place of them (a proxy, or the API itself). It is gathered until it parses, and its error throws
- * (see `streamError`). Any other body is left alone after its first characters.
- */
-function bareErrorCheck(provider: string): (text: string) => void {
-  let head: string | undefined = ''
-  return (text) => {
-    if (head === undefined) return
-    head += text
-    const first = head.trimStart()
-    if (first === '') return
-    if (!first.startsWith('{')) {
-      head = undefined
-      return
-    }
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(first)
-    } catch {
-      if (head.length > MAX_HEAD_CHARS) head = undefined
-      return
-    }
-    head = undefined
-    if (isRecord(parsed) && isRecord(parsed['error'])) throw streamError(parsed['error'], provider)
-  }
 }
