@@ -11,7 +11,7 @@ import { withFallback } from '../../src/middleware/fallback.ts'
 import { withRateLimit } from '../../src/middleware/rate-limit.ts'
 import { withRetry } from '../../src/middleware/retry.ts'
 import { anthropic } from '../../src/providers/anthropic/index.ts'
-import { gemini } from '../../src/providers/gemini/index.ts'
+import { gemini, geminiInteractions } from '../../src/providers/gemini/index.ts'
 import { fromLangChain } from '../../src/providers/langchain/index.ts'
 import { mock, type MockResponse } from '../../src/providers/mock/index.ts'
 import {
@@ -82,6 +82,13 @@ import {
   openaiStreamed,
   openaiToolCall,
 } from './upstreams/openai.ts'
+import {
+  interactionsAnswer,
+  interactionsMarkers,
+  interactionsRequestProblems,
+  interactionsStreamed,
+  interactionsToolCall,
+} from './upstreams/gemini-interactions.ts'
 import { answering, cutting, overFetch, stalling, type Wire } from './upstreams/wire.ts'
 
 /** Builds an adapter of `model` that reaches its upstream through `fetch`. */
@@ -189,6 +196,9 @@ const openaiOver: OverFetch = (fetch, model) =>
 const geminiOver: OverFetch = (fetch, model) =>
   gemini({ apiKey: 'AIzaContractKeyThatIsNotReal00000', model, fetch })
 
+const interactionsOver: OverFetch = (fetch, model) =>
+  geminiInteractions({ apiKey: 'AIzaContractKeyThatIsNotReal00000', model, fetch })
+
 /** Every adapter, once. */
 export const adapters: AdapterEntry[] = [
   {
@@ -227,6 +237,19 @@ export const adapters: AdapterEntry[] = [
     // thinking setting at all.
     drops: { options: { thinking: 'high' }, warns: 'thinking', model: 'gemini-2.0-flash' },
     requestProblems: (body) => geminiRequestProblems(body),
+  },
+  {
+    name: 'gemini interactions',
+    ...fetchScenarios(interactionsOver, 'gemini-3-flash-preview', interactionsAnswer, (model) =>
+      cutting(interactionsAnswer(model)),
+    ),
+    replayMarkers: interactionsMarkers,
+    streamed: interactionsStreamed,
+    toolCall: interactionsToolCall,
+    // Gemini 3 takes every option (thinking 'off' becomes its lowest level); Gemini 2.0 takes no
+    // thinking setting at all.
+    drops: { options: { thinking: 'high' }, warns: 'thinking', model: 'gemini-2.0-flash' },
+    requestProblems: interactionsRequestProblems,
   },
   {
     name: 'openai-compatible (deepseek)',
