@@ -11,6 +11,7 @@ import { checkFolder } from '../scripts/conformance.ts'
 const FOLDERS = {
   anthropic: 'anthropic',
   gemini: 'google',
+  'gemini-interactions': 'gemini-interactions',
   openai: 'openai-responses',
   'openai-compatible': 'openai-chat',
 } as const
