@@ -7,7 +7,11 @@ import {
 } from '../src/index.ts'
 // The providers' SDK-free entries: their models and capabilities, with no SDK loaded.
 import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/catalog.ts'
-import { geminiCapabilities, geminiModels } from '../src/providers/gemini/catalog.ts'
+import {
+  geminiCapabilities,
+  geminiInteractionsCapabilities,
+  geminiModels,
+} from '../src/providers/gemini/catalog.ts'
 import { createMock, mockModelIds } from '../src/providers/mock/index.ts'
 import {
   compatibleCapabilities,
@@ -23,6 +27,8 @@ type Settings = { apiKey: string; baseURL?: string | undefined }
 
 /** A provider as the Worker knows it before its SDK is loaded (see {@link lazyFactory}). */
 type Provider = {
+  /** Its adapters' `provider`, when it is not the name the registry serves it under. */
+  adapterProvider?: string | undefined
   models: readonly string[]
   capabilities(model: string): Capabilities
   /** The provider's entry, imported when it first streams: the SDK comes with it. */
@@ -30,32 +36,59 @@ type Provider = {
 }
 
 /**
+ * Gemini as `GEMINI_API` says: on generateContent (`gemini()`, the default) or on the Interactions
+ * API (`geminiInteractions()`), under the same `gemini/...` ids either way.
+ *
+ * generateContent stays the default although Google calls it legacy: each adapter replays only its
+ * own turns' items, so moving a deployed relay's `gemini/*` to Interactions would turn every stored
+ * conversation's Gemini turns (in durable conversations, and in sealed items clients hold) into
+ * text and tool calls without their thought signatures, in the middle of tool loops too. A new
+ * deployment, or one that accepts that once, sets `GEMINI_API=interactions`, and serves the models
+ * Google publishes only there.
+ */
+function geminiOn(api: string | undefined): Provider {
+  // One entry, one SDK, whichever API: imported once, at the first stream.
+  const entry = () => import('../src/providers/gemini/index.ts')
+  if (api === undefined || api === '' || api === 'generate-content') {
+    return {
+      models: geminiModels,
+      capabilities: geminiCapabilities,
+      load: async (settings) => (await entry()).createGemini(settings),
+    }
+  }
+  if (api !== 'interactions')
+    throw new TypeError("GEMINI_API must be 'generate-content' or 'interactions'")
+  return {
+    adapterProvider: 'gemini-interactions',
+    models: geminiModels,
+    capabilities: geminiInteractionsCapabilities,
+    load: async (settings) => (await entry()).createGeminiInteractions(settings),
+  }
+}
+
+/**
  * The providers this Worker serves, each when its key is set: `<NAME>_API_KEY`, with the models of
  * `<NAME>_MODELS` (else the provider's current models are listed and any model id is served) and
- * the API at `<NAME>_BASE_URL` (a gateway or a proxy; else the provider's own). Each SDK is
+ * the API at `<NAME>_BASE_URL` (a gateway or a proxy; else the provider's own); Gemini on the API
+ * `GEMINI_API` names (see {@link geminiOn}). Each SDK is
  * imported when its provider first streams, so the Worker starts without evaluating any (see
  * docs/performance.md); the models and their capabilities come from the SDK-free tables. Adding a
  * provider is one entry here.
  */
-const PROVIDERS: { readonly [name: string]: Provider } = {
-  anthropic: {
+const PROVIDERS: { readonly [name: string]: (env: object) => Provider } = {
+  anthropic: () => ({
     models: anthropicModels,
     capabilities: anthropicCapabilities,
     load: async (settings) =>
       (await import('../src/providers/anthropic/index.ts')).createAnthropic(settings),
-  },
-  openai: {
+  }),
+  openai: () => ({
     models: openaiModels,
     capabilities: openaiCapabilities,
     load: async (settings) =>
       (await import('../src/providers/openai/index.ts')).createOpenAI(settings),
-  },
-  gemini: {
-    models: geminiModels,
-    capabilities: geminiCapabilities,
-    load: async (settings) =>
-      (await import('../src/providers/gemini/index.ts')).createGemini(settings),
-  },
+  }),
+  gemini: (env) => geminiOn(setting(env, 'GEMINI_API')),
 }
 
 /**
@@ -69,14 +102,17 @@ export function registryFromEnv(
   extra: { readonly [provider: string]: ProviderEntry } = {},
 ): Registry {
   const entries: Record<string, ProviderEntry> = {}
-  for (const [name, provider] of Object.entries(PROVIDERS)) {
+  for (const [name, providerOf] of Object.entries(PROVIDERS)) {
     const prefix = name.toUpperCase()
+    // Read first: a setting that is wrong is reported whether the key is set or not.
+    const provider = providerOf(env)
     const apiKey = setting(env, `${prefix}_API_KEY`)
     if (apiKey === undefined || apiKey === '') continue
     const settings = { apiKey, baseURL: urlSetting(env, `${prefix}_BASE_URL`) }
     const factory = lazyFactory({
-      ...provider,
-      provider: name,
+      models: provider.models,
+      capabilities: provider.capabilities,
+      provider: provider.adapterProvider ?? name,
       load: () => provider.load(settings),
     })
     entries[name] = served(factory, setting(env, `${prefix}_MODELS`))
