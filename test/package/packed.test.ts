@@ -50,12 +50,16 @@ const PUBLIC_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> =
   'thinkwire/anthropic': { anthropic: 'function' },
   'thinkwire/openai': { openai: 'function' },
   'thinkwire/openai-compatible': { openaiCompatible: 'function', presets: 'object' },
-  'thinkwire/gemini': { gemini: 'function' },
+  'thinkwire/gemini': { gemini: 'function', geminiInteractions: 'function' },
   // Each provider's models without its SDK (a host lists them before it loads one).
   'thinkwire/anthropic/models': { anthropicModels: 'object', anthropicCapabilities: 'function' },
   'thinkwire/openai/models': { openaiModels: 'object', openaiCapabilities: 'function' },
   'thinkwire/openai-compatible/models': { presets: 'object', compatibleCapabilities: 'function' },
-  'thinkwire/gemini/models': { geminiModels: 'object', geminiCapabilities: 'function' },
+  'thinkwire/gemini/models': {
+    geminiModels: 'object',
+    geminiCapabilities: 'function',
+    geminiInteractionsCapabilities: 'function',
+  },
   'thinkwire/mock': { mock: 'function' },
   'thinkwire/langchain': { fromLangChain: 'function' },
   'thinkwire/relay': { createRelay: 'function' },

@@ -76,7 +76,7 @@ import { anthropic, createAnthropic } from 'thinkwire/anthropic'
 import { anthropicCapabilities, anthropicModels } from 'thinkwire/anthropic/models'
 import { openai } from 'thinkwire/openai'
 import { deepseek, openaiCompatible, presets } from 'thinkwire/openai-compatible'
-import { gemini } from 'thinkwire/gemini'
+import { gemini, geminiInteractions } from 'thinkwire/gemini'
 import { createMock, mock, type MockAdapter } from 'thinkwire/mock'
 import { fromLangChain } from 'thinkwire/langchain'
 import { createRelay, type Relay } from 'thinkwire/relay'
@@ -97,6 +97,7 @@ export const adapters: Adapter[] = [
   openaiCompatible({ provider: 'vllm', baseURL: 'http://localhost:8000/v1', model: 'qwen3' }),
   deepseek({ apiKey: 'key', model: 'deepseek-v4-flash' }),
   gemini({ apiKey: 'key', model: 'gemini-3-flash-preview', baseURL: 'https://g.test', fetch }),
+  geminiInteractions({ apiKey: 'key', model: 'gemini-3-flash-preview', baseURL: 'https://g.test', fetch }),
   scripted,
   relay({ url: 'https://relay.test', model: 'mock/echo', headers: { authorization: 'Bearer t' } }),
   withRetry(withFallback([scripted, mock()]), { maxRetries: 2 }),
