@@ -6,7 +6,7 @@
  */
 import type { Adapter } from '../../src/core/adapter.ts'
 import { anthropic } from '../../src/providers/anthropic/index.ts'
-import { gemini } from '../../src/providers/gemini/index.ts'
+import { gemini, geminiInteractions } from '../../src/providers/gemini/index.ts'
 import { openaiCompatible } from '../../src/providers/openai-compatible/index.ts'
 import { openai } from '../../src/providers/openai/index.ts'
 import type { ReplaySpec } from '../helpers/replay-fetch.ts'
@@ -16,7 +16,7 @@ export type HttpFault = { status: number; retryAfterSeconds?: number | undefined
 
 /** Everything the matrix needs to know about one provider's wire format. */
 export type FaultKit = {
-  name: 'anthropic' | 'openai' | 'gemini' | 'openai-compatible'
+  name: 'anthropic' | 'openai' | 'gemini' | 'gemini-interactions' | 'openai-compatible'
   /** The `provider` of its adapter. */
   provider: string
   /** The adapter, on a replaying (or faulting) fetch. */
@@ -37,6 +37,7 @@ export const KEYS = {
   anthropic: 'sk-ant-api03-faultKit0123456789abcdef',
   openai: 'sk-proj-faultKit0123456789abcdef',
   gemini: 'AIzaSyFaultKit0123456789abcdefghijk',
+  interactions: 'AIzaSyFaultKitInteractions0123456789',
   compatible: 'gsk_faultKit0123456789abcdef',
 } as const
 
@@ -286,6 +287,68 @@ const geminiKit: FaultKit = {
   garbage: 'data: {"candidates":[{"content":garbage\n\n',
 }
 
+/** The Interactions API's error codes, by HTTP status. */
+const INTERACTIONS_CODES: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'authentication',
+  404: 'model_not_found',
+  408: 'deadline_exceeded',
+  413: 'invalid_request',
+  429: 'rate_limit_exceeded',
+  500: 'api_error',
+  503: 'unavailable',
+  529: 'unavailable',
+}
+
+const interactionsKit: FaultKit = {
+  name: 'gemini-interactions',
+  provider: 'gemini-interactions',
+  adapter: (fetch) =>
+    geminiInteractions({
+      apiKey: KEYS.interactions,
+      model: 'gemini-3-flash-preview',
+      baseURL: 'https://interactions.test',
+      fetch,
+    }),
+  messages: [
+    named('interaction.created', {
+      event_type: 'interaction.created',
+      interaction: { id: '', status: 'in_progress', model: 'gemini-3-flash-preview' },
+    }),
+    named('step.start', {
+      event_type: 'step.start',
+      index: 0,
+      step: { type: 'model_output', content: [{ type: 'text', text: 'Bonjour' }] },
+    }),
+    named('step.delta', {
+      event_type: 'step.delta',
+      index: 0,
+      delta: { type: 'text', text: ', le monde 🌍' },
+    }),
+    named('step.stop', { event_type: 'step.stop', index: 0 }),
+    named('interaction.completed', {
+      event_type: 'interaction.completed',
+      interaction: {
+        id: '',
+        status: 'completed',
+        usage: { total_input_tokens: 12, total_output_tokens: 6, total_thought_tokens: 0 },
+      },
+    }),
+  ],
+  firstEvent: 1,
+  httpError: ({ status, retryAfterSeconds }) =>
+    jsonError(
+      status,
+      { error: { code: INTERACTIONS_CODES[status] ?? 'api_error', message: `fault ${status}` } },
+      retryAfterSeconds,
+    ),
+  errorEvent: named('error', {
+    event_type: 'error',
+    error: { code: 'unavailable', message: 'The model is overloaded.' },
+  }),
+  garbage: 'event: step.delta\ndata: {"event_type":"step.delta","delta":garbage\n\n',
+}
+
 const compatibleChunk = (delta: unknown, finish: string | null, usage: unknown = null) => ({
   id: 'chatcmpl-fault',
   object: 'chat.completion.chunk',
@@ -329,7 +392,13 @@ const compatibleKit: FaultKit = {
 }
 
 /** Every provider kit, in matrix order. */
-export const KITS: readonly FaultKit[] = [anthropicKit, openaiKit, geminiKit, compatibleKit]
+export const KITS: readonly FaultKit[] = [
+  anthropicKit,
+  openaiKit,
+  geminiKit,
+  interactionsKit,
+  compatibleKit,
+]
 
 /** The whole good answer. */
 export function okBody(kit: FaultKit): string {
