@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
-import { startTestWorker, type TestWorker } from '../test/worker/start-worker.ts'
+import { ownConnections, startTestWorker, type TestWorker } from '../test/worker/start-worker.ts'
 import { workerdChildren } from '../test/load/run-load.ts'
 import { modelsRoundTripMs, startWorker } from './end-to-end.ts'
 import { fmt, isMain, median, middleHalf, printTable, verdict, type Row } from './harness.ts'
@@ -79,7 +79,10 @@ export async function startMeasuredWorker(
 type Target = { url: string | URL }
 
 function call(on: Target, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  // A connection of its own (see `ownConnections`): workerd may close an idle kept-alive one
+  // just as it is reused, which failed a round of 40 creates.
   return fetch(new URL(path, on.url), {
+    dispatcher: ownConnections,
     method: body === undefined ? 'GET' : 'POST',
     headers: {
       ...auth,
@@ -87,7 +90,7 @@ function call(on: Target, path: string, body?: unknown, headers: Record<string, 
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? null : JSON.stringify(body),
-  })
+  } as RequestInit)
 }
 
 /** Creates a conversation; returns its id. */

@@ -136,7 +136,7 @@ export async function startTestWorker(
  * the last answer may be closed by workerd just as the next request is sent on it, which fails
  * that request ("other side closed") for no fault of the Worker's.
  */
-const ownConnections = new Agent({ pipelining: 0 })
+export const ownConnections = new Agent({ pipelining: 0 })
 
 /**
  * The bundle of `entry` and wrangler's reading of wrangler.toml, from the cache when none of the
