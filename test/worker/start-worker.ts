@@ -94,9 +94,10 @@ export async function startTestWorker(
   const mf = new Miniflare({
     ...workerOptions,
     bindings: { ...configVars, ...TEST_WORKER_VARS, ...vars },
-    modules: true,
+    // The bundle is one module, named here: given `modules: true` and a script path, Miniflare
+    // would parse all 3 MB with acorn to find its imports, about 0.6 s of CPU per start.
+    modules: [{ type: 'ESModule', path: join(bundle, 'index.js') }],
     modulesRoot: bundle,
-    scriptPath: join(bundle, 'index.js'),
     host: '127.0.0.1',
     port: 0,
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
