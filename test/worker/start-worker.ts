@@ -60,6 +60,12 @@ const BUILD = {
   absWorkingDir: root,
 } as const satisfies BuildOptions
 
+/**
+ * Changed when `prepareOnce` makes its bundle otherwise than `BUILD` says (it takes `minify` from
+ * wrangler.toml), so that records kept by an earlier recipe are not read.
+ */
+const RECIPE = 2
+
 /** A test entry, bundled, with what Miniflare needs to run it as wrangler.toml describes it. */
 type Prepared = {
   /** The folder holding the bundle's `index.js`. */
@@ -95,7 +101,7 @@ export async function startTestWorker(
     ...workerOptions,
     bindings: { ...configVars, ...TEST_WORKER_VARS, ...vars },
     // The bundle is one module, named here: given `modules: true` and a script path, Miniflare
-    // would parse all 3 MB with acorn to find its imports, about 0.6 s of CPU per start.
+    // would parse the whole bundle with acorn to find its imports, at every start.
     modules: [{ type: 'ESModule', path: join(bundle, 'index.js') }],
     modulesRoot: bundle,
     host: '127.0.0.1',
@@ -157,7 +163,7 @@ const preparing = new Map<string, Promise<Prepared>>()
 
 async function prepareOnce(entry: string): Promise<Prepared> {
   const key = createHash('sha256')
-    .update(JSON.stringify([entry, BUILD, esbuildVersion]))
+    .update(JSON.stringify([entry, BUILD, esbuildVersion, RECIPE]))
     .digest('hex')
     .slice(0, 16)
   const record = join(CACHE, `${key}.json`)
@@ -170,8 +176,15 @@ async function prepareOnce(entry: string): Promise<Prepared> {
   await mkdir(CACHE, { recursive: true })
   const started = Date.now()
   const bundle = await mkdtemp(join(CACHE, `${key}-`))
+  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
+  const config = unstable_readConfig({ config: WRANGLER_TOML })
   const { metafile } = await build({
     ...BUILD,
+    // Minified as wrangler.toml asks, keeping names as wrangler does unless told otherwise: the
+    // bundle the relay runs in production, and a third of the size for Miniflare to copy and
+    // workerd to compile at every start.
+    minify: config.minify ?? false,
+    keepNames: config.keep_names ?? true,
     entryPoints: [join(root, entry)],
     outfile: join(bundle, 'index.js'),
     metafile: true,
@@ -182,8 +195,6 @@ async function prepareOnce(entry: string): Promise<Prepared> {
   await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>', {
     flag: 'wx',
   }).catch(() => {})
-  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
-  const config = unstable_readConfig({ config: WRANGLER_TOML })
   const { workerOptions } = unstable_getMiniflareWorkerOptions(config, undefined, {
     overrides: { assets: { directory: assets } },
   })
