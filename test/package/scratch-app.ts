@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createHash, randomUUID } from 'node:crypto'
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+} from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -100,10 +109,21 @@ function scratchLockfile(lock: Lockfile, dependencies: Record<string, string>): 
   return { ...lock, name: 'scratch', packages }
 }
 
+/** The flags of every `npm install` here: offline, from the npm cache, and quiet. */
+const INSTALL_FLAGS = [
+  '--offline',
+  '--no-audit',
+  '--no-fund',
+  '--ignore-scripts',
+  '--loglevel=error',
+]
+
 /**
  * Creates an app in the system's temporary folder, outside the repository so nothing resolves
  * from its `node_modules`, and installs the packed tarball there with every peer dependency (all
- * optional) at the version of the repository's lockfile, offline from the npm cache.
+ * optional) at the version of the repository's lockfile, offline from the npm cache. The peers
+ * come installed already (see {@link installedPeers}); npm installs the tarball and what it
+ * depends on, as it would for a user.
  */
 export async function createScratchApp(tarball: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'thinkwire-scratch-'))
@@ -111,18 +131,22 @@ export async function createScratchApp(tarball: string): Promise<string> {
   const own = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
     peerDependencies?: Record<string, string>
   }
-  const dependencies: Record<string, string> = { thinkwire: `file:${tarball}` }
+  const peers: Record<string, string> = {}
   for (const peer of Object.keys(own.peerDependencies ?? {})) {
     const version = lock.packages[`node_modules/${peer}`]?.version
     if (version === undefined) throw new Error(`package-lock.json has no ${peer}`)
-    dependencies[peer] = version
+    peers[peer] = version
   }
-  const manifest = { name: 'scratch', private: true, type: 'module', dependencies }
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-  const lockfile = scratchLockfile(lock, dependencies)
-  await writeFile(join(dir, 'package-lock.json'), `${JSON.stringify(lockfile, null, 2)}\n`)
-  const flags = ['--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
-  const installed = await run('npm', ['install', ...flags], dir)
+  const dependencies: Record<string, string> = { thinkwire: `file:${tarball}`, ...peers }
+  try {
+    linkTree(join(await installedPeers(lock, peers), 'node_modules'), join(dir, 'node_modules'))
+  } catch (error) {
+    // Another file system than the npm cache's copy: npm installs the peers too.
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
+    await rm(join(dir, 'node_modules'), { recursive: true, force: true })
+  }
+  await writeApp(dir, lock, dependencies)
+  const installed = await run('npm', ['install', ...INSTALL_FLAGS], dir)
   if (installed.code !== 0) {
     await rm(dir, { recursive: true, force: true })
     throw new Error(
@@ -131,4 +155,83 @@ export async function createScratchApp(tarball: string): Promise<string> {
     )
   }
   return dir
+}
+
+/** Writes the app's package.json and lockfile, with these dependencies. */
+async function writeApp(dir: string, lock: Lockfile, dependencies: Record<string, string>) {
+  const manifest = { name: 'scratch', private: true, type: 'module', dependencies }
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  const lockfile = scratchLockfile(lock, dependencies)
+  await writeFile(join(dir, 'package-lock.json'), `${JSON.stringify(lockfile, null, 2)}\n`)
+}
+
+/**
+ * Where the peers are installed once per lockfile, for every scratch app of every run: installing
+ * them unpacks about 140 MB from the npm cache, 10 s of CPU, and gives every app the same files.
+ */
+const PEER_INSTALLS = join(root, 'node_modules/.cache/thinkwire-scratch-peers')
+
+/**
+ * An app folder with these peers installed from the lockfile, made now when none is kept for this
+ * lockfile. It is made in a folder of its own and renamed into place when complete, so runs at
+ * once never use half of one.
+ */
+async function installedPeers(lock: Lockfile, peers: Record<string, string>): Promise<string> {
+  const key = createHash('sha256')
+    .update(JSON.stringify(scratchLockfile(lock, peers)))
+    .digest('hex')
+    .slice(0, 16)
+  const kept = join(PEER_INSTALLS, key)
+  if (existsSync(kept)) return kept
+  await mkdir(PEER_INSTALLS, { recursive: true })
+  const partial = join(PEER_INSTALLS, `${key}.${randomUUID()}.partial`)
+  await mkdir(partial)
+  try {
+    await writeApp(partial, lock, peers)
+    const installed = await run('npm', ['install', ...INSTALL_FLAGS], partial)
+    if (installed.code !== 0) {
+      throw new Error(
+        `npm install --offline of the peers failed (it installs from the npm cache that ` +
+          `\`npm ci\` filled; run \`npm ci\` if a tarball is missing):\n${installed.stderr}`,
+      )
+    }
+    // Another run may have kept one first: then that one is used.
+    await rename(partial, kept).catch((error: unknown) => {
+      if (!existsSync(kept)) throw error
+    })
+  } finally {
+    await rm(partial, { recursive: true, force: true })
+  }
+  await pruneInstalls(kept)
+  return kept
+}
+
+/** Removes the peer installs of other lockfiles (after an hour: a run may be linking one). */
+async function pruneInstalls(current: string): Promise<void> {
+  const hourAgo = Date.now() - 60 * 60 * 1000
+  for (const name of await readdir(PEER_INSTALLS)) {
+    const path = join(PEER_INSTALLS, name)
+    if (path === current) continue
+    const modified = await stat(path).then(
+      ({ mtimeMs }) => mtimeMs,
+      () => Date.now(),
+    )
+    if (modified < hourAgo) await rm(path, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Makes `to` a copy of the folder `from` whose files are hard links to the same files (so it costs
+ * no copying), but for npm's record of the folder (`.package-lock.json`), which npm rewrites in
+ * place: that is copied, so npm's writes in `to` never reach `from`. Symbolic links are made anew.
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to)
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const [source, target] = [join(from, entry.name), join(to, entry.name)]
+    if (entry.isDirectory()) linkTree(source, target)
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), target)
+    else if (entry.name === '.package-lock.json') copyFileSync(source, target)
+    else linkSync(source, target)
+  }
 }
