@@ -17,7 +17,6 @@ export type RuntimeHost = {
 }
 
 const RUNNER = join(import.meta.dirname, 'runner.ts')
-const CHROMIUM = '/usr/bin/chromium'
 const ORIGIN = 'http://contract.test'
 
 function results(value: unknown): CheckResult[] {
@@ -51,14 +50,11 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>thinkwire contract</ti
 </script>`
 
 async function startChromium(): Promise<RuntimeHost> {
-  const [{ bundleForBrowser }, { chromium }] = await Promise.all([
+  const [{ bundleForBrowser }, { launchChromium }] = await Promise.all([
     import('../helpers/browser.ts'),
-    import('playwright-core'),
+    import('../helpers/chromium.ts'),
   ])
-  const launching = chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
+  const launching = launchChromium()
   // Bundled as a browser app bundles it, while the browser starts.
   const bundling = bundleForBrowser(RUNNER)
   const [launched, bundled] = await Promise.allSettled([launching, bundling])

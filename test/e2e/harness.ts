@@ -15,15 +15,15 @@ import {
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, onTestFailed } from 'vitest'
+import { CHROMIUM, launchChromium } from '../helpers/chromium.ts'
 import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
 import { startGate, type Gate } from './gate.ts'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
 // snapshots of both), driven in headless Chromium.
 export const root = resolve(import.meta.dirname, '../..')
-const CHROMIUM = '/usr/bin/chromium'
 const wranglerBin = join(root, 'node_modules/.bin/wrangler')
 const env = {
   ...process.env,
@@ -436,11 +436,7 @@ export function launchBrowser(): Promise<Browser> {
         '`apt-get install -y chromium` (.ci/run does this when it is missing).',
     )
   }
-  return chromium.launch({
-    timeout: STEP_MS,
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
+  return launchChromium({ timeout: STEP_MS })
 }
 
 /** A page on a fresh profile (its own localStorage), with what failed recorded. */
