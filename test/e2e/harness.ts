@@ -66,7 +66,7 @@ const SOURCE_FILES = [
 ]
 /** Where snapshots are kept, one folder per key. */
 const BUILDS = join(tmpdir(), 'thinkwire-e2e-builds')
-/** Snapshots kept besides the one in use. */
+/** Snapshots kept besides the one in use (and those used within the hour). */
 const KEPT_BUILDS = 2
 
 /**
@@ -88,7 +88,12 @@ export async function buildSnapshot(): Promise<Snapshot> {
   const lock = `${dir}.lock`
   const deadline = Date.now() + BUILD_MS
   for (;;) {
-    if (existsSync(complete)) return snapshot
+    if (existsSync(complete)) {
+      // Marked as in use, so that no run prunes it while this one's Workers serve it.
+      const now = new Date()
+      utimesSync(dir, now, now)
+      return snapshot
+    }
     try {
       mkdirSync(lock)
       break
@@ -218,18 +223,19 @@ function sourcesKey(): string {
 }
 
 /**
- * Removes all but the newest {@link KEPT_BUILDS} snapshots besides `current`, and what builds whose
- * process died left behind (an hour old: no build takes that long).
+ * Removes all but the {@link KEPT_BUILDS} snapshots last used besides `current`, sparing any used
+ * within the hour (runs of other checkouts of the repository share the folder, and a snapshot
+ * they serve must stay), and what builds whose process died left behind (an hour old: no build
+ * takes that long).
  */
 function pruneBuilds(current: string): void {
   const paths = readdirSync(BUILDS).map((name) => join(BUILDS, name))
+  const hourOld = (path: string) => Date.now() - mtimeOf(path) > 3_600_000
   const others = paths
     .filter((path) => path !== current && existsSync(join(path, 'complete')))
     .toSorted((a, b) => mtimeOf(b) - mtimeOf(a))
-  const orphans = paths.filter(
-    (path) => path.endsWith('.partial') && Date.now() - mtimeOf(path) > 3_600_000,
-  )
-  for (const stale of [...others.slice(KEPT_BUILDS), ...orphans]) {
+  const orphans = paths.filter((path) => path.endsWith('.partial') && hourOld(path))
+  for (const stale of [...others.slice(KEPT_BUILDS).filter(hourOld), ...orphans]) {
     rmSync(stale, { recursive: true, force: true })
   }
 }
