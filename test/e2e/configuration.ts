@@ -4,7 +4,6 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buildSnapshot,
-  launchBrowser,
   openPage,
   release as releasePage,
   root,
@@ -27,7 +26,6 @@ const PROVIDERS = [
 
 const workers = new Map<string, Worker>()
 let browser: Browser | undefined
-let launching: Promise<unknown> | undefined
 
 function chromium(): Browser {
   if (browser === undefined) throw new Error('Chromium did not start')
@@ -40,19 +38,20 @@ function relayNamed(name: string): Worker {
   return found
 }
 
-/** The tests of the Worker as a newcomer configures it, each setting on a `wrangler dev` of its own. */
-export function configurationTests(): void {
+/**
+ * The tests of the Worker as a newcomer configures it, each setting on a `wrangler dev` of its own,
+ * in `launched` (see `chromiumForFile`).
+ */
+export function configurationTests(launched: () => Promise<Browser>): void {
   describe('configuration, in wrangler dev and Chromium', () => {
-    setUp()
+    setUp(launched)
     suite()
   })
 }
 
-/** Starts the Workers and Chromium before the suite's tests, and stops them after. */
-function setUp(): void {
+/** Starts the Workers before the suite's tests, and stops them after. */
+function setUp(launched: () => Promise<Browser>): void {
   beforeAll(async () => {
-    // Chromium starts while the snapshot is built (or waited for).
-    launching = launchBrowser().then((launched) => (browser = launched))
     const snapshot = await buildSnapshot()
     const settings: [string, Record<string, string>][] = [
       // A key of each provider (which each serve alone is tested in test/worker/worker.test.ts).
@@ -73,12 +72,10 @@ function setUp(): void {
         }),
       )
     }
-    await launching
+    browser = await launched()
   }, SETUP_MS)
 
   afterAll(async () => {
-    await launching?.catch(() => {})
-    await browser?.close()
     await Promise.all([...workers.values()].map((w) => w.stop()))
   })
 }

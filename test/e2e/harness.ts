@@ -402,37 +402,60 @@ export type DemoServer = {
 }
 
 /**
- * Serves the snapshot of the demo and the gated Worker with these settings, and launches Chromium,
- * for the test file that calls it (before its tests; stopped after them). The Worker's only mock
- * models are gated (`MOCK_MODELS=off` leaves out the settings' own); the gate is open again after
- * each test, so no answer a test left waiting holds up the next.
+ * Serves the snapshot of the demo and the gated Worker with these settings, for the test file that
+ * calls it (before its tests; stopped after them), with `chromium` (see {@link chromiumForFile}).
+ * The Worker's only mock models are gated (`MOCK_MODELS=off` leaves out the settings' own); the
+ * gate is open again after each test, so no answer a test left waiting holds up the next.
  */
-export function serveDemo(vars: Readonly<Record<string, string>> = {}): DemoServer {
+export function serveDemo(
+  chromium: () => Promise<Browser>,
+  vars: Readonly<Record<string, string>> = {},
+): DemoServer {
   const server = {} as {
     worker: Worker
     browser: Browser
     gate: Gate
     startAnother(persist: string): Promise<Worker>
   }
-  let launching: Promise<unknown> | undefined
   beforeAll(async () => {
-    // Chromium starts while the snapshot is built (or waited for).
-    launching = launchBrowser().then((browser) => (server.browser = browser))
     const [snapshot, gate] = await Promise.all([buildSnapshot(), startGate()])
     server.gate = gate
     const gated = { ...vars, MOCK_MODELS: 'off', MOCK_GATE_URL: gate.url }
     server.worker = await startWorker(snapshot, gated, { entry: 'gated' })
     server.startAnother = (persist) => startWorker(snapshot, gated, { entry: 'gated', persist })
-    await within('Chromium to start', STEP_MS, launching)
+    server.browser = await chromium()
   }, SETUP_MS)
   afterEach(() => server.gate?.open())
   afterAll(async () => {
-    await launching?.catch(() => {})
-    await server.browser?.close()
     await server.worker?.stop()
     await server.gate?.close()
   })
   return server
+}
+
+/**
+ * One Chromium for every suite of the test file that calls this (at its top level): launched when
+ * the file starts, while the first suite's setup builds or starts what it needs, and closed when
+ * the file ends. The suites get it from the function returned, which fails, saying so, if it did not
+ * start within `STEP_MS`. A launch costs a second or more of CPU, and the pages one suite gives back
+ * (see {@link release}) serve the next.
+ */
+export function chromiumForFile(): () => Promise<Browser> {
+  let launching: Promise<Browser> | undefined
+  beforeAll(() => {
+    launching = launchBrowser()
+    // Awaited by the suites, which report a failed launch.
+    launching.catch(() => {})
+  })
+  afterAll(async () => {
+    const browser = await launching?.catch(() => undefined)
+    await browser?.close()
+  })
+  return () => {
+    if (launching === undefined)
+      throw new Error('chromiumForFile() was not called at the top level')
+    return within('Chromium to start', STEP_MS, launching)
+  }
 }
 
 export function launchBrowser(): Promise<Browser> {
