@@ -16,8 +16,10 @@ const config = unstable_readConfig({
 
 /**
  * Bundles `entry` the way wrangler bundles for workerd (browser platform and its conditions, no
- * Node built-ins) and runs it in workerd through Miniflare, with the compatibility date and flags
- * of wrangler.toml, so a test runs on the runtime the Worker is deployed on.
+ * Node built-ins, minified as wrangler.toml says) and runs it in workerd through Miniflare, with
+ * the compatibility date and flags of wrangler.toml, so a test runs on the runtime the Worker is
+ * deployed on. The bundle is one module, named to Miniflare: given a script path, it would parse
+ * the whole bundle to find its imports.
  */
 export async function startBundledWorker(entry: string): Promise<BundledWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'thinkwire-worker-'))
@@ -29,12 +31,13 @@ export async function startBundledWorker(entry: string): Promise<BundledWorker> 
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022',
+    minify: config.minify ?? false,
+    keepNames: config.keep_names ?? true,
     logLevel: 'error',
   })
   const mf = new Miniflare({
-    modules: true,
+    modules: [{ type: 'ESModule', path: join(dir, 'index.js') }],
     modulesRoot: dir,
-    scriptPath: join(dir, 'index.js'),
     compatibilityDate: config.compatibility_date,
     compatibilityFlags: config.compatibility_flags,
   })
