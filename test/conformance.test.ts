@@ -2,10 +2,10 @@
  * `npm run conformance` on the repository's own fixture folders: each finds its checker by
  * provider name, checks every stream file it holds, and every check agrees with its recording.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { checkFolder } from '../scripts/conformance.ts'
 
 const FOLDERS = {
@@ -43,6 +43,7 @@ describe('conformance on the repository fixtures', () => {
 
   it('says so when a folder has no checker', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'thinkwire-conformance-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     await writeFile(join(dir, 'a.sse'), 'data: {}\n\n')
     const result = await checkFolder(dir)
     expect(result.ok).toBe(false)
