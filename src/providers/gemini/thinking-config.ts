@@ -70,28 +70,40 @@ function levelConfig(
   thinking: Thinking | undefined,
   warnings: string[],
 ): GeminiThinkingConfig {
-  if (thinking === undefined || levels.length === 0) return { includeThoughts: true }
-  let level: string
+  const level = thinkingLevel(levels, thinking, warnings)
+  return level === undefined
+    ? { includeThoughts: true }
+    : { includeThoughts: true, thinkingLevel: level.toUpperCase() }
+}
+
+/**
+ * The level of `levels` to send for the caller's `thinking` (undefined: none set, or the model
+ * lists none), on either Gemini API. What the model cannot take becomes the nearest level it can,
+ * with a warning: no level turns thinking off, so `'off'` is the lowest.
+ */
+export function thinkingLevel(
+  levels: readonly string[],
+  thinking: Thinking | undefined,
+  warnings: string[],
+): string | undefined {
+  if (thinking === undefined || levels.length === 0) return undefined
   if (thinking === 'off') {
-    level = levels[0]!
+    const level = levels[0]!
     warnings.push(`thinking: this model cannot turn thinking off; used its lowest level, ${level}`)
-  } else if (thinking === 'max') {
-    level = levels.at(-1)!
-  } else {
-    const wanted =
-      typeof thinking === 'object'
-        ? levelForBudget(thinking.budgetTokens, GEMINI_BUDGETS)
-        : thinking
-    // Gemini rounds up: a level the model lacks becomes the next one up (else its highest).
-    level = nearestLevel(levels, wanted, 'up')
-    if (typeof thinking === 'object')
-      warnings.push(
-        `thinking: this model takes a level, not a budget; budget ${thinking.budgetTokens} became '${level}'`,
-      )
-    else if (level !== wanted)
-      warnings.push(`thinking: this model has no '${wanted}' level; used '${level}'`)
+    return level
   }
-  return { includeThoughts: true, thinkingLevel: level.toUpperCase() }
+  if (thinking === 'max') return levels.at(-1)!
+  const wanted =
+    typeof thinking === 'object' ? levelForBudget(thinking.budgetTokens, GEMINI_BUDGETS) : thinking
+  // Gemini rounds up: a level the model lacks becomes the next one up (else its highest).
+  const level = nearestLevel(levels, wanted, 'up')
+  if (typeof thinking === 'object')
+    warnings.push(
+      `thinking: this model takes a level, not a budget; budget ${thinking.budgetTokens} became '${level}'`,
+    )
+  else if (level !== wanted)
+    warnings.push(`thinking: this model has no '${wanted}' level; used '${level}'`)
+  return level
 }
 
 /**
