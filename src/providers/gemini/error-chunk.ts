@@ -35,6 +35,16 @@ export function createBareErrorCheck(
   provider: string,
   headers: HeaderSource,
 ): (text: string) => void {
+  return watchJsonHead((parsed) => throwIfErrorChunk(parsed, provider, headers))
+}
+
+/**
+ * A `readEventStream` `inspect` hook that hands `onJson` the body when it is one JSON object (its
+ * first character other than whitespace is `{`), gathered until it parses, once; any other body,
+ * or one past {@link MAX_HEAD_CHARS} that does not parse, is left alone. Both Gemini APIs answer a
+ * stream request with a bare JSON error in place of events this way.
+ */
+export function watchJsonHead(onJson: (parsed: unknown) => void): (text: string) => void {
   let head: string | undefined = ''
   return (text) => {
     if (head === undefined) return
@@ -53,6 +63,6 @@ export function createBareErrorCheck(
       return
     }
     head = undefined
-    throwIfErrorChunk(parsed, provider, headers)
+    onJson(parsed)
   }
 }
