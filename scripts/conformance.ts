@@ -158,6 +158,11 @@ export function describe(outcome: Outcome): string {
   return parts.join(', ')
 }
 
+/** A row for a recording the checker does not read, and why (`expected` says what it is not). */
+export function skipped(name: string, note: string | undefined, expected = '-'): CheckRow {
+  return { name, expected, actual: 'skipped', ok: true, note }
+}
+
 /**
  * A row comparing two outcomes: equal when every field is equal (an error's `retryable` only when
  * the expected outcome names it).

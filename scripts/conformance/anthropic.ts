@@ -11,6 +11,7 @@ import { anthropic } from '../../src/providers/anthropic/index.ts'
 import {
   chunkLines,
   compare,
+  skipped,
   field,
   replayBody,
   sseEvents,
@@ -210,13 +211,13 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
     } else if (file.name.endsWith('.json')) {
       const message = JSON.parse(file.text) as unknown
       if (field(message, 'type') !== 'message') {
-        rows.push({
-          name: file.name,
-          expected: 'not a message',
-          actual: 'skipped',
-          ok: true,
-          note: 'a JSON file that is not a Messages API message (an error body, say) holds no stream',
-        })
+        rows.push(
+          skipped(
+            file.name,
+            'a JSON file that is not a Messages API message (an error body, say) holds no stream',
+            'not a message',
+          ),
+        )
         continue
       }
       const events = streamOfMessage(message)
@@ -241,13 +242,13 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
         actual: `${row.actual}${same ? ', items = content' : ', ITEMS DIFFER'}`,
       })
     } else {
-      rows.push({
-        name: file.name,
-        expected: 'no checker for this format',
-        actual: 'skipped',
-        ok: true,
-        note: 'only .sse, .chunks.txt and .json recordings are read',
-      })
+      rows.push(
+        skipped(
+          file.name,
+          'only .sse, .chunks.txt and .json recordings are read',
+          'no checker for this format',
+        ),
+      )
     }
   }
   return rows

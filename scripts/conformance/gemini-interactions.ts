@@ -16,6 +16,7 @@ import { replayFetch } from '../../test/helpers/replay-fetch.ts'
 import {
   chunkLines,
   compare,
+  skipped,
   field,
   replayBody,
   sseEvents,
@@ -58,13 +59,7 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
   for (const file of files) {
     const recording = read(file)
     if ('skip' in recording) {
-      rows.push({
-        name: file.name,
-        expected: '-',
-        actual: 'skipped',
-        ok: true,
-        note: recording.skip,
-      })
+      rows.push(skipped(file.name, recording.skip))
       continue
     }
     if ('error' in recording) {

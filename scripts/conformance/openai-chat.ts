@@ -16,6 +16,7 @@ import {
 import {
   chunkLines,
   compare,
+  skipped,
   field,
   replayBody,
   sseEvents,
@@ -52,7 +53,7 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
   for (const file of files) {
     const recording = readRecording(file)
     if (typeof recording === 'string') {
-      rows.push({ name: file.name, expected: '-', actual: 'skipped', ok: true, note: recording })
+      rows.push(skipped(file.name, recording))
       continue
     }
     const { chunks, body } = recording

@@ -15,6 +15,7 @@ import type { Event } from '../../src/core/events.ts'
 import {
   chunkLines,
   compare,
+  skipped,
   field,
   replayBody,
   sseEvents,
@@ -273,13 +274,13 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
     } else if (file.name.endsWith('.json')) {
       const response = JSON.parse(file.text) as unknown
       if (field(response, 'object') !== 'response') {
-        rows.push({
-          name: file.name,
-          expected: 'not a response',
-          actual: 'skipped',
-          ok: true,
-          note: 'a JSON body that is not a response object (an error body, say) holds no stream',
-        })
+        rows.push(
+          skipped(
+            file.name,
+            'a JSON body that is not a response object (an error body, say) holds no stream',
+            'not a response',
+          ),
+        )
         continue
       }
       const events = streamOfResponse(response)
@@ -292,12 +293,7 @@ export async function check(files: RecordingFile[]): Promise<CheckRow[]> {
         actual: `${row.actual}${same ? ', items = output' : ', ITEMS DIFFER'}`,
       })
     } else {
-      rows.push({
-        name: file.name,
-        expected: 'no checker for this format',
-        actual: 'skipped',
-        ok: true,
-      })
+      rows.push(skipped(file.name, undefined, 'no checker for this format'))
     }
   }
   return rows
