@@ -110,17 +110,36 @@ function itemsOf(summary: ChunkSummary): unknown[] | undefined {
  * thoughts, with the thoughts as `reasoningTokens`.
  */
 export function mapUsage(metadata: JsonRecord | undefined): Usage {
+  return usageOf(metadata, {
+    input: 'promptTokenCount',
+    toolUse: 'toolUsePromptTokenCount',
+    output: 'candidatesTokenCount',
+    thoughts: 'thoughtsTokenCount',
+    cached: 'cachedContentTokenCount',
+  })
+}
+
+/**
+ * Our usage from a Gemini API's counts, named by `keys`: both APIs count the cached tokens within
+ * the input (reported as `cacheReadTokens` of it) and tool-use prompt tokens as input, and the
+ * thoughts outside the output, so output is both, with the thoughts as `reasoningTokens`. A count
+ * that is missing or not a number is 0.
+ */
+export function usageOf(
+  record: JsonRecord | undefined,
+  keys: { input: string; toolUse: string; output: string; thoughts: string; cached: string },
+): Usage {
   const count = (key: string): number => {
-    const value = metadata?.[key]
+    const value = record?.[key]
     return typeof value === 'number' && Number.isFinite(value) ? value : 0
   }
-  const thoughts = count('thoughtsTokenCount')
+  const thoughts = count(keys.thoughts)
   const usage: Usage = {
-    inputTokens: count('promptTokenCount') + count('toolUsePromptTokenCount'),
-    outputTokens: count('candidatesTokenCount') + thoughts,
+    inputTokens: count(keys.input) + count(keys.toolUse),
+    outputTokens: count(keys.output) + thoughts,
   }
   if (thoughts > 0) usage.reasoningTokens = thoughts
-  const cached = count('cachedContentTokenCount')
+  const cached = count(keys.cached)
   if (cached > 0) usage.cacheReadTokens = cached
   return usage
 }

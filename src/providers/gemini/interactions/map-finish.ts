@@ -3,6 +3,7 @@ import { providerError } from '../../../core/errors.ts'
 import type { Finish } from '../../../kit/guard-stream.ts'
 import type { JsonRecord } from '../../../kit/json.ts'
 import type { InteractionSummary } from './map-events.ts'
+import { usageOf } from '../map-finish.ts'
 import { sourcesOf } from './map-sources.ts'
 
 /**
@@ -98,17 +99,11 @@ function itemsOf(summary: InteractionSummary): unknown[] | undefined {
  * as `reasoningTokens`: the convention of `gemini()`, which reads generateContent's counts alike.
  */
 export function mapUsage(record: JsonRecord | undefined): Usage {
-  const count = (key: string): number => {
-    const value = record?.[key]
-    return typeof value === 'number' && Number.isFinite(value) ? value : 0
-  }
-  const thoughts = count('total_thought_tokens')
-  const usage: Usage = {
-    inputTokens: count('total_input_tokens') + count('total_tool_use_tokens'),
-    outputTokens: count('total_output_tokens') + thoughts,
-  }
-  if (thoughts > 0) usage.reasoningTokens = thoughts
-  const cached = count('total_cached_tokens')
-  if (cached > 0) usage.cacheReadTokens = cached
-  return usage
+  return usageOf(record, {
+    input: 'total_input_tokens',
+    toolUse: 'total_tool_use_tokens',
+    output: 'total_output_tokens',
+    thoughts: 'total_thought_tokens',
+    cached: 'total_cached_tokens',
+  })
 }
