@@ -2,17 +2,15 @@ import { assertNever } from '../core/assert-never.ts'
 import type { AssistantTurn } from '../core/conversation.ts'
 import { ThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
+import type { AnswerOutcome } from './answer-pipeline.ts'
 import type { StreamDelta, StreamEncoder } from './dialects.ts'
 import { relayFailure } from './failure.ts'
 
 /**
- * How an event stream ended: with `done`, with an `error` event, or by the client leaving. The
- * last two say how many characters of thinking, text and tool calls went out before.
+ * How an event stream ended: with `done`, with an `error` event, or by the client leaving (the
+ * answer's outcomes a stream can have; the last two say how much went out before).
  */
-export type StreamEnd =
-  | { type: 'done'; turn: AssistantTurn }
-  | { type: 'error'; error: ThinkwireError; streamedChars: number }
-  | { type: 'cancel'; streamedChars: number }
+export type StreamEnd = Extract<AnswerOutcome, { type: 'done' | 'error' | 'cancel' }>
 
 /**
  * A delta as the relay sends it, on every route: a tool call always has an input (its clients and
