@@ -1,29 +1,7 @@
-export type {
-  Adapter,
-  CacheOptions,
-  CallOptions,
-  JSONSchema,
-  ResponseFormat,
-  Thinking,
-  ToolChoice,
-  ToolSpec,
-} from './core/adapter.ts'
+export type * from './core/adapter.ts'
 export type { Capabilities, ThinkingSupport } from './core/capabilities.ts'
 export { costOf, ratesAt, type PriceChange, type PriceRates, type Pricing } from './core/pricing.ts'
-export type {
-  AssistantTurn,
-  Conversation,
-  OpaqueItems,
-  Source,
-  StopDetails,
-  StopReason,
-  ToolResult,
-  ToolTurn,
-  Turn,
-  Usage,
-  UserPart,
-  UserTurn,
-} from './core/conversation.ts'
+export type * from './core/conversation.ts'
 export type { Event, EventType, ToolCall } from './core/events.ts'
 export {
   ThinkwireError,
