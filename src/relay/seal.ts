@@ -1,4 +1,5 @@
 import type { AssistantTurn, OpaqueItems } from '../core/conversation.ts'
+import { fromBase64Url, toBase64Url } from './base64url.ts'
 
 /** What a turn's seal says about it. */
 export type SealCheck =
@@ -109,22 +110,4 @@ export function canonicalJson(value: unknown): string {
     out += `${JSON.stringify(key)}:${canonicalJson(member)}`
   }
   return `${out}}`
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  const base64 = text.replace(/-/g, '+').replace(/_/g, '/')
-  try {
-    const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4))
-    const out = new Uint8Array(binary.length)
-    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
-    return out
-  } catch {
-    return undefined
-  }
 }

@@ -1,6 +1,7 @@
 import type { AssistantTurn, OpaqueItems } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import type { FieldTable } from '../../core/wire.ts'
+import { fromBase64Url, toBase64Url } from '../base64url.ts'
 import {
   array,
   fail,
@@ -99,16 +100,16 @@ export function findReasoningEntry(value: unknown): JsonRecord | undefined {
 export function decodeReasoningDetails(value: unknown): SealedTurnRecord | undefined {
   const entry = findReasoningEntry(value)
   const data = entry === undefined ? undefined : own(entry, 'data')
-  if (typeof data !== 'string' || !BASE64URL.test(data)) return undefined
+  const bytes = typeof data === 'string' ? fromBase64Url(data) : undefined
+  if (bytes === undefined) return undefined
   try {
-    const bytes = fromBase64Url(data)
     const parsed: unknown = JSON.parse(utf8Strict.decode(bytes))
     const result = validation(() =>
       fields<SealedTurnRecord>(record(parsed, 'record'), 'record', PARSE),
     )
     return result.ok ? result.value : undefined
   } catch {
-    // atob on a bad length, invalid UTF-8, or text that is not JSON.
+    // Invalid UTF-8, or text that is not JSON.
     return undefined
   }
 }
@@ -138,22 +139,3 @@ function items(value: unknown, at: string): OpaqueItems {
 
 const utf8 = new TextEncoder()
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
-const BASE64URL = /^[A-Za-z0-9_-]*$/
-
-// btoa/atob work on "binary strings" (one char per byte), hence the round trip through bytes.
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = ''
-  // Chunks keep String.fromCharCode's argument list short on large records.
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  }
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-function fromBase64Url(text: string): Uint8Array {
-  const base64 = text.replace(/-/g, '+').replace(/_/g, '/')
-  const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4))
-  const out = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
-  return out
-}

@@ -1,3 +1,5 @@
+import { toBase64Url } from '../base64url.ts'
+
 /** What a conversation request asks for. */
 export type ConversationOp =
   | 'list'
@@ -56,8 +58,5 @@ export function matchConversationRoute(method: string, path: string): Conversati
 
 /** A new conversation id: 128 bits from the platform's CSPRNG, base64url. */
 export function newConversationId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(16)))
 }
