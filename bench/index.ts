@@ -26,6 +26,7 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
     name: 'completions',
     run: async () => (await import('./completions-cpu.ts')).benchCompletionsCpu(),
   },
+  { name: 'dialects', run: async () => (await import('./dialects.ts')).benchDialects() },
   { name: 'e2e', run: async () => (await import('./end-to-end.ts')).benchEndToEnd() },
   { name: 'bundle', run: async () => (await import('./bundles.ts')).benchBundles() },
   { name: 'startup', run: async () => (await import('./worker-startup.ts')).benchWorkerStartup() },
