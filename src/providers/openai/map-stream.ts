@@ -1,3 +1,4 @@
+import { APIError } from 'openai'
 import type {
   Response,
   ResponseOutputItem,
@@ -5,7 +6,6 @@ import type {
 } from 'openai/resources/responses/responses'
 import type { Delta, Finish } from '../../kit/guard-stream.ts'
 import { END } from '../../kit/read-event-stream.ts'
-import { streamError } from './map-error.ts'
 import { clientCall, mapFinish, type CallRef } from './map-finish.ts'
 import type { StreamedAnnotation } from './map-sources.ts'
 
@@ -29,9 +29,10 @@ const PARAGRAPH = '\n\n'
  * completed client tool call item (`function_call` with its arguments parsed, `custom_tool_call`
  * with its raw input) to `tool-call`. A call that did not complete (status `incomplete`, or
  * arguments that are not JSON) is never yielded. Items are correlated by `output_index`, never by
- * item id (some proxies rotate ids). `error` events and `response.failed` throw a
- * `ThinkwireError`; `response.completed` and `response.incomplete` end the response; any unknown
- * event maps to nothing.
+ * item id (some proxies rotate ids). `error` events and `response.failed` throw the SDK's
+ * `APIError` without a status, as the SDK throws an error payload (see {@link streamFailure});
+ * `response.completed` and `response.incomplete` end the response; any unknown event maps to
+ * nothing.
  */
 export function createStreamMapper(): StreamMapper {
   // Which part the last delta of each lane belonged to, to put a paragraph break between parts.
@@ -111,10 +112,10 @@ export function createStreamMapper(): StreamMapper {
         return END
       case 'response.failed': {
         const error = event.response.error
-        throw streamError(error?.code, error?.message ?? 'the response failed', event)
+        throw streamFailure(error?.code, error?.message ?? 'the response failed')
       }
       case 'error':
-        throw streamError(event.code, event.message, event)
+        throw streamFailure(event.code, event.message, event.param)
       default:
         return undefined
     }
@@ -140,6 +141,20 @@ export function createStreamMapper(): StreamMapper {
   }
 
   return { map, finish, serviceTier: () => terminal?.service_tier ?? undefined }
+}
+
+/**
+ * A failure the stream reported (an `error` event in its documented flat form, or a failed
+ * response), in the one shape every in-stream failure takes: the SDK's `APIError` without a
+ * status, its body holding the `code`, as for the nested form of the `error` event (see
+ * `parseEvent`). The adapter maps it by its code, and may recover from it before any output.
+ */
+export function streamFailure(
+  code: string | null | undefined,
+  message: string,
+  param: string | null = null,
+): APIError {
+  return new APIError(undefined, { code: code ?? null, message, param }, message, undefined)
 }
 
 const invalid = Symbol('invalid')

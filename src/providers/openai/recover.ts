@@ -35,13 +35,16 @@ function refusesEncryptedReasoning(error: APIError): boolean {
 }
 
 /**
- * The recovery from `error`, when the API refused `request` (HTTP 400, before anything streamed)
- * for something the request can go without; undefined for any other error. Each recovery turns
- * its part of `plan` off, so none applies twice to one call:
+ * The recovery from `error`, when the API refused `request` for something the request can go
+ * without; undefined for any other error. Each recovery turns its part of `plan` off, so none
+ * applies twice to one call:
  * - `invalid_encrypted_content`: the encrypted items of earlier turns (reasoning and compaction)
  *   are left out, since the error does not reliably say which one failed; the turns' text and
- *   calls still go, and the stored items are unchanged.
- * - "Encrypted content is not supported with this model": encrypted reasoning is not asked for.
+ *   calls still go, and the stored items are unchanged. The API says it as an HTTP 400, or inside
+ *   the stream (an `error` event, or a failed response) once the request was accepted: the
+ *   stream's own failure counts only while it has yielded nothing, which the caller sees to.
+ * - "Encrypted content is not supported with this model" (HTTP 400): encrypted reasoning is not
+ *   asked for.
  */
 export function recoveryFor(
   error: unknown,
@@ -49,7 +52,9 @@ export function recoveryFor(
   plan: RequestPlan,
   model: string,
 ): Recovery | undefined {
-  if (!(error instanceof APIError) || error.status !== 400) return undefined
+  // An in-stream failure is an `APIError` without a status (see `streamFailure`).
+  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== undefined))
+    return undefined
   if (error.code === 'invalid_encrypted_content' && plan.replayEncrypted !== false) {
     const kinds = encryptedItems(request.body.input)
     if (kinds.length === 0) return undefined
@@ -61,6 +66,7 @@ export function recoveryFor(
   }
   const include = request.body.include
   if (
+    error.status === 400 &&
     plan.encryptedReasoning !== false &&
     Array.isArray(include) &&
     include.includes('reasoning.encrypted_content') &&

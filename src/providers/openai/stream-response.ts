@@ -35,6 +35,11 @@ export type StreamSetup = {
  * authenticates and sends the request and maps HTTP errors; the body is read by
  * `readEventStream`, at a fraction of the cost of the SDK's own iterator (which copies its whole
  * pending buffer after every event).
+ *
+ * Up to the first delta the producer reads the body itself: a refusal the stream reports before
+ * any output (`invalid_encrypted_content` in an `error` event or a failed response) can still be
+ * answered by a second request, as the same refusal as an HTTP 400 is (see {@link recoveryFor}).
+ * From the first delta on, the guard reads the rest, and any failure is the stream's.
  */
 export function streamResponse(
   setup: StreamSetup,
@@ -42,34 +47,95 @@ export function streamResponse(
   options: CallOptions,
 ): Producer {
   const { maxEventChars } = setup
-  return async function* ({ signal, tag }) {
-    const { request, response } = await send(setup, conversation, options, tag, signal)
-    const { headers } = response
-    const mapper = createStreamMapper()
-    const map = mapper.map
-    // Handed to the guard whole: it reads the batches itself, with no generator step per read.
-    yield readEventStream<Delta>(response.body, {
-      provider: 'openai',
-      signal,
-      maxEventChars,
-      decode(message) {
-        const event = parseEvent(message.data, headers)
-        return event === undefined || event === END ? event : map(event)
-      },
-    })
-    const finish = mapper.finish()
-    if (finish === undefined) return undefined
-    const warnings = [...request.warnings, ...(finish.warnings ?? [])]
-    // Billed at the tier that served the call, which may not be the one asked for.
-    const pricing = openaiTierPricing(tag.model, mapper.serviceTier())
-    return pricing === undefined ? { ...finish, warnings } : { ...finish, warnings, pricing }
+  return async function* ({ signal, tag, touch }) {
+    const attempt = firstAttempt(setup, tag)
+    for (;;) {
+      const { request, response } = await send(setup, conversation, options, tag, signal, attempt)
+      const { headers } = response
+      const mapper = createStreamMapper()
+      const map = mapper.map
+      const batches = readEventStream<Delta>(response.body, {
+        provider: 'openai',
+        signal,
+        maxEventChars,
+        decode(message) {
+          const event = parseEvent(message.data, headers)
+          return event === undefined || event === END ? event : map(event)
+        },
+      })
+      let head: IteratorResult<Delta[], undefined>
+      try {
+        head = await untilOutput(batches, touch)
+      } catch (error) {
+        // Nothing was yielded: a refusal the request can go without is asked once more.
+        if (recover(error, request, attempt, setup, tag)) continue
+        throw error
+      }
+      if (!head.done) yield head.value
+      // Handed to the guard whole: it reads the batches itself, with no generator step per read.
+      yield batches
+      const finish = mapper.finish()
+      if (finish === undefined) return undefined
+      const warnings = [...request.warnings, ...attempt.recovered, ...(finish.warnings ?? [])]
+      // Billed at the tier that served the call, which may not be the one asked for.
+      const pricing = openaiTierPricing(tag.model, mapper.serviceTier())
+      return pricing === undefined ? { ...finish, warnings } : { ...finish, warnings, pricing }
+    }
+  }
+}
+
+/** The requests of one call so far: the plan of the next, and what earlier ones were refused. */
+type Attempt = {
+  plan: RequestPlan
+  /** The warnings of the recoveries made, for the turn. */
+  recovered: string[]
+}
+
+/** The first request's plan: encrypted reasoning unless the model is known to refuse it. */
+function firstAttempt(setup: StreamSetup, tag: ReplayTag): Attempt {
+  const encryptedReasoning = !setup.refusesEncryptedReasoning.has(tag.model)
+  return { plan: { encryptedReasoning }, recovered: [] }
+}
+
+/**
+ * Reads `batches` up to the first one that holds a delta, and returns it (or the end of the
+ * body). The empty batches before it still prove the upstream alive, which `touch` tells the
+ * guard.
+ */
+async function untilOutput(
+  batches: AsyncIterator<Delta[], undefined>,
+  touch: () => void,
+): Promise<IteratorResult<Delta[], undefined>> {
+  for (;;) {
+    const next = await batches.next()
+    if (next.done === true || next.value.length > 0) return next
+    touch()
   }
 }
 
 /**
- * Sends the request, and sends it again without what the API refused when a second request can
- * do without it (see {@link recoveryFor}), saying so in the request's warnings. A model that
- * refuses encrypted reasoning is remembered, and not asked for it again.
+ * Turns the plan of `attempt` to the recovery from `error` (see {@link recoveryFor}), and says
+ * whether there is one. A model that refuses encrypted reasoning is remembered, and not asked for
+ * it again.
+ */
+function recover(
+  error: unknown,
+  request: BuiltRequest,
+  attempt: Attempt,
+  setup: StreamSetup,
+  tag: ReplayTag,
+): boolean {
+  const recovery = recoveryFor(error, request, attempt.plan, tag.model)
+  if (recovery === undefined) return false
+  if (recovery.refusesEncryptedReasoning) setup.refusesEncryptedReasoning.add(tag.model)
+  attempt.recovered.push(recovery.warning)
+  attempt.plan = recovery.plan
+  return true
+}
+
+/**
+ * Sends the request of `attempt`'s plan, and sends it again without what the API refused (with
+ * an HTTP error) when a second request can do without it.
  */
 async function send(
   setup: StreamSetup,
@@ -77,24 +143,17 @@ async function send(
   options: CallOptions,
   tag: ReplayTag,
   signal: AbortSignal,
+  attempt: Attempt,
 ): Promise<{ request: BuiltRequest; response: Response }> {
-  const { client, row, refusesEncryptedReasoning } = setup
-  let plan: RequestPlan = { encryptedReasoning: !refusesEncryptedReasoning.has(tag.model) }
-  const recovered: string[] = []
   for (;;) {
-    const request = buildRequest(row, conversation, options, tag, plan)
+    const request = buildRequest(setup.row, conversation, options, tag, attempt.plan)
     try {
-      const response = await client.responses
+      const response = await setup.client.responses
         .create({ ...request.body, stream: true }, { signal })
         .asResponse()
-      request.warnings.push(...recovered)
       return { request, response }
     } catch (error) {
-      const recovery = recoveryFor(error, request, plan, tag.model)
-      if (recovery === undefined) throw error
-      if (recovery.refusesEncryptedReasoning) refusesEncryptedReasoning.add(tag.model)
-      recovered.push(recovery.warning)
-      plan = recovery.plan
+      if (!recover(error, request, attempt, setup, tag)) throw error
     }
   }
 }
