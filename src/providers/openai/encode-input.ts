@@ -23,8 +23,9 @@ export type EncodeOptions = {
  * back as its stored `output` items, in order and untouched (a commentary message keeps its
  * `phase`, a compaction item goes as its input form), except reasoning items without
  * `encrypted_content` (with `store: false` the API cannot look them up by id and answers 404), with
- * what followed them sent without item ids, and a trailing reasoning item with nothing after it
- * (the API refuses one without its following item). Any other assistant turn becomes an assistant
+ * what followed them sent without item ids or, for the hosted tools' records that cannot go
+ * without one, left out (named in `warnings`), and a trailing reasoning item with nothing after
+ * it (the API refuses one without its following item). Any other assistant turn becomes an assistant
  * message and tool call items, without reasoning or compaction. Tool results answer their call in
  * its own kind: `custom_tool_call_output` for a `custom_tool_call`, `function_call_output`
  * otherwise.
@@ -48,7 +49,7 @@ export function encodeInput(
   const groups = encodeTurns<ResponseInputItem[]>(turns, tag, {
     user: (turn) => [{ role: 'user', content: userContent(turn) }],
     tool: (turn) => toolOutputs(turn, custom),
-    replay: (items) => noteCalls(replayItems(items.data, encrypted)),
+    replay: (items) => noteCalls(replayItems(items.data, encrypted, warnings)),
     reencode: (turn) => noteCalls(reencode(turn)),
   })
   return withoutUnansweredCalls(groups.flat(), warnings)
@@ -119,11 +120,18 @@ function toolOutputs(turn: ToolTurn, custom: ReadonlySet<string>): ResponseInput
 /**
  * A stored turn's items as input, in order; without its reasoning and compaction items unless
  * `encrypted`. What a reasoning item produced is bound to it by item id: once the reasoning item
- * is left out, the API refuses its calls and messages with their ids ("Item 'fc_...' of type
- * 'function_call' was provided without its required 'reasoning' item"), so they go without them
- * (a call is paired with its output by `call_id`), up to the next reasoning item.
+ * is left out, the API refuses what follows it with its id ("Item 'fc_...' of type
+ * 'function_call' was provided without its required 'reasoning' item", and the same of a
+ * `web_search_call`), up to the next reasoning item. What may go without an id goes without it (a
+ * call is paired with its output by `call_id`); a hosted tool's record, which the API takes only
+ * with its id, is left out and named in `warnings`: the answer after it still carries what the
+ * tool found.
  */
-function replayItems(data: readonly unknown[], encrypted: boolean): ResponseInputItem[] {
+function replayItems(
+  data: readonly unknown[],
+  encrypted: boolean,
+  warnings: string[],
+): ResponseInputItem[] {
   const out: ResponseInputItem[] = []
   /** The last reasoning item was left out: what follows it goes without its id. */
   let unbound = false
@@ -139,6 +147,13 @@ function replayItems(data: readonly unknown[], encrypted: boolean): ResponseInpu
       if (encrypted && compaction !== undefined) out.push(compaction)
       continue
     }
+    if (unbound && ID_REQUIRED.has(item.type)) {
+      const id = 'id' in item ? String(item.id) : '(no id)'
+      warnings.push(
+        `${item.type} ${id} left out: the reasoning item it followed is not sent, and the API takes it only with that reasoning item (its id is required)`,
+      )
+      continue
+    }
     out.push(unbound ? withoutId(item) : item)
   }
   // A reasoning item must be followed by what it produced; a turn cut short may end on one.
@@ -146,13 +161,43 @@ function replayItems(data: readonly unknown[], encrypted: boolean): ResponseInpu
   return out
 }
 
-/** Item types the API takes without an id: what follows a reasoning item left out goes without. */
-const ID_OPTIONAL: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call'])
+/**
+ * Item types whose input form takes no id (the SDK's `ResponseInputItem` has it optional): what
+ * follows a reasoning item left out goes without it.
+ */
+const ID_OPTIONAL: ReadonlySet<string> = new Set([
+  'message',
+  'function_call',
+  'custom_tool_call',
+  'tool_search_call',
+  'tool_search_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+])
 
 /**
- * `item` without its `id`, where its type may go without one; any other item as it is (a server
- * tool's record needs its id).
+ * Item types whose input form requires their id (the SDK's `ResponseInputItem`): the records of
+ * the API's hosted tools, which are bound to the reasoning item before them and refused without
+ * it, and cannot drop the id that binds them.
  */
+const ID_REQUIRED: ReadonlySet<string> = new Set([
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'computer_call',
+  'local_shell_call',
+  'local_shell_call_output',
+  'program',
+  'program_output',
+])
+
+/** `item` without its `id`, where its type may go without one; any other item as it is. */
 function withoutId(item: StoredItem): StoredItem {
   if (!ID_OPTIONAL.has(item.type) || !('id' in item)) return item
   const copy: Record<string, unknown> = { ...item }

@@ -163,6 +163,17 @@ export function openaiMarkers(turn: AssistantTurn): string[] {
   })
 }
 
+/** The records of the API's hosted tools: their input form requires the item's `id`. */
+const HOSTED_RECORDS = [
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+]
+
 const INPUT_TYPES = [
   'message',
   'function_call',
@@ -179,6 +190,7 @@ const INPUT_TYPES = [
   'shell_call_output',
   'apply_patch_call',
   'apply_patch_call_output',
+  ...HOSTED_RECORDS,
 ]
 /** A client-run call's type, and the type of the output that answers it. */
 const OUTPUT_OF: Readonly<Record<string, string>> = {
@@ -197,8 +209,9 @@ const OUTPUT_OF: Readonly<Record<string, string>> = {
  * same for `custom_tool_call` and the calls of the API's client-run tools (computer use, shell,
  * apply_patch) and their outputs, a
  * reasoning item without `encrypted_content` (nothing is stored to look it up by id) or with
- * nothing after it, and a compaction item without `encrypted_content` or with a field its input
- * form does not have (`type`, `id`, `encrypted_content`).
+ * nothing after it, a hosted tool's record without its `id`, and a compaction item without
+ * `encrypted_content` or with a field its input form does not have (`type`, `id`,
+ * `encrypted_content`).
  */
 export function openaiRequestProblems(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body['input'])) return ['the body has no input list']
@@ -242,6 +255,8 @@ export function openaiRequestProblems(body: unknown): string[] {
       problems.push(
         `${at} answers ${String(item['call_id'])}, which no ${String(type).replace('_output', '')} before has`,
       )
+    if (HOSTED_RECORDS.includes(String(type)) && typeof item['id'] !== 'string')
+      problems.push(`${at} is ${String(type)} without its id`)
     if (type === 'compaction') {
       if (typeof item['encrypted_content'] !== 'string')
         problems.push(`${at} is compaction without encrypted_content`)
