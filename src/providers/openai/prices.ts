@@ -9,13 +9,26 @@ import { modelTable } from '../../kit/model-table.ts'
 // 2026-12-02; gpt-5.4-mini agrees with https://dev.to/preecha/gpt-54-mini-pricing-and-how-to-use-gpt-54-mini-api-1jcg.
 // Only these two were found with their cached-input price; every other model is left unpriced.
 //
-// Other service tiers, read 2026-12-06. Priority: OpenAI's table at
-// https://openai.com/api-priority-processing/ (gpt-5.4 $5 / $0.50 / $30, gpt-5.4 mini $1.50 /
-// $0.15 / $9, short context). Flex: "Tokens are priced at Batch API rates"
+// Other service tiers. A model has a tier's prices only where OpenAI publishes them; a turn that
+// tier served of any other model has no `usage.cost`.
+//
+// Priority (read 2026-12-06): OpenAI's table at
+// https://openai.com/api-priority-processing/ (input / cached input / output, short context),
+// for the models of our catalog it lists: gpt-5.4 $5 / $0.50 / $30, gpt-5.4 mini $1.50 / $0.15 /
+// $9, gpt-5.2 $3.50 / $0.35 / $28, gpt-5.1 and gpt-5 $2.50 / $0.25 / $20, gpt-5 mini $0.45 /
+// $0.045 / $3.60, gpt-4.1 $3.50 / $0.875 / $14, gpt-4.1 mini $0.70 / $0.175 / $2.80, o3 $3.50 /
+// $0.875 / $14, o4-mini $2 / $0.50 / $8. Not in that table: gpt-5.6, gpt-5.4 nano,
+// gpt-5.3 codex, gpt-5.1 codex max, gpt-5 nano.
+//
+// Flex: "Tokens are priced at Batch API rates"
 // (https://developers.openai.com/api/docs/guides/flex-processing), half of Standard on every rate
 // as the pricing page's Batch column is (https://benchlm.ai/blog/posts/openai-api-pricing,
-// https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch). A tier with no line
-// (`scale`, which is billed by commitment) has no price.
+// https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch). The guide names the
+// models it serves on the pricing page; the models the guide itself named are o3 and o4-mini
+// (o4-mini at $0.55 / $2.20 in OpenAI's announcement), at half their Standard rates (o3 $2 /
+// $0.50 / $8 since its June 2025 cut, o4-mini $1.10 / $0.275 / $4.40). No other model of the
+// catalog was found with a Flex price. A tier with no line (`scale`, which is billed by
+// commitment) has no price.
 
 /** gpt-5.4: $2.50 input, $0.25 cached input, $15 output. */
 const GPT_5_4: Pricing = { input: 2.5, cachedInput: 0.25, output: 15 }
@@ -44,6 +57,24 @@ const table = modelTable<Priced>(
       tiers: {
         priority: { input: 1.5, cachedInput: 0.15, output: 9 },
         flex: { input: 0.375, cachedInput: 0.0375, output: 2.25 },
+      },
+    },
+    'gpt-5.2': { tiers: { priority: { input: 3.5, cachedInput: 0.35, output: 28 } } },
+    'gpt-5.1': { tiers: { priority: { input: 2.5, cachedInput: 0.25, output: 20 } } },
+    'gpt-5': { tiers: { priority: { input: 2.5, cachedInput: 0.25, output: 20 } } },
+    'gpt-5-mini': { tiers: { priority: { input: 0.45, cachedInput: 0.045, output: 3.6 } } },
+    'gpt-4.1': { tiers: { priority: { input: 3.5, cachedInput: 0.875, output: 14 } } },
+    'gpt-4.1-mini': { tiers: { priority: { input: 0.7, cachedInput: 0.175, output: 2.8 } } },
+    o3: {
+      tiers: {
+        priority: { input: 3.5, cachedInput: 0.875, output: 14 },
+        flex: { input: 1, cachedInput: 0.25, output: 4 },
+      },
+    },
+    'o4-mini': {
+      tiers: {
+        priority: { input: 2, cachedInput: 0.5, output: 8 },
+        flex: { input: 0.55, cachedInput: 0.1375, output: 2.2 },
       },
     },
   },

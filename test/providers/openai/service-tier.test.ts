@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../../src/core/adapter.ts'
+import { openaiModels } from '../../../src/providers/openai/index.ts'
 import { doneTurn, run } from '../../helpers/stream.ts'
 import {
   ask,
@@ -111,9 +112,55 @@ describe('openai: cost by the service tier that served the call', () => {
       cacheReadTokens: 800,
     })
     expect((await costOfTier('gpt-5.4', 'auto')).turn.usage).not.toHaveProperty('cost')
-    // A model without prices has none at any tier.
-    expect((await costOfTier('gpt-5.2', 'priority', priority)).turn.usage).not.toHaveProperty(
+    // A model OpenAI does not sell at a tier has no price there.
+    expect((await costOfTier('gpt-5.4-nano', 'priority', priority)).turn.usage).not.toHaveProperty(
       'cost',
     )
   })
+
+  // The same usage (200 fresh input, 800 cached, 500 output tokens) at each catalog model's
+  // published Priority and Flex rates, in dollars; null where OpenAI publishes no price for it.
+  const published: Record<string, { priority: number | null; flex: number | null }> = {
+    'gpt-5.6-sol': { priority: null, flex: null },
+    'gpt-5.6-terra': { priority: null, flex: null },
+    // 200 × $5 + 800 × $0.50 + 500 × $30; 200 × $1.25 + 800 × $0.125 + 500 × $7.50
+    'gpt-5.4': { priority: 0.0164, flex: 0.0041 },
+    // 200 × $1.50 + 800 × $0.15 + 500 × $9; 200 × $0.375 + 800 × $0.0375 + 500 × $2.25
+    'gpt-5.4-mini': { priority: 0.00492, flex: 0.00123 },
+    'gpt-5.4-nano': { priority: null, flex: null },
+    'gpt-5.3-codex': { priority: null, flex: null },
+    // 200 × $3.50 + 800 × $0.35 + 500 × $28
+    'gpt-5.2': { priority: 0.01498, flex: null },
+    // 200 × $2.50 + 800 × $0.25 + 500 × $20
+    'gpt-5.1': { priority: 0.0107, flex: null },
+    'gpt-5.1-codex-max': { priority: null, flex: null },
+    'gpt-5': { priority: 0.0107, flex: null },
+    // 200 × $0.45 + 800 × $0.045 + 500 × $3.60
+    'gpt-5-mini': { priority: 0.001926, flex: null },
+    'gpt-5-nano': { priority: null, flex: null },
+    // 200 × $3.50 + 800 × $0.875 + 500 × $14; 200 × $1 + 800 × $0.25 + 500 × $4
+    o3: { priority: 0.0084, flex: 0.0024 },
+    // 200 × $2 + 800 × $0.50 + 500 × $8; 200 × $0.55 + 800 × $0.1375 + 500 × $2.20
+    'o4-mini': { priority: 0.0048, flex: 0.00132 },
+    'gpt-4.1': { priority: 0.0084, flex: null },
+    // 200 × $0.70 + 800 × $0.175 + 500 × $2.80
+    'gpt-4.1-mini': { priority: 0.00168, flex: null },
+  }
+
+  it('knows the tier prices of every model of the catalog', () => {
+    expect(Object.keys(published).toSorted()).toEqual([...openaiModels].toSorted())
+  })
+
+  it.each(Object.entries(published))(
+    'prices a call of %s at the Priority and Flex rates OpenAI publishes for it',
+    async (model, cost) => {
+      for (const [tier, options] of [
+        ['priority', priority],
+        ['flex', flex],
+      ] as const) {
+        const { turn } = await costOfTier(model, tier, options)
+        expect(turn.usage.cost ?? null, `${model} at ${tier}`).toBe(cost[tier])
+      }
+    },
+  )
 })
