@@ -118,6 +118,9 @@ function fetchScenarios(
 
 const MOCK_ONLY = 'the mock takes every call option, so it has none to drop'
 
+/** A Monday at noon UTC, off-peak for DeepSeek: the hour every priced contract turn is sent at. */
+const contractClock = (): number => Date.parse('2026-12-07T12:00:00Z')
+
 /** Options every model of an adapter that drops nothing must take without a warning. */
 const EVERY_OPTION: CallOptions = { thinking: 'high', temperature: 0.5, maxTokens: 512 }
 
@@ -254,7 +257,9 @@ export const adapters: AdapterEntry[] = [
   {
     name: 'openai-compatible (deepseek)',
     ...fetchScenarios(
-      compatible({ ...presets.deepseek, apiKey: 'sk-contract-000000000000' }),
+      // Its turns are priced by the hour they are sent: a clock that never moves keeps Node's
+      // events and another runtime's alike, however far apart the two runs are.
+      compatible({ ...presets.deepseek, apiKey: 'sk-contract-000000000000', now: contractClock }),
       'deepseek-v4-flash',
       deepseekAnswer,
       (model) => cutting(deepseekAnswer(model)),

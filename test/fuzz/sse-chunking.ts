@@ -171,13 +171,18 @@ const fixtures = join(import.meta.dirname, '../fixtures')
 
 type Fixture = { name: string; body: string; adapter(fetch: typeof globalThis.fetch): Adapter }
 
+/** A Monday at noon UTC, outside DeepSeek's peak hours. */
+const offPeak = (): number => Date.parse('2026-12-07T12:00:00Z')
+
 /** Adapter settings that give a compatible fixture its meaning (e.g. where reasoning comes from). */
 const COMPATIBLE: Record<string, Partial<Parameters<typeof openaiCompatible>[0]>> = {
   'think-tags.sse': { ...presets.groq, model: 'qwen/qwen3-32b' },
   'implicit-think-open.sse': { reasoning: { thinkTags: 'starts-inside' } },
-  'deepseek-answer.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
-  'deepseek-final.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
-  'deepseek-tool-call.sse': { ...presets.deepseek, model: 'deepseek-v4-flash' },
+  // DeepSeek prices a turn by the hour it is sent: a clock that never moves keeps every
+  // chunking's turn alike.
+  'deepseek-answer.sse': { ...presets.deepseek, model: 'deepseek-v4-flash', now: offPeak },
+  'deepseek-final.sse': { ...presets.deepseek, model: 'deepseek-v4-flash', now: offPeak },
+  'deepseek-tool-call.sse': { ...presets.deepseek, model: 'deepseek-v4-flash', now: offPeak },
   'openrouter-reasoning-details.sse': {
     ...presets.openrouter,
     model: 'anthropic/claude-sonnet-4.5',

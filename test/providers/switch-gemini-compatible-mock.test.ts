@@ -8,7 +8,7 @@ import { mock } from '../../src/providers/mock/index.ts'
 import { openaiCompatible, presets } from '../../src/providers/openai-compatible/index.ts'
 import { replayFetch } from '../helpers/replay-fetch.ts'
 import { fixture as geminiFixture } from './gemini/harness.ts'
-import { fixture as compatibleFixture } from './openai-compatible/harness.ts'
+import { fixture as compatibleFixture, offPeakClock } from './openai-compatible/harness.ts'
 
 type Json = { [key: string]: unknown }
 
@@ -69,6 +69,7 @@ describe('a conversation that moves between gemini, openai-compatible and mock',
       model: 'deepseek-v4-flash',
       apiKey: 'sk-test-000000000000',
       fetch: deepseekFetch.fetch,
+      now: offPeakClock,
     })
     const m = mock({ script: [{ thinking: 'Mock denkt nach.', text: 'Mock sagt: 14 °C.' }] })
 

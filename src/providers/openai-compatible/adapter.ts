@@ -35,6 +35,12 @@ export type OpenAICompatibleSettings = {
    * @defaultValue 33554432 (32 Mi characters)
    */
   maxEventChars?: number | undefined
+  /**
+   * The clock, in epoch milliseconds, that says when a request was sent: a model billed less
+   * off-peak (`offPeak`, DeepSeek's) is priced at that hour. Tests pin it.
+   * @defaultValue `Date.now`
+   */
+  now?: (() => number) | undefined
 }
 
 /** Options of {@link openaiCompatible}: the settings and the model. */
@@ -76,7 +82,8 @@ export function createOpenAICompatible(settings: OpenAICompatibleSettings): Adap
     mapError: (error) => mapCompatibleError(error, provider),
     model(model) {
       const info = compatibleModel(model, settings.reasoning, settings.models)
-      const setup = { client, provider, info, maxEventChars: settings.maxEventChars }
+      const { maxEventChars, now } = settings
+      const setup = { client, provider, info, maxEventChars, now }
       return {
         capabilities: capabilitiesOf(info),
         stream: (conversation, options) => streamCompletion(setup, conversation, options),
@@ -92,9 +99,17 @@ function checkSettings(settings: OpenAICompatibleSettings): void {
     const message = `openaiCompatible: settings.${field} must be a non-empty string, got ${what}`
     return new ThinkwireError({ kind: 'invalid-request', message })
   }
-  const { provider, baseURL } = settings as { provider: unknown; baseURL: unknown }
+  const { provider, baseURL, now } = settings as {
+    provider: unknown
+    baseURL: unknown
+    now: unknown
+  }
   if (typeof provider !== 'string' || provider === '') throw fault('provider', provider)
   if (typeof baseURL !== 'string' || baseURL === '') throw fault('baseURL', baseURL)
+  if (now !== undefined && typeof now !== 'function') {
+    const message = `openaiCompatible: settings.now must be a function that returns epoch milliseconds, got ${typeof now}`
+    throw new ThinkwireError({ kind: 'invalid-request', message })
+  }
 }
 
 function createClient(settings: OpenAICompatibleSettings): OpenAI {

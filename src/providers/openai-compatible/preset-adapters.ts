@@ -10,6 +10,8 @@ export type PresetSettings = {
   baseURL?: string | undefined
   fetch?: typeof globalThis.fetch | undefined
   headers?: Record<string, string> | undefined
+  /** The clock that prices off-peak turns (see `OpenAICompatibleSettings.now`). @defaultValue `Date.now` */
+  now?: (() => number) | undefined
 }
 
 /** Options of a known server's adapter: its settings and the model. */

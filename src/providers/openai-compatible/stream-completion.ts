@@ -20,6 +20,8 @@ export type CompletionSetup = {
   info: CompatibleModelInfo
   /** The bound on one SSE event, for `readEventStream`. */
   maxEventChars?: number | undefined
+  /** The clock that says when the request was sent, for off-peak prices. @defaultValue `Date.now` */
+  now?: (() => number) | undefined
 }
 
 /**
@@ -39,7 +41,8 @@ export function streamCompletion(
     const { signal } = context
     const { tag, options: callOptions } = callAs(info, options, context.tag)
     const { params, warnings } = buildRequest(info, conversation, callOptions, tag)
-    const sentAt = Date.now()
+    // Priced at the hour the request was sent, however long the answer streams.
+    const sentAt = (setup.now ?? Date.now)()
     const response = await client.chat.completions.create(params, { signal }).asResponse()
     const turnPosition = conversation.turns.length
     const mapper = createChunkMapper({

@@ -8,7 +8,7 @@ import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { importBrowserBundle } from '../../helpers/browser.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect } from '../../helpers/stream.ts'
-import { compatibleWith } from './harness.ts'
+import { compatibleWith, offPeakClock } from './harness.ts'
 
 type CompatibleModule = typeof import('../../../src/providers/openai-compatible/index.ts')
 
@@ -43,7 +43,12 @@ describe('openai-compatible in a browser page', () => {
     'streams %s %s %s from the bundle as Node does, thinking then %s',
     async (preset, model, name, kind) => {
       expect(typeof window.document).toBe('object')
-      const options = { ...presets[preset], model, apiKey: 'sk-user-key-0123456789' }
+      const options = {
+        ...presets[preset],
+        model,
+        apiKey: 'sk-user-key-0123456789',
+        now: offPeakClock,
+      }
       const replay = replayFetch([{ body: fixture(name) }])
       const adapter = bundled.openaiCompatible({ ...options, fetch: replay.fetch })
       const inBrowser = await collect(adapter.stream(ask))

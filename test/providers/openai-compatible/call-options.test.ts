@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../../src/core/adapter.ts'
 import { presets, type PresetName } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, doneTurn, failure } from '../../helpers/stream.ts'
-import { compatibleWith, fixture, type CompatibleSetup } from './harness.ts'
+import { compatibleWith, fixture, offPeakClock, type CompatibleSetup } from './harness.ts'
 
 const ask = { turns: [{ role: 'user' as const, content: 'x' }] }
 const streaming = { stream: true, stream_options: { include_usage: true } }
@@ -18,6 +18,7 @@ const on = (name: PresetName, model: string): CompatibleSetup => ({
   ...presets[name],
   model,
   apiKey: 'sk-test-0000000000',
+  now: offPeakClock,
 })
 
 describe('openai-compatible: stop sequences', () => {

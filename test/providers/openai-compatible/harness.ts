@@ -13,6 +13,13 @@ import {
 import { replayFetch, type ReplayFetch, type ReplaySpec } from '../../helpers/replay-fetch.ts'
 import { cutsThatDiffer, run } from '../../helpers/stream.ts'
 
+/**
+ * A clock stopped on a Monday at noon UTC, outside DeepSeek's peak hours: a test that prices a
+ * DeepSeek turn passes it as the adapter's `now`, so that its cost does not depend on the hour
+ * the test runs (two replays of one run could straddle a price change).
+ */
+export const offPeakClock = (): number => Date.parse('2026-12-07T12:00:00Z')
+
 /** Adapter options without the fetch, which the harness brings. */
 export type CompatibleSetup = Omit<OpenAICompatibleOptions, 'fetch'>
 

@@ -6,6 +6,7 @@ import {
   compatibleWith,
   eventsAtCuts,
   fixture,
+  offPeakClock,
   sentMessages,
   type CompatibleSetup,
 } from './harness.ts'
@@ -112,6 +113,7 @@ describe('openai-compatible: DeepSeek replay rules per model', () => {
     ...presets.deepseek,
     model,
     apiKey: 'sk-test-000000000000',
+    now: offPeakClock,
   })
   const call = {
     id: 'call_ds_01',

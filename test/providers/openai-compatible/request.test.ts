@@ -6,9 +6,14 @@ import {
 } from '../../../src/providers/openai-compatible/index.ts'
 import { replayFetch } from '../../helpers/replay-fetch.ts'
 import { collect, doneTurn } from '../../helpers/stream.ts'
-import { compatibleWith, fixture } from './harness.ts'
+import { compatibleWith, fixture, offPeakClock } from './harness.ts'
 
-const deepseek = { ...presets.deepseek, model: 'deepseek-v4-flash', apiKey: 'sk-test-000000000000' }
+const deepseek = {
+  ...presets.deepseek,
+  model: 'deepseek-v4-flash',
+  apiKey: 'sk-test-000000000000',
+  now: offPeakClock,
+}
 const weatherTool = {
   name: 'get_weather',
   description: 'Current weather for a city',
@@ -353,6 +358,7 @@ describe('openai-compatible requests', () => {
       apiKey: 'sk-x-000000000',
       model: 'deepseek-chat',
       fetch: replay.fetch,
+      now: offPeakClock,
     })
     expect(adapter.provider).toBe('deepseek')
     expect(adapter.model).toBe('deepseek-chat')

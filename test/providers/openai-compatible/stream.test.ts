@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest'
 import type { Conversation } from '../../../src/core/conversation.ts'
 import { presets } from '../../../src/providers/openai-compatible/index.ts'
 import { collect, cutsThatDiffer, doneTurn, failure, run } from '../../helpers/stream.ts'
-import { compatibleWith, eventsAtCuts, fixture } from './harness.ts'
+import { compatibleWith, eventsAtCuts, fixture, offPeakClock } from './harness.ts'
 
 const ask: Conversation = { turns: [{ role: 'user', content: 'Wie ist das Wetter in Zürich?' }] }
-const deepseek = { ...presets.deepseek, model: 'deepseek-v4-flash', apiKey: 'sk-test-000000000000' }
+const deepseek = {
+  ...presets.deepseek,
+  model: 'deepseek-v4-flash',
+  apiKey: 'sk-test-000000000000',
+  now: offPeakClock,
+}
 const openrouter = {
   ...presets.openrouter,
   model: 'anthropic/claude-sonnet-4.5',
@@ -57,13 +62,13 @@ describe('openai-compatible streaming', () => {
     ])
     const turn = doneTurn(events)
     expect(turn.stopReason).toBe('tool-calls')
-    // Its cost depends on the hour: see deepseek.test.ts.
+    // Off-peak, half of (56 × $0.30 + 64 × $0.006 + 40 × $1.20) per million: see deepseek.test.ts.
     expect(turn.usage).toEqual({
       inputTokens: 120,
       outputTokens: 40,
       reasoningTokens: 25,
       cacheReadTokens: 64,
-      cost: expect.any(Number),
+      cost: 0.000032592,
     })
     expect(turn.items?.data).toEqual([
       {
