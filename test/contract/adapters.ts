@@ -26,6 +26,7 @@ import type { CallOptions } from '../../src/core/adapter.ts'
 import type { AdapterEntry, Upstream } from './checks.ts'
 import {
   anthropicAnswer,
+  anthropicCutShort,
   anthropicFailure,
   anthropicMarkers,
   anthropicRequestProblems,
@@ -43,13 +44,16 @@ import {
   openrouterMarkers,
   openrouterStreamed,
   openrouterToolCall,
+  reasoningCutShort,
   thinkTagsAnswer,
+  thinkTagsCutShort,
   thinkTagsMarkers,
   thinkTagsStreamed,
   thinkTagsToolCall,
 } from './upstreams/chat-completions.ts'
 import {
   geminiAnswer,
+  geminiCutShort,
   geminiMarkers,
   geminiRequestProblems,
   geminiStreamed,
@@ -57,6 +61,7 @@ import {
 } from './upstreams/gemini.ts'
 import {
   langchainAnswer,
+  langchainCutShort,
   langchainMarkers,
   langchainRequestProblems,
   langchainStreamed,
@@ -66,6 +71,7 @@ import {
 } from './upstreams/langchain.ts'
 import {
   mockAnswer,
+  mockCutShort,
   mockFailure,
   mockMarkers,
   mockRequestProblems,
@@ -76,6 +82,7 @@ import {
 } from './upstreams/mock.ts'
 import {
   openaiAnswer,
+  openaiCutShort,
   openaiFailure,
   openaiMarkers,
   openaiRequestProblems,
@@ -84,6 +91,7 @@ import {
 } from './upstreams/openai.ts'
 import {
   interactionsAnswer,
+  interactionsCutShort,
   interactionsMarkers,
   interactionsRequestProblems,
   interactionsStreamed,
@@ -95,16 +103,17 @@ import { answering, cutting, overFetch, stalling, type Wire } from './upstreams/
 type OverFetch = (fetch: typeof globalThis.fetch, model: string) => Adapter
 
 /**
- * The three scenarios of an adapter whose upstream is reached through `fetch`: a replaying fetch
- * that answers every request with the upstream's answer (or its failure, or a stall after the
- * first delta).
+ * The four scenarios of an adapter whose upstream is reached through `fetch`: a replaying fetch
+ * that answers every request with the upstream's answer (or its failure, a stall after the first
+ * delta, or an answer the output limit cut in its thinking).
  */
 function fetchScenarios(
   build: OverFetch,
   model: string,
   wire: (model: string) => Wire,
   failure: (model: string) => ReplaySpec,
-): Pick<AdapterEntry, 'answer' | 'failAfterFirstEvent' | 'stallAfterFirstEvent'> {
+  cutShort: (model: string) => Wire,
+): Pick<AdapterEntry, 'answer' | 'failAfterFirstEvent' | 'stallAfterFirstEvent' | 'cutShort'> {
   const over = (spec: ReplaySpec, as = model): Upstream => {
     const replay = replayFetch([spec])
     return overFetch(build(replay.fetch, as), replay)
@@ -113,6 +122,7 @@ function fetchScenarios(
     answer: (other) => over(answering(wire(other ?? model)), other),
     failAfterFirstEvent: () => over(failure(model)),
     stallAfterFirstEvent: () => over(stalling(wire(model))),
+    cutShort: () => over(answering(cutShort(model))),
   }
 }
 
@@ -182,6 +192,7 @@ function middlewareEntry(name: string, model: string, wrap: Wrapped): AdapterEnt
     answer: (other) => wrap(other ?? model, mockAnswer(name)),
     failAfterFirstEvent: () => wrap(model, mockFailure),
     stallAfterFirstEvent: () => wrap(model, mockStall),
+    cutShort: () => wrap(model, mockCutShort),
     replayMarkers: mockMarkers,
     streamed: mockStreamed(name),
     toolCall: mockToolCall,
@@ -207,8 +218,12 @@ export const adapters: AdapterEntry[] = [
   {
     name: 'anthropic',
     callOptions: { thinking: 'high' },
-    ...fetchScenarios(anthropicOver, 'claude-sonnet-5', anthropicAnswer, (model) =>
-      answering(anthropicFailure(model)),
+    ...fetchScenarios(
+      anthropicOver,
+      'claude-sonnet-5',
+      anthropicAnswer,
+      (model) => answering(anthropicFailure(model)),
+      anthropicCutShort,
     ),
     replayMarkers: anthropicMarkers,
     streamed: anthropicStreamed,
@@ -219,8 +234,12 @@ export const adapters: AdapterEntry[] = [
   {
     name: 'openai',
     callOptions: { thinking: 'high' },
-    ...fetchScenarios(openaiOver, 'gpt-5.4', openaiAnswer, (model) =>
-      answering(openaiFailure(model)),
+    ...fetchScenarios(
+      openaiOver,
+      'gpt-5.4',
+      openaiAnswer,
+      (model) => answering(openaiFailure(model)),
+      openaiCutShort,
     ),
     replayMarkers: openaiMarkers,
     streamed: openaiStreamed,
@@ -230,8 +249,12 @@ export const adapters: AdapterEntry[] = [
   },
   {
     name: 'gemini',
-    ...fetchScenarios(geminiOver, 'gemini-3-flash-preview', geminiAnswer, (model) =>
-      cutting(geminiAnswer(model)),
+    ...fetchScenarios(
+      geminiOver,
+      'gemini-3-flash-preview',
+      geminiAnswer,
+      (model) => cutting(geminiAnswer(model)),
+      geminiCutShort,
     ),
     replayMarkers: geminiMarkers,
     streamed: geminiStreamed,
@@ -243,8 +266,12 @@ export const adapters: AdapterEntry[] = [
   },
   {
     name: 'gemini interactions',
-    ...fetchScenarios(interactionsOver, 'gemini-3-flash-preview', interactionsAnswer, (model) =>
-      cutting(interactionsAnswer(model)),
+    ...fetchScenarios(
+      interactionsOver,
+      'gemini-3-flash-preview',
+      interactionsAnswer,
+      (model) => cutting(interactionsAnswer(model)),
+      interactionsCutShort,
     ),
     replayMarkers: interactionsMarkers,
     streamed: interactionsStreamed,
@@ -263,6 +290,7 @@ export const adapters: AdapterEntry[] = [
       'deepseek-v4-flash',
       deepseekAnswer,
       (model) => cutting(deepseekAnswer(model)),
+      (model) => reasoningCutShort(model),
     ),
     replayMarkers: deepseekMarkers,
     streamed: deepseekStreamed,
@@ -279,6 +307,7 @@ export const adapters: AdapterEntry[] = [
       'qwen3-8b',
       thinkTagsAnswer,
       (model) => cutting(thinkTagsAnswer(model)),
+      thinkTagsCutShort,
     ),
     replayMarkers: thinkTagsMarkers,
     streamed: thinkTagsStreamed,
@@ -293,6 +322,7 @@ export const adapters: AdapterEntry[] = [
       'anthropic/claude-sonnet-4.5',
       openrouterAnswer,
       (model) => answering(openrouterFailure(model)),
+      (model) => reasoningCutShort(model, true),
     ),
     replayMarkers: openrouterMarkers,
     streamed: openrouterStreamed,
@@ -312,6 +342,7 @@ export const adapters: AdapterEntry[] = [
       }),
     stallAfterFirstEvent: () =>
       overLangChain({ chunks: () => langchainAnswer().slice(0, 1), stall: true }),
+    cutShort: () => overLangChain({ chunks: langchainCutShort }),
     replayMarkers: langchainMarkers,
     streamed: langchainStreamed,
     toolCall: langchainToolCall,
@@ -332,6 +363,10 @@ export const adapters: AdapterEntry[] = [
       const adapter = mock({ script: [mockStall] })
       return overMock(adapter, adapter)
     },
+    cutShort: () => {
+      const adapter = mock({ script: [mockCutShort] })
+      return overMock(adapter, adapter)
+    },
     replayMarkers: mockMarkers,
     streamed: mockStreamed('mock'),
     toolCall: mockToolCall,
@@ -343,6 +378,7 @@ export const adapters: AdapterEntry[] = [
     answer: (model) => overRelay(mockAnswer('relay client'), model),
     failAfterFirstEvent: () => overRelay(mockFailure),
     stallAfterFirstEvent: () => overRelay(mockStall),
+    cutShort: () => overRelay(mockCutShort),
     replayMarkers: mockMarkers,
     streamed: mockStreamed('relay client'),
     toolCall: mockToolCall,

@@ -49,6 +49,11 @@ export type AdapterEntry = ContractSetup & {
   /** The one tool call `answer()` streams, as it must assemble. */
   toolCall: { name: string; input: unknown }
   /**
+   * An adapter whose upstream streams thinking and then stops at the output limit (`length`),
+   * before any answer: a turn that must go back as the provider takes it, by its own rules.
+   */
+  cutShort(): Upstream
+  /**
    * An option the adapter's model does not take (with `model`, the model to build it for): it must
    * be left out of the request and named (by `warns`) in the done turn's warnings. An adapter
    * whose model takes every option says so instead (`takesAll`, and `because`): then those options
@@ -92,6 +97,7 @@ export type CheckName =
   | 'leaves out an option its model does not take, and names it in warnings'
   | "builds a valid request from its own and every other adapter's turns, replaying only its own"
   | 'replays every conversation a helper commits (stopped, step-limited, stopped in a tool) as a valid request'
+  | 'replays a turn the output limit cut in its thinking as a valid request'
   | 'streams the same events as in Node'
 
 const ask: Conversation = {
@@ -486,6 +492,19 @@ const committedCheck: Check = {
   },
 }
 
+const cutShortCheck: Check = {
+  name: 'replays a turn the output limit cut in its thinking as a valid request',
+  async run(entry) {
+    const options = entry.callOptions ?? {}
+    const upstream = entry.cutShort()
+    const turn = doneTurn(await collect(upstream.adapter.stream(ask, options)))
+    assertEqual(turn.stopReason, 'length', 'turn.stopReason')
+    assert((turn.thinking ?? '') !== '', 'the turn cut short streamed no thinking')
+    await collect(upstream.adapter.stream({ turns: [...ask.turns, turn, followUp] }, options))
+    assertValid(entry, upstream.lastRequest(), 'the request after a turn cut in its thinking')
+  },
+}
+
 const sameEventsCheck: Check = {
   name: 'streams the same events as in Node',
   async run(entry, context) {
@@ -505,6 +524,7 @@ export const checks: Check[] = [
   dropCheck,
   foreignCheck,
   committedCheck,
+  cutShortCheck,
   sameEventsCheck,
 ]
 

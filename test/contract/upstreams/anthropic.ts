@@ -88,6 +88,31 @@ export function anthropicAnswer(model: string): Wire {
   return { events, firstDelta: 3 }
 }
 
+/**
+ * Signed thinking, then a text block the output limit cut before its first character: the turn
+ * ends at `max_tokens` on an empty text block after its thinking.
+ */
+export function anthropicCutShort(model: string): Wire {
+  const events = [
+    messageStart('msg_01ContractCut', model, { input_tokens: 120, output_tokens: 2 }),
+    event('content_block_start', {
+      index: 0,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    }),
+    delta(0, { type: 'thinking_delta', thinking: 'Paris → long think 🧠' }),
+    delta(0, { type: 'signature_delta', signature: 'EqQBCkYIContractCutSignature+/==' }),
+    event('content_block_stop', { index: 0 }),
+    event('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
+    event('content_block_stop', { index: 1 }),
+    event('message_delta', {
+      delta: { stop_reason: 'max_tokens', stop_sequence: null },
+      usage: { output_tokens: 512 },
+    }),
+    event('message_stop', {}),
+  ]
+  return { events, firstDelta: 2 }
+}
+
 /** Text, then an `error` event (the API's way of failing a stream that has started). */
 export function anthropicFailure(model: string): Wire {
   const start = anthropicAnswer(model).events[0]!
@@ -110,11 +135,12 @@ export function anthropicMarkers(turn: AssistantTurn): string[] {
 
 /**
  * What the Messages API refuses in `messages`: a first message that is not the user's, roles that
- * do not alternate, empty content, a `tool_result` that does not answer a `tool_use` of the
- * assistant message just before it (or that comes after other content), a `tool_use` left
- * unanswered by the next message, a server tool call without its result in a message before the
- * last, a tool id outside `[a-zA-Z0-9_-]`, a thinking block without its signature, and reasoning or
- * tool use in a user message.
+ * do not alternate, empty content, a text block with empty text ("text content blocks must be
+ * non-empty"), a `tool_result` that does not answer a `tool_use` of the assistant message just
+ * before it (or that comes after other content), a `tool_use` left unanswered by the next message,
+ * a server tool call without its result in a message before the last, a tool id outside
+ * `[a-zA-Z0-9_-]`, a thinking block without its signature, an assistant message before the last
+ * that ends with a thinking block, and reasoning or tool use in a user message.
  */
 export function anthropicRequestProblems(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body['messages'])) return ['the body has no messages list']
@@ -144,6 +170,7 @@ export function anthropicRequestProblems(body: unknown): string[] {
         problems.push(`${where} is a ${String(type)} block in a user message`)
       if (type === 'thinking' && !(typeof block['signature'] === 'string' && block['signature']))
         problems.push(`${where} is a thinking block without a signature`)
+      if (type === 'text' && block['text'] === '') problems.push(`${where} is an empty text block`)
       if (type === 'tool_use' && !/^[a-zA-Z0-9_-]+$/.test(String(block['id'])))
         problems.push(`${where} has tool_use id ${String(block['id'])}`)
       if (type === 'tool_result') {
@@ -154,6 +181,14 @@ export function anthropicRequestProblems(body: unknown): string[] {
         if (seenOther) problems.push(`${where}: tool_result blocks must come first`)
       } else seenOther = true
     })
+    // Only the last message may end on its thinking: a paused turn, continued.
+    const last = blocks.at(-1)?.['type']
+    if (
+      role === 'assistant' &&
+      i + 1 < messages.length &&
+      (last === 'thinking' || last === 'redacted_thinking')
+    )
+      problems.push(`${at} ends with a ${String(last)} block`)
     if (role === 'assistant') {
       const answered = new Set(
         blocksOf(messages[i + 1]).flatMap((b) =>

@@ -66,6 +66,44 @@ export function deepseekAnswer(model: string): Wire {
   }
 }
 
+/**
+ * Reasoning, then the finish chunk of the output limit (`length`): DeepSeek's way, and
+ * OpenRouter's (`reasoning` with its details) when `details` is set.
+ */
+export function reasoningCutShort(model: string, details = false): Wire {
+  const think = (text: string) =>
+    details
+      ? {
+          reasoning: text,
+          reasoning_details: [{ type: 'reasoning.text', format: 'unknown', index: 0, text }],
+        }
+      : { reasoning_content: text }
+  return {
+    events: [
+      chunk(model, { role: 'assistant', content: null, ...think('Lange ') }),
+      chunk(model, { content: null, ...think('denken 🧠') }),
+      chunk(model, { content: '' }, 'length', {
+        usage: { prompt_tokens: 120, completion_tokens: 512, total_tokens: 632 },
+      }),
+      DONE,
+    ],
+    firstDelta: 0,
+  }
+}
+
+/** Inline `<think>` tags the output limit cut inside, before the closing tag. */
+export function thinkTagsCutShort(model: string): Wire {
+  return {
+    events: [
+      chunk(model, { role: 'assistant', content: '' }),
+      chunk(model, { content: '<think>Lyon: long ' }),
+      chunk(model, { content: 'think 🧠' }, 'length'),
+      DONE,
+    ],
+    firstDelta: 1,
+  }
+}
+
 /** The reasoning a DeepSeek turn keeps for replay: it reaches a request only then. */
 export function deepseekMarkers(turn: AssistantTurn): string[] {
   const reasoning = stringField(objects(turn.items?.data)[0] ?? {}, 'reasoning_content')

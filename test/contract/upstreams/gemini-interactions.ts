@@ -71,6 +71,35 @@ export function interactionsAnswer(model: string): Wire {
   }
 }
 
+/** A signed thought step, then `interaction.completed` with `incomplete`: the output limit. */
+export function interactionsCutShort(model: string): Wire {
+  const delta = (index: number, value: Json) =>
+    event({ event_type: 'step.delta', index, delta: value })
+  return {
+    events: [
+      event({
+        event_type: 'interaction.created',
+        interaction: { id: '', status: 'in_progress', object: 'interaction', model },
+      }),
+      event({ event_type: 'step.start', index: 0, step: { type: 'thought' } }),
+      delta(0, { type: 'thought_summary', content: { type: 'text', text: 'Lange denken 🧠' } }),
+      delta(0, { type: 'thought_signature', signature: 'Q2lRQ29udHJhY3QtY3V0' }),
+      event({ event_type: 'step.stop', index: 0 }),
+      event({
+        event_type: 'interaction.completed',
+        interaction: {
+          id: '',
+          status: 'incomplete',
+          object: 'interaction',
+          model,
+          usage: { total_input_tokens: 40, total_thought_tokens: 512, total_tokens: 552 },
+        },
+      }),
+    ],
+    firstDelta: 2,
+  }
+}
+
 /** The thought signatures of a turn: they reach a request only when its steps are replayed. */
 export function interactionsMarkers(turn: AssistantTurn): string[] {
   return objects(turn.items?.data).flatMap((step) => {

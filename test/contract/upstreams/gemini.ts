@@ -61,6 +61,29 @@ export function geminiAnswer(model: string): Wire {
   }
 }
 
+/** Thought parts, the last one signed, then the finish chunk of the output limit (`MAX_TOKENS`). */
+export function geminiCutShort(model: string): Wire {
+  const prompt = { promptTokenCount: 40, totalTokenCount: 40 }
+  return {
+    events: [
+      chunk(model, [{ text: '**Lange denken** 🧠', thought: true }], {}, prompt),
+      chunk(
+        model,
+        [{ text: ' München …', thought: true, thoughtSignature: 'U0lHLWNvbnRyYWN0LWN1dA==' }],
+        {},
+        prompt,
+      ),
+      chunk(
+        model,
+        [{ text: '' }],
+        { finishReason: 'MAX_TOKENS' },
+        { promptTokenCount: 40, thoughtsTokenCount: 512, totalTokenCount: 552 },
+      ),
+    ],
+    firstDelta: 0,
+  }
+}
+
 /** The thought signatures of a turn: they reach a request only when its items are replayed. */
 export function geminiMarkers(turn: AssistantTurn): string[] {
   return objects(turn.items?.data).flatMap((part) => {

@@ -117,6 +117,15 @@ export function langchainAnswer(): AIMessageChunk[] {
   ]
 }
 
+/** Reasoning, then the end the integration reports for the output limit (`finish_reason`). */
+export function langchainCutShort(): AIMessageChunk[] {
+  return [
+    new AIMessageChunk({ content: '', additional_kwargs: { reasoning_content: 'Graz … lange ' } }),
+    new AIMessageChunk({ content: [{ type: 'reasoning', reasoning: 'denken 🧠' }] }),
+    new AIMessageChunk({ content: '', response_metadata: { finish_reason: 'length' } }),
+  ]
+}
+
 /**
  * The reasoning a turn keeps in its record, which reaches the model only on replay: the pieces of
  * the integration's own message (its `reasoning_content` and reasoning blocks) when the record

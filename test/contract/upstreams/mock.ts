@@ -27,6 +27,12 @@ export function mockStreamed(label: string): { thinking: string; text: string } 
   return { thinking, text }
 }
 
+/** Thinking, then the output limit: a turn cut short before its answer. */
+export const mockCutShort: MockResponse = {
+  thinking: 'Bergen: a long think 🧠',
+  stopReason: 'length',
+}
+
 /** Fails with a server error after the first event. */
 export const mockFailure: MockResponse = {
   text: 'partial answer',

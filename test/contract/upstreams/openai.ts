@@ -128,6 +128,36 @@ export function openaiAnswer(model: string): Wire {
   }
 }
 
+/** Reasoning, then `response.incomplete`: the output limit ended the answer after its reasoning. */
+export function openaiCutShort(model: string): Wire {
+  const summary = { item_id: reasoning.id, output_index: 0, summary_index: 0 }
+  return {
+    events: events([
+      { type: 'response.created', response: response(model, 'in_progress', [], null) },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { id: reasoning.id, type: 'reasoning', summary: [] },
+      },
+      { type: 'response.reasoning_summary_text.delta', ...summary, delta: 'Oslo → long think 🧠' },
+      { type: 'response.output_item.done', output_index: 0, item: reasoning },
+      {
+        type: 'response.incomplete',
+        response: {
+          ...response(model, 'incomplete', [reasoning], {
+            input_tokens: 80,
+            output_tokens: 512,
+            output_tokens_details: { reasoning_tokens: 512 },
+            total_tokens: 592,
+          }),
+          incomplete_details: { reason: 'max_output_tokens' },
+        },
+      },
+    ]),
+    firstDelta: 2,
+  }
+}
+
 /** A reasoning delta, then `response.failed` (the API's way of failing a started stream). */
 export function openaiFailure(model: string): Wire {
   const summary = { item_id: reasoning.id, output_index: 0, summary_index: 0 }

@@ -147,6 +147,21 @@ describe('anthropic: a turn the output limit cut right after its thinking', () =
       { role: 'assistant', content: [signed, text] },
       { role: 'user', content: 'And the step?' },
     ])
+    expect(anthropicRequestProblems(sentBody(replay))).toEqual([])
+    // What the adapter left out is what the API refuses, as the contract's rules say it.
+    expect(
+      anthropicRequestProblems({
+        messages: [
+          question,
+          { role: 'assistant', content: [signed, text, signed] },
+          { role: 'user', content: 'And the step?' },
+          { role: 'assistant', content: [signed, { type: 'text', text: '' }] },
+        ],
+      }),
+    ).toEqual([
+      'messages[1] ends with a thinking block',
+      'messages[3].content[1] is an empty text block',
+    ])
   })
 
   it('but not cut short keeps its thinking: a turn that answered is replayed whole', async () => {
