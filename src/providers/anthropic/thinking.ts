@@ -3,8 +3,11 @@ import type { Thinking } from '../../core/adapter.ts'
 import { levelForBudget, nearestLevel } from '../../kit/effort.ts'
 import type { ModelEntry } from './models.ts'
 
+/** The `output_config.effort` levels the API takes. */
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
+
 /** An `output_config.effort` value. */
-export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max'
+export type Effort = (typeof EFFORTS)[number]
 
 /** The thinking part of a request, worked out for one model. */
 export type ThinkingPlan = {
@@ -167,14 +170,5 @@ function budgetPlan(
 }
 
 function toEffort(level: string | undefined): Effort | undefined {
-  switch (level) {
-    case 'low':
-    case 'medium':
-    case 'high':
-    case 'xhigh':
-    case 'max':
-      return level
-    default:
-      return undefined
-  }
+  return EFFORTS.find((effort) => effort === level)
 }

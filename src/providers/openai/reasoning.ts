@@ -58,17 +58,17 @@ function fitBudget(budget: number, maxTokens: number | undefined): number {
   return Math.max(1, Math.floor(maxTokens / 2))
 }
 
+/** The `reasoning.effort` levels the API takes. */
+const EFFORTS = [
+  'none',
+  'minimal',
+  'low',
+  'medium',
+  'high',
+  'xhigh',
+  'max',
+] as const satisfies readonly ReasoningEffort[]
+
 function toEffort(level: string): ReasoningEffort {
-  switch (level) {
-    case 'none':
-    case 'minimal':
-    case 'low':
-    case 'medium':
-    case 'high':
-    case 'xhigh':
-    case 'max':
-      return level
-    default:
-      return 'medium'
-  }
+  return EFFORTS.find((effort) => effort === level) ?? 'medium'
 }
