@@ -7,7 +7,7 @@ import {
 } from '@google/genai'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
-import { keepStopSequences } from '../../kit/stop-sequences.ts'
+import { geminiCallOptions } from './call-options.ts'
 import type { GeminiModel } from './models.ts'
 import { fitThinkingBudget, thinkingConfigFor } from './thinking-config.ts'
 
@@ -36,9 +36,13 @@ export function buildConfig(
     config.thinkingConfig = thinkingConfig
   }
 
-  const tools = options.tools ?? []
-  if (tools.length > 0 && !info.tools) warnings.push('tools: this model takes no tools; dropped')
-  else if (tools.length > 0) {
+  const { tools, responseFormat, maxTokens, stop } = geminiCallOptions(
+    options,
+    info,
+    warnings,
+    'an explicit cache goes in providerOptions.gemini.cachedContent',
+  )
+  if (tools.length > 0) {
     config.tools = [
       {
         functionDeclarations: tools.map((tool) => ({
@@ -50,50 +54,18 @@ export function buildConfig(
     ]
     if (options.toolChoice !== undefined) config.toolConfig = toolConfigFor(options.toolChoice)
   }
-
-  if (options.responseFormat !== undefined) {
-    if (!info.json) warnings.push('responseFormat: this model has no JSON mode; dropped')
-    else {
-      config.responseMimeType = 'application/json'
-      if (options.responseFormat.schema !== undefined)
-        config.responseJsonSchema = options.responseFormat.schema
-    }
+  if (responseFormat !== undefined) {
+    config.responseMimeType = 'application/json'
+    if (responseFormat.schema !== undefined) config.responseJsonSchema = responseFormat.schema
   }
-
-  if (options.maxTokens !== undefined) {
-    const limit = info.maxOutputTokens
-    if (limit !== undefined && options.maxTokens > limit) {
-      warnings.push(`maxTokens: ${options.maxTokens} is over this model's ${limit}; used ${limit}`)
-      config.maxOutputTokens = limit
-    } else config.maxOutputTokens = options.maxTokens
-  }
+  if (maxTokens !== undefined) config.maxOutputTokens = maxTokens
   if (options.temperature !== undefined) config.temperature = options.temperature
-  if (options.stop !== undefined && options.stop.length > 0)
-    config.stopSequences = keepStopSequences(options.stop, MAX_STOP_SEQUENCES, 'Gemini', warnings)
-  cacheWarnings(options.cache, warnings)
+  if (stop !== undefined) config.stopSequences = stop
 
   mergeProviderOptions(config, options, 'gemini', warnings)
   // After the merge, so a budget given in providerOptions is held to the cap as well.
   fitThinkingBudget(config, info.thinking, warnings)
   return config
-}
-
-/** Gemini takes at most this many stop sequences. */
-const MAX_STOP_SEQUENCES = 5
-
-/**
- * Gemini caches request prefixes on its own (implicit caching; what it read from the cache is in
- * the usage), so `cache: true` needs nothing sent. It has no per-request cache key or lifetime:
- * an explicit cache is a resource of its own, used with `providerOptions.gemini.cachedContent`.
- * So a `key` or `ttl` is not used, and the turn says so.
- */
-function cacheWarnings(cache: CallOptions['cache'], warnings: string[]): void {
-  if (typeof cache !== 'object') return
-  const explicit = 'an explicit cache goes in providerOptions.gemini.cachedContent'
-  if (cache.key !== undefined)
-    warnings.push(`cache.key not used: Gemini caches on its own and takes no key (${explicit})`)
-  if (cache.ttl !== undefined)
-    warnings.push(`cache.ttl not used: Gemini caches on its own and takes no ttl (${explicit})`)
 }
 
 function toolConfigFor(choice: ToolChoice): ToolConfig {

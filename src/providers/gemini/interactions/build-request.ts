@@ -4,16 +4,13 @@ import type { Capabilities } from '../../../core/capabilities.ts'
 import type { Conversation } from '../../../core/conversation.ts'
 import { mergeProviderOptions } from '../../../kit/provider-options.ts'
 import type { ReplayTag } from '../../../kit/replay.ts'
-import { keepStopSequences } from '../../../kit/stop-sequences.ts'
+import { geminiCallOptions } from '../call-options.ts'
 import { encodeInput } from './encode-input.ts'
 import { thinkingFields } from './thinking.ts'
 
 /** The body of a streamed model interaction, as the SDK types it. */
 export type InteractionBody =
   Interactions.InteractionCreateParams.CreateModelInteractionParamsStreaming
-
-/** The Interactions API takes at most this many stop sequences (as generateContent does). */
-const MAX_STOP_SEQUENCES = 5
 
 /**
  * The request body for a call: `store: false` and the whole conversation as `input` (the adapter
@@ -46,10 +43,12 @@ export function buildRequest(
     warnings,
   )
 
-  const tools = options.tools ?? []
-  if (tools.length > 0 && !capabilities.tools)
-    warnings.push('tools: this model takes no tools; dropped')
-  else if (tools.length > 0) {
+  const { tools, responseFormat, maxTokens, stop } = geminiCallOptions(
+    options,
+    capabilities,
+    warnings,
+  )
+  if (tools.length > 0) {
     body.tools = tools.map((tool) => ({
       type: 'function',
       name: tool.name,
@@ -58,31 +57,18 @@ export function buildRequest(
     }))
     if (options.toolChoice !== undefined) config.tool_choice = toolChoiceFor(options.toolChoice)
   }
-
-  if (options.responseFormat !== undefined) {
-    if (!capabilities.json) warnings.push('responseFormat: this model has no JSON mode; dropped')
-    else {
-      const { schema } = options.responseFormat
-      body.response_format = {
-        type: 'text',
-        mime_type: 'application/json',
-        ...(schema === undefined ? {} : { schema }),
-      }
+  if (responseFormat !== undefined) {
+    const { schema } = responseFormat
+    body.response_format = {
+      type: 'text',
+      mime_type: 'application/json',
+      ...(schema === undefined ? {} : { schema }),
     }
   }
-
-  if (options.maxTokens !== undefined) {
-    const limit = capabilities.maxOutputTokens
-    if (limit !== undefined && options.maxTokens > limit) {
-      warnings.push(`maxTokens: ${options.maxTokens} is over this model's ${limit}; used ${limit}`)
-      config.max_output_tokens = limit
-    } else config.max_output_tokens = options.maxTokens
-  }
+  if (maxTokens !== undefined) config.max_output_tokens = maxTokens
   if (options.temperature !== undefined) config.temperature = options.temperature
-  if (options.stop !== undefined && options.stop.length > 0)
-    config.stop_sequences = keepStopSequences(options.stop, MAX_STOP_SEQUENCES, 'Gemini', warnings)
+  if (stop !== undefined) config.stop_sequences = stop
   if (Object.keys(config).length > 0) body.generation_config = config
-  cacheWarnings(options.cache, warnings)
 
   mergeProviderOptions(body, options, tag.provider, warnings)
   return body
@@ -92,17 +78,4 @@ function toolChoiceFor(choice: ToolChoice): Interactions.GenerationConfig['tool_
   if (choice === 'auto' || choice === 'none') return choice
   if (choice === 'required') return 'any'
   return { allowed_tools: { mode: 'any', tools: [choice.name] } }
-}
-
-/**
- * Gemini caches request prefixes on its own (what it read from the cache is in the usage), so
- * `cache: true` needs nothing sent; it takes no per-request key or lifetime, so a `key` or `ttl`
- * is not used, and the turn says so.
- */
-function cacheWarnings(cache: CallOptions['cache'], warnings: string[]): void {
-  if (typeof cache !== 'object') return
-  if (cache.key !== undefined)
-    warnings.push('cache.key not used: Gemini caches on its own and takes no key')
-  if (cache.ttl !== undefined)
-    warnings.push('cache.ttl not used: Gemini caches on its own and takes no ttl')
 }
