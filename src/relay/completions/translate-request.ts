@@ -22,6 +22,7 @@ import {
   string,
   type JsonRecord,
 } from '../validate-json.ts'
+import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
@@ -391,20 +392,12 @@ function assistantTurn(message: JsonRecord, field: string, notes: string[]): Ass
   if (findReasoningEntry(details) === undefined) return dropped('it holds no thinkwire-v1 entry')
   const sealed = decodeReasoningDetails(details)
   if (sealed === undefined) return dropped('its thinkwire-v1 entry does not decode')
-  if (sealed.text !== text) return dropped(`its text is not ${field}.content`)
-  if (!sameCalls(sealed.toolCalls ?? [], toolCalls))
-    return dropped(`its tool calls are not ${field}.tool_calls`)
-  // Exactly the sealed record, so that the seal still covers it.
-  const turn: AssistantTurn = {
-    role: 'assistant',
-    text: sealed.text,
-    usage: plain.usage,
-    stopReason: plain.stopReason,
-    items: sealed.items,
-  }
-  if (sealed.thinking !== undefined) turn.thinking = sealed.thinking
-  if (sealed.toolCalls !== undefined) turn.toolCalls = sealed.toolCalls
-  return turn
+  const mismatch = sealedMismatch(sealed, text, toolCalls, {
+    text: `${field}.content`,
+    toolCalls: `${field}.tool_calls`,
+  })
+  if (mismatch !== undefined) return dropped(mismatch)
+  return turnOfRecord(sealed, plain)
 }
 
 function toolCall(value: unknown, field: string): ToolCall {
@@ -432,38 +425,6 @@ function toolResult(message: JsonRecord, field: string, calls: Map<string, strin
   if (name === undefined)
     fail(`${field}.tool_call_id`, `${describe(callId)} matches no tool call of an earlier message`)
   return { callId, name, output: textContent(own(message, 'content'), `${field}.content`) }
-}
-
-function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((call, i) => {
-      const other = b[i]!
-      return call.id === other.id && call.name === other.name && sameJson(call.input, other.input)
-    })
-  )
-}
-
-/** Deep equality of two JSON values, key order aside. A stack, not recursion: inputs may nest deep. */
-function sameJson(a: unknown, b: unknown): boolean {
-  const stack: [unknown, unknown][] = [[a, b]]
-  while (stack.length > 0) {
-    const [x, y] = stack.pop()!
-    if (x === y) continue
-    if (Array.isArray(x) || Array.isArray(y)) {
-      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false
-      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]])
-      continue
-    }
-    if (!isRecord(x) || !isRecord(y)) return false
-    const keys = Object.keys(x)
-    if (keys.length !== Object.keys(y).length) return false
-    for (const key of keys) {
-      if (!Object.hasOwn(y, key)) return false
-      stack.push([x[key], y[key]])
-    }
-  }
-  return true
 }
 
 const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
