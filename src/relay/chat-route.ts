@@ -220,7 +220,7 @@ export async function chatRoute(
   })
   return new Response(stream, {
     status: 200,
-    headers: { ...SSE_HEADERS, 'server-timing': timed },
+    headers: { ...SSE_HEADERS, ...dialect.streamHeaders, 'server-timing': timed },
   })
 }
 

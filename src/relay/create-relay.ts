@@ -2,6 +2,7 @@ import type { ErrorKind } from '../core/errors.ts'
 import { createRegistry, type Registry } from '../core/registry.ts'
 import { pricingAt } from '../core/pricing.ts'
 import { createAuthenticate, type RelayRefusal } from './auth.ts'
+import { aiSdkDialect } from './ai-sdk/index.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect, type ErrorResponder } from './dialects.ts'
 import { createCors } from './cors.ts'
@@ -16,6 +17,7 @@ import { modelFilter } from './model-filter.ts'
 const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dialect }>> = {
   '/v1/chat': { methods: ['POST'], dialect: chatDialect },
   '/v1/chat/completions': { methods: ['POST'], dialect: completionsDialect },
+  '/v1/ai-sdk/chat': { methods: ['POST'], dialect: aiSdkDialect },
   '/v1/models': { methods: ['GET'], dialect: chatDialect },
   '/v1/usage': { methods: ['GET'], dialect: chatDialect },
 }

@@ -73,6 +73,11 @@ export type Dialect = {
    * for clients that cannot repair a 400 (a plain OpenAI client resends what it was given).
    */
   onChangedSeal: 'refuse' | 'drop'
+  /**
+   * Headers a streamed answer carries besides the relay's SSE ones: what a dialect's clients look
+   * for (the AI SDK's `x-vercel-ai-ui-message-stream`). None by default.
+   */
+  streamHeaders?: Readonly<Record<string, string>> | undefined
 }
 
 /** `POST /v1/chat`: thinkwire's own request body and SSE events (DESIGN §5). */
