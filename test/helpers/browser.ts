@@ -25,9 +25,10 @@ export function pretendToBeABrowser(): () => void {
 
 /**
  * Bundles `entry` as a browser app bundles it: browser platform and conditions, no Node built-ins,
- * ES modules, in memory (with its metafile).
+ * ES modules, in memory (with its metafile). `production` sets `process.env.NODE_ENV` as an app's
+ * bundler does for a page (React reads it).
  */
-export function bundleForBrowser(entry: string) {
+export function bundleForBrowser(entry: string, options: { production?: boolean } = {}) {
   return build({
     entryPoints: [entry],
     bundle: true,
@@ -37,6 +38,9 @@ export function bundleForBrowser(entry: string) {
     target: 'es2022',
     metafile: true,
     logLevel: 'error',
+    ...(options.production === true
+      ? { define: { 'process.env.NODE_ENV': '"production"' }, minify: true }
+      : {}),
   })
 }
 
