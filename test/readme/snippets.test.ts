@@ -63,12 +63,13 @@ async function snippets(): Promise<Snippet[]> {
   return found
 }
 
-/** The imports of a snippet that may run: the offline entries, and the `openai` SDK. */
-const OFFLINE = /\/src\/(index|kit\/index|providers\/mock\/index)\.ts$|^openai$/
+/** The imports of a snippet that may run: the offline entries, and the `openai` and `ai` SDKs. */
+const OFFLINE = /\/src\/(index|kit\/index|providers\/mock\/index)\.ts$|^openai$|^ai$/
 
 /**
  * Snippets that need nothing the globals and the offline relay cannot give: they run. The
- * `openai` SDK reaches the offline relay (see `offline-relay.ts`); nothing else reaches a network.
+ * `openai` SDK and the AI SDK's transport reach the offline relay (see `offline-relay.ts`);
+ * nothing else reaches a network.
  */
 function runs(snippet: Snippet): boolean {
   const imports = [...snippet.code.matchAll(/from '([^']+)'/g)].map((m) => m[1]!)
