@@ -14,6 +14,7 @@ import { mock } from '../../../src/providers/mock/index.ts'
 import type { UiMessageMetadata, UiStep } from '../../../src/relay/ai-sdk/index.ts'
 import {
   createRelay,
+  refuseRequest,
   type LimitDecision,
   type Relay,
   type RelayLogEntry,
@@ -261,6 +262,21 @@ describe('/v1/ai-sdk/chat refusals', () => {
       expect(JSON.parse(chat.error!.message)).toEqual(JSON.parse(text))
     },
   )
+
+  it('is the shape a host’s own refusal takes on this route, before a relay exists', async () => {
+    const response = await refuseRequest(
+      new Request(PATH, { method: 'POST', body: '{"model":"x"}' }),
+      500,
+      'server',
+      'RELAY_TOKENS: a token is too short',
+    )
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      type: 'error',
+      errorText: 'RELAY_TOKENS: a token is too short',
+      kind: 'server',
+    })
+  })
 
   it('answers a method other than POST with 405 and allow, in the same shape', async () => {
     const response = await relays.open.fetch(new Request(PATH))

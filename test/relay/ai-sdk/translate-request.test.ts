@@ -4,7 +4,9 @@
  * by the request's own path.
  */
 import { DefaultChatTransport, type PrepareSendMessagesRequest, type UIMessage } from 'ai'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import {
   aiSdkDialect,
@@ -501,4 +503,97 @@ describe('the sealed record of a step', () => {
       expect(continues?.earlier).toEqual([null])
     }
   })
+})
+
+describe('any request body', () => {
+  /** Keys that reach prototypes or name fields the translator reads. */
+  const key = fc.oneof(
+    fc.constantFrom('__proto__', 'constructor', 'type', 'text', 'role', 'parts', 'metadata'),
+    fc.string({ maxLength: 6 }),
+  )
+  const json = fc.jsonValue({ maxDepth: 3 })
+  const loose = fc.oneof(json, fc.dictionary(key, json, { maxKeys: 3 }))
+  /** Mostly a plausible value, sometimes junk. */
+  const maybe = <T>(arb: fc.Arbitrary<T>) =>
+    fc.oneof({ arbitrary: arb, weight: 6 }, { arbitrary: loose, weight: 1 })
+  const sealed = encodeSealedTurn(sealedTurn)
+  const part = fc.oneof(
+    fc.record({ type: maybe(fc.constantFrom('text', 'reasoning')), text: maybe(fc.string()) }),
+    fc.record({ type: fc.constant('step-start') }),
+    fc.record({
+      type: maybe(fc.constant('file')),
+      mediaType: maybe(fc.constantFrom('image/png', 'application/pdf')),
+      url: maybe(fc.constantFrom('https://example.com/a.png', 'data:image/png;base64,aGk=', 'x')),
+    }),
+    fc.record({
+      type: maybe(fc.constantFrom('tool-weather', 'dynamic-tool', 'tool-')),
+      toolName: maybe(fc.constantFrom('time', '')),
+      toolCallId: maybe(fc.constantFrom('call_1', 'c2', '')),
+      state: maybe(fc.constantFrom('input-available', 'output-available', 'output-error')),
+      input: json,
+      output: json,
+      errorText: maybe(fc.string()),
+    }),
+    loose,
+  )
+  const metadata = fc.oneof(
+    fc.constant({ thinkwire: { steps: [{ model, usage: sealedTurn.usage, sealed }] } }),
+    fc.record({ thinkwire: fc.record({ steps: fc.array(loose, { maxLength: 2 }) }) }),
+    loose,
+  )
+  const message = fc.record(
+    {
+      id: maybe(fc.constantFrom('m1', 'msg_a')),
+      role: maybe(fc.constantFrom('system', 'user', 'assistant')),
+      parts: maybe(fc.array(part, { maxLength: 4 })),
+      metadata,
+    },
+    { requiredKeys: ['role', 'parts'] },
+  )
+  const question = fc.record({
+    id: fc.constant('u'),
+    role: fc.constant('user'),
+    parts: fc.array(
+      fc.record({ type: fc.constant('text'), text: fc.string({ minLength: 1, maxLength: 6 }) }),
+      { minLength: 1, maxLength: 2 },
+    ),
+  })
+  const answer = metadata.map((value) => ({ ...sentBack(), metadata: value }))
+  const plausible = fc.oneof(
+    { arbitrary: question, weight: 3 },
+    { arbitrary: answer, weight: 2 },
+    { arbitrary: message, weight: 1 },
+  )
+  const body = fc.record(
+    {
+      id: maybe(fc.string()),
+      model: maybe(fc.constantFrom(model, 'mock/echo', '')),
+      messages: maybe(fc.array(plausible, { maxLength: 4 })),
+      trigger: maybe(fc.constantFrom('submit-message', 'regenerate-message')),
+      thinking: maybe(fc.constantFrom('low', 'off')),
+    },
+    { requiredKeys: ['model', 'messages'] },
+  )
+
+  it(
+    'is translated or refused, never thrown on, and a refusal names the field it starts with',
+    () => {
+      let translatedBodies = 0
+      fc.assert(
+        fc.property(fc.oneof(body, loose), (value) => {
+          const result = aiSdkDialect.parse(value, limits)
+          if (result.ok) translatedBodies++
+          else {
+            expect(result.field).toEqual(expect.any(String))
+            expect(result.message.startsWith(result.field!)).toBe(true)
+            expect(result.field).not.toMatch(/^conversation/)
+          }
+        }),
+        { numRuns: 400, seed: 20_260_705, plugins: timeBound() },
+      )
+      // Not only refusals: the success path is reached too.
+      expect(translatedBodies).toBeGreaterThan(0)
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })
