@@ -2,7 +2,8 @@ import type { Dialect, DialectCall } from '../dialects.ts'
 import { validateChatRequest } from '../validate-request.ts'
 import { createUiStreamEncoder } from './encode.ts'
 import { uiErrorResponse } from './errors.ts'
-import { rewriteUiError, translateUiRequest } from './translate-request.ts'
+import { rewriteUiError } from './rewrite-field.ts'
+import { translateUiRequest } from './translate-request.ts'
 
 export {
   createUiStreamEncoder,
@@ -14,14 +15,12 @@ export {
   type UiStreamEncoderOptions,
 } from './encode.ts'
 export { uiErrorPart, uiErrorResponse, type UiErrorPart } from './errors.ts'
+export { rewriteUiError, rewriteUiField, type TurnOrigin } from './rewrite-field.ts'
 export {
-  rewriteUiError,
-  rewriteUiField,
   translateUiRequest,
   UI_REQUEST_FIELDS,
   type RefusedUiRequest,
   type TranslatedUiRequest,
-  type TurnOrigin,
 } from './translate-request.ts'
 
 /**

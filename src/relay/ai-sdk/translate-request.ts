@@ -1,14 +1,5 @@
-import type {
-  AssistantTurn,
-  ToolResult,
-  Turn,
-  Usage,
-  UserPart,
-  UserTurn,
-} from '../../core/conversation.ts'
-import type { ToolCall } from '../../core/events.ts'
+import type { Turn, UserPart, UserTurn } from '../../core/conversation.ts'
 import type { FieldTable, WireCallOptions, WireChatRequest } from '../../core/wire.ts'
-import { decodeSealedTurn, sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import {
   array,
   describe,
@@ -21,7 +12,16 @@ import {
   string,
   type JsonRecord,
 } from '../validate-json.ts'
+import {
+  answered,
+  assistantSteps,
+  pushStep,
+  shownOnly,
+  stepRecords,
+  typeOf,
+} from './assistant-steps.ts'
 import type { UiStep } from './encode.ts'
+import type { TurnOrigin } from './rewrite-field.ts'
 
 /** An AI SDK chat request, translated into a `/v1/chat` body. */
 export type TranslatedUiRequest = {
@@ -47,18 +47,6 @@ export type RefusedUiRequest = {
   field: string
   /** Starts with the field's path, as the relay's own validation messages do. */
   message: string
-}
-
-/**
- * Where a turn came from: its message, and the part of each entry of its list (a user turn's
- * `content`, an assistant turn's `toolCalls`, a tool turn's `results`).
- */
-export type TurnOrigin = {
-  /** `messages[i]` */
-  at: string
-  /** The first text part of the turn's step, for a field of its joined `text`. */
-  text?: string | undefined
-  entries: string[]
 }
 
 /** What the relay does with a top-level field of the request. */
@@ -94,20 +82,7 @@ export const UI_REQUEST_FIELDS: Readonly<Record<string, FieldUse>> = {
 
 const ROLES = ['system', 'user', 'assistant'] as const
 const TRIGGERS = ['submit-message', 'regenerate-message'] as const
-const TOOL_STATES = [
-  'input-streaming',
-  'input-available',
-  'approval-requested',
-  'approval-responded',
-  'output-available',
-  'output-error',
-  'output-denied',
-] as const
-/** The states a tool part of the last message must have: the model needs every call's outcome. */
-const ANSWERED = ['output-available', 'output-error', 'output-denied'] as const
 const DATA_URL = /^data:(image\/[^;,]+);base64,(.*)$/is
-/** Parts that only show something (or hold an app's data): never sent to a model. */
-const SHOWN = new Set(['source-url', 'source-document'])
 
 /**
  * Translates an AI SDK chat request (`POST /v1/ai-sdk/chat`: `{ id, messages, trigger,
@@ -187,8 +162,9 @@ function translate(body: JsonRecord): TranslatedUiRequest {
         for (const step of steps) pushStep(step, records, { at, model, notes }, turns, origins)
         if (last) {
           const id = string(own(message, 'id'), `${at}.id`, { nonEmpty: true })
-          const count = parts.filter((part) => isRecord(part) && part['type'] === 'step-start')
-          continues = { id, earlier: count.map((_, k) => records[k] ?? null) }
+          // One record per step so far: the answer's own step comes after them.
+          const starts = parts.filter((part) => isRecord(part) && part['type'] === 'step-start')
+          continues = { id, earlier: starts.map((_, k) => records[k] ?? null) }
         }
         break
       }
@@ -196,11 +172,6 @@ function translate(body: JsonRecord): TranslatedUiRequest {
   }
   const conversation = system.length === 0 ? { turns } : { system: system.join('\n\n'), turns }
   return { ok: true, request: { model, conversation, ...options }, origins, continues, notes }
-}
-
-/** A part's `type`, checked to be a string. */
-function typeOf(part: JsonRecord, at: string): string {
-  return string(own(part, 'type'), `${at}.type`, { nonEmpty: true })
 }
 
 function systemText(parts: readonly unknown[], at: string): string {
@@ -224,7 +195,7 @@ function userTurn(parts: readonly unknown[], at: string, origins: TurnOrigin[]):
       content.push({ type: 'text', text: string(own(part, 'text'), `${where}.text`) })
     } else if (type === 'file') {
       content.push(imagePart(part, where))
-    } else if (type === 'step-start' || SHOWN.has(type) || type.startsWith('data-')) {
+    } else if (type === 'step-start' || shownOnly(type)) {
       return
     } else {
       fail(`${where}.type`, `must be 'text' or 'file' in a user message, got ${describe(type)}`)
@@ -248,237 +219,4 @@ function imagePart(part: JsonRecord, at: string): UserPart {
   const match = DATA_URL.exec(url)
   if (match === null) fail(`${at}.url`, 'must be an http(s) URL or a data:image/...;base64, URL')
   return { type: 'image', mediaType: match[1]!.toLowerCase(), data: match[2]! }
-}
-
-/** One step of an assistant message: what its parts say, each with where it came from. */
-type Step = {
-  /** Its place among the message's steps (its `step-start`'s), or -1 for parts before any. */
-  index: number
-  text: string
-  /** The first text part's path. */
-  textAt: string | undefined
-  calls: { call: ToolCall; at: string; state: (typeof TOOL_STATES)[number] }[]
-  results: { result: ToolResult; at: string }[]
-}
-
-function assistantSteps(parts: readonly unknown[], at: string, notes: string[]): Step[] {
-  const steps: Step[] = []
-  let step: Step = { index: -1, text: '', textAt: undefined, calls: [], results: [] }
-  parts.forEach((value, j) => {
-    const where = `${at}.parts[${j}]`
-    const part = record(value, where)
-    const type = typeOf(part, where)
-    if (type === 'step-start') {
-      steps.push(step)
-      step = { index: step.index + 1, text: '', textAt: undefined, calls: [], results: [] }
-    } else if (type === 'text') {
-      step.text += string(own(part, 'text'), `${where}.text`)
-      step.textAt ??= `${where}.text`
-    } else if (type === 'reasoning') {
-      // Shown only: the reasoning a model takes back is the sealed record's, never this text.
-      string(own(part, 'text'), `${where}.text`)
-    } else if (type === 'file') {
-      notes.push(`${where} left out: the relay sends no file of an answer back to a model`)
-    } else if (type === 'dynamic-tool' || type.startsWith('tool-')) {
-      toolPart(part, type, where, step, notes)
-    } else if (!SHOWN.has(type) && !type.startsWith('data-')) {
-      fail(`${where}.type`, `is not a part of an assistant message, got ${describe(type)}`)
-    }
-  })
-  steps.push(step)
-  return steps
-}
-
-function toolPart(part: JsonRecord, type: string, at: string, step: Step, notes: string[]): void {
-  const name =
-    type === 'dynamic-tool'
-      ? string(own(part, 'toolName'), `${at}.toolName`, { nonEmpty: true })
-      : string(type.slice('tool-'.length), `${at}.type`, { nonEmpty: true })
-  const id = string(own(part, 'toolCallId'), `${at}.toolCallId`, { nonEmpty: true })
-  const state = oneOf(own(part, 'state'), `${at}.state`, TOOL_STATES)
-  if (own(part, 'providerExecuted') === true) {
-    notes.push(`${at} left out: the provider ran it, and the relay cannot send that back`)
-    return
-  }
-  if (state === 'input-streaming') {
-    notes.push(`${at} left out: its input never arrived whole`)
-    return
-  }
-  let input = own(part, 'input')
-  // A call whose input did not parse fails with no input (the AI SDK's `tool-input-error`).
-  if (input === undefined && state === 'output-error') input = {}
-  if (input === undefined) fail(`${at}.input`, 'is required')
-  step.calls.push({ call: { id, name, input }, at, state })
-  const result = (output: unknown, isError: boolean) =>
-    step.results.push({
-      result: isError ? { callId: id, name, output, isError } : { callId: id, name, output },
-      at,
-    })
-  if (state === 'output-available') {
-    // An output of `undefined` is absent from the JSON.
-    result(own(part, 'output') ?? null, false)
-  } else if (state === 'output-error') {
-    result(string(own(part, 'errorText'), `${at}.errorText`), true)
-  } else if (state === 'output-denied') {
-    const approval = own(part, 'approval')
-    const reason = isRecord(approval) ? own(approval, 'reason') : undefined
-    result(typeof reason === 'string' ? reason : 'The user denied this tool call.', true)
-  }
-}
-
-/** In the last message, every call of its last step needs its outcome: the model waits for it. */
-function answered(step: Step): void {
-  for (const { at, state } of step.calls) {
-    if (!(ANSWERED as readonly string[]).includes(state)) {
-      fail(
-        `${at}.state`,
-        `must be 'output-available', 'output-error' or 'output-denied' in the last message (add the tool's output first), got ${describe(state)}`,
-      )
-    }
-  }
-}
-
-/**
- * The records of an assistant message's steps, from its `metadata.thinkwire.steps`: each rebuilt
- * from its known fields, null where an entry is not one. Whether a record holds a turn the relay
- * sealed is decided later, step by step.
- */
-function stepRecords(metadata: unknown): (UiStep | null)[] {
-  const thinkwire = isRecord(metadata) ? own(metadata, 'thinkwire') : undefined
-  const steps = isRecord(thinkwire) ? own(thinkwire, 'steps') : undefined
-  if (!Array.isArray(steps)) return []
-  return steps.map((entry: unknown) => {
-    if (!isRecord(entry)) return null
-    const model = own(entry, 'model')
-    const usage = usageOf(own(entry, 'usage'))
-    const sealed = own(entry, 'sealed')
-    if (typeof model !== 'string' || usage === undefined) return null
-    const step: UiStep = { model, usage }
-    if (typeof sealed === 'string') step.sealed = sealed
-    return step
-  })
-}
-
-/** The counts of a step's usage that are numbers (it goes back to the client, which shows it). */
-function usageOf(value: unknown): Usage | undefined {
-  if (!isRecord(value)) return undefined
-  const count = (key: keyof Usage) => {
-    const n = own(value, key)
-    return typeof n === 'number' && Number.isFinite(n) ? n : undefined
-  }
-  const inputTokens = count('inputTokens')
-  const outputTokens = count('outputTokens')
-  if (inputTokens === undefined || outputTokens === undefined) return undefined
-  const usage: Usage = { inputTokens, outputTokens }
-  for (const key of OPTIONAL_USAGE) {
-    const n = count(key)
-    if (n !== undefined) usage[key] = n
-  }
-  return usage
-}
-
-const OPTIONAL_USAGE = [
-  'reasoningTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-  'cost',
-] as const satisfies readonly (keyof Usage)[]
-
-/**
- * Adds a step's turns: its assistant turn (the sealed one when its record holds it), then a tool
- * turn of its outputs. A step that says nothing (a stop before its first word) adds none.
- */
-function pushStep(
-  step: Step,
-  records: readonly (UiStep | null)[],
-  where: { at: string; model: string; notes: string[] },
-  turns: Turn[],
-  origins: TurnOrigin[],
-): void {
-  const { at, model, notes } = where
-  const calls = step.calls.map(({ call }) => call)
-  const plain: AssistantTurn = {
-    role: 'assistant',
-    text: step.text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason: calls.length > 0 ? 'tool-calls' : 'stop',
-  }
-  if (calls.length > 0) plain.toolCalls = calls
-  let turn = plain
-  const entry = step.index < 0 ? undefined : records[step.index]
-  if (entry?.sealed !== undefined) {
-    const field = `${at}.metadata.thinkwire.steps[${step.index}]`
-    const sealed = decodeSealedTurn(entry.sealed)
-    const reason =
-      sealed === undefined
-        ? 'its sealed turn does not decode'
-        : entry.model !== model
-          ? `it was made by ${describe(entry.model)}, not ${describe(model)}`
-          : sealedMismatch(sealed, step.text, calls, {
-              text: `the text of ${at}'s step ${step.index}`,
-              toolCalls: `the tool parts of ${at}'s step ${step.index}`,
-            })
-    if (sealed !== undefined && reason === undefined) turn = turnOfRecord(sealed, plain)
-    else
-      notes.push(`${field} dropped: ${reason}, so the step was sent from its text and tool calls`)
-  }
-  if (turn.text === '' && turn.toolCalls === undefined && turn.items === undefined) return
-  turns.push(turn)
-  origins.push({ at, text: step.textAt, entries: step.calls.map((call) => call.at) })
-  if (step.results.length === 0) return
-  turns.push({ role: 'tool', results: step.results.map(({ result }) => result) })
-  origins.push({ at, entries: step.results.map((result) => result.at) })
-}
-
-const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
-const ENTRY_FIELD = /^\.(content|toolCalls|results)\[(\d+)\](.*)$/s
-
-/** The fields of a turn's entries, by the request's names: `toolCalls[j].id` → `toolCallId`. */
-const ENTRY_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  content: { '.text': '.text', '.url': '.url', '.data': '.url', '.mediaType': '.mediaType' },
-  toolCalls: { '.id': '.toolCallId', '.input': '.input' },
-  results: { '.callId': '.toolCallId', '.output': '.output' },
-}
-
-/**
- * The request's field for a field path of `validateChatRequest`: `conversation.turns[k]…` becomes
- * the message (and part) turn `k` came from (`origins`), with the turn's field names turned back
- * into the UI message's (`content[j]` → `parts[p]`, `toolCalls[j].id` → `parts[p].toolCallId`,
- * `items` → `metadata.thinkwire`). The call options keep their names. Paths it does not know are
- * returned as they are.
- */
-export function rewriteUiField(field: string, origins: readonly TurnOrigin[]): string {
-  const turn = TURN_FIELD.exec(field)
-  if (turn === null) {
-    return field === 'conversation' || field.startsWith('conversation.') ? 'messages' : field
-  }
-  const origin = origins[Number(turn[1])]
-  if (origin === undefined) return 'messages'
-  const rest = turn[2]!
-  const entry = ENTRY_FIELD.exec(rest)
-  if (entry !== null) {
-    const [, list, j, tail] = entry
-    const base = origin.entries[Number(j)] ?? `${origin.at}.parts`
-    const names = ENTRY_NAMES[list!]!
-    const name = Object.keys(names).find((key) => tail === key || tail!.startsWith(`${key}.`))
-    return name === undefined ? base : `${base}${names[name]}${tail!.slice(name.length)}`
-  }
-  if (rest === '.content' || rest === '.toolCalls' || rest === '.results')
-    return `${origin.at}.parts`
-  if (rest === '.text') return origin.text ?? `${origin.at}.parts`
-  if (rest === '.thinking' || rest.startsWith('.items')) return `${origin.at}.metadata.thinkwire`
-  if (rest === '.role') return `${origin.at}.role`
-  return origin.at
-}
-
-/** {@link rewriteUiField} for a refusal: the field, and the message that starts with it. */
-export function rewriteUiError(
-  error: { field: string; message: string },
-  origins: readonly TurnOrigin[],
-): { field: string; message: string } {
-  const field = rewriteUiField(error.field, origins)
-  const message = error.message.startsWith(error.field)
-    ? `${field}${error.message.slice(error.field.length)}`
-    : error.message
-  return { field, message }
 }
