@@ -11,10 +11,12 @@
  */
 import type { AssistantTurn } from '../src/core/conversation.ts'
 import { mock } from '../src/providers/mock/index.ts'
+import { aiSdkDialect } from '../src/relay/ai-sdk/index.ts'
 import { chatDialect, completionsDialect, type Dialect } from '../src/relay/dialects.ts'
 import { createRelay } from '../src/relay/index.ts'
 import { resolveLimits } from '../src/relay/options.ts'
 import { createSealer } from '../src/relay/seal.ts'
+import { aiSdkDriver } from '../test/relay/dialects/ai-sdk-driver.ts'
 import { chatDriver } from '../test/relay/dialects/chat-driver.ts'
 import { completionsDriver } from '../test/relay/dialects/completions-driver.ts'
 import type { DialectDriver, DriverAnswer, DriverTurn } from '../test/relay/dialects/driver.ts'
@@ -24,6 +26,7 @@ import { clock, fmt, isMain, measure, printTable, ratio, targetNote, type Row } 
 const DIALECTS: readonly { driver: DialectDriver; dialect: Dialect }[] = [
   { driver: chatDriver, dialect: chatDialect },
   { driver: completionsDriver, dialect: completionsDialect },
+  { driver: aiSdkDriver, dialect: aiSdkDialect },
 ]
 
 const TARGET = 1.1

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { mock, type MockAdapter, type MockResponse } from '../../../src/providers/mock/index.ts'
 import { createRelay } from '../../../src/relay/index.ts'
 import { eventually } from '../../helpers/eventually.ts'
+import { aiSdkDriver } from './ai-sdk-driver.ts'
 import { chatDriver } from './chat-driver.ts'
 import { completionsDriver } from './completions-driver.ts'
 import type {
@@ -22,7 +23,7 @@ import type {
 const TOKEN = 'token-dialect-table-0123456789'
 const SEAL_KEYS = ['seal-dialect-table-Qm4Rt8Wz2Xc6Vb0Nk5Lp']
 
-const drivers: DialectDriver[] = [chatDriver, completionsDriver]
+const drivers: DialectDriver[] = [chatDriver, completionsDriver, aiSdkDriver]
 
 const weather: DriverTool = {
   name: 'get_weather',
