@@ -123,7 +123,8 @@ export function turnOfRecord(
   return turn
 }
 
-function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
+/** The same tool calls in the same order: ids, names and inputs (as JSON values, key order aside). */
+export function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
   return (
     a.length === b.length &&
     a.every((call, i) => {

@@ -99,7 +99,8 @@ export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
   web_search_options: 'ignored',
 }
 
-const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
+/** OpenAI's `ReasoningEffort` (every value but null) as the relay's `thinking` level. */
+export const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
   none: 'off',
   minimal: 'low',
   low: 'low',
