@@ -18,6 +18,8 @@ import {
 } from './answer-pipeline.ts'
 import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
+import { dropForeignItems } from './foreign-items.ts'
+import { thinkingModeOf } from '../kit/replay.ts'
 import type { Dialect } from './dialects.ts'
 import { SSE_HEADERS } from './responses.ts'
 import type { Sealer } from './seal.ts'
@@ -92,6 +94,20 @@ export async function chatRoute(
     conversation = checkedSeals.conversation
     sealWarnings = checkedSeals.warnings
     if (sealWarnings.length > 0) trace.entry.notes = [...(trace.entry.notes ?? []), ...sealWarnings]
+  }
+  if (dialect.onForeignItems === 'drop') {
+    const tag = {
+      provider: adapter.provider,
+      model: adapter.model,
+      thinkingMode: thinkingModeOf(options.thinking),
+    }
+    const foreign = dropForeignItems(conversation, tag)
+    conversation = foreign.conversation
+    if (foreign.warnings.length > 0) {
+      // Said where the seal checks say theirs: in the log's notes and the answer's warnings.
+      sealWarnings = [...sealWarnings, ...foreign.warnings]
+      trace.entry.notes = [...(trace.entry.notes ?? []), ...foreign.warnings]
+    }
   }
 
   // Admission counts what is sent and the output the call may produce; the answer is settled with

@@ -78,6 +78,13 @@ export type Dialect = {
    * for (the AI SDK's `x-vercel-ai-ui-message-stream`). None by default.
    */
   streamHeaders?: Readonly<Record<string, string>> | undefined
+  /**
+   * What a turn whose items this call's model does not replay (another provider, model or
+   * thinking mode made them) gets: sent as it is, for the adapter to re-encode (the default), or
+   * sent without them, with a warning in the log and the answer's warnings, for clients that see
+   * no other sign of why the reasoning did not carry over.
+   */
+  onForeignItems?: 'keep' | 'drop' | undefined
 }
 
 /** `POST /v1/chat`: thinkwire's own request body and SSE events (DESIGN §5). */
