@@ -1,0 +1,97 @@
+import type { Dialect, DialectCall } from '../dialects.ts'
+import { jsonResponse } from '../responses.ts'
+import { validateChatRequest } from '../validate-request.ts'
+import { createResponsesEncoder, responseBody, type ResponseMeta } from './encode.ts'
+import { responsesErrorResponse } from './errors.ts'
+import { rewriteResponsesError, translateResponsesRequest } from './translate-request.ts'
+
+export {
+  createResponsesEncoder,
+  responseBody,
+  responseObject,
+  usageOf,
+  type FunctionCallItem,
+  type MessageItem,
+  type OutputItem,
+  type OutputText,
+  type ResponseEcho,
+  type ResponseMeta,
+  type ResponseStatus,
+  type ResponseUsage,
+  type ResponsesEncoder,
+} from './encode.ts'
+export {
+  errorEvent,
+  responseError,
+  responsesErrorResponse,
+  type ResponseError,
+  type ResponseErrorCode,
+  type ResponseErrorEvent,
+  type ResponsesErrorBody,
+  type StreamFailure,
+} from './errors.ts'
+export {
+  readSealedContent,
+  sealedReasoningItem,
+  SEALED_PREFIX,
+  type ReasoningItem,
+  type SealedContent,
+} from './sealed-reasoning.ts'
+export {
+  RESPONSES_FIELDS,
+  rewriteResponsesError,
+  rewriteResponsesField,
+  translateResponsesRequest,
+  type RefusedResponsesRequest,
+  type TranslatedResponsesRequest,
+  type TurnSource,
+} from './translate-request.ts'
+
+/**
+ * `POST /v1/responses`: OpenAI's Responses API, for the `openai` SDK's `responses.create()` and
+ * `responses.stream()`, the OpenAI Agents SDK and any other Responses client (DESIGN §12). The
+ * relay is stateless: `store` is answered false, and what needs a stored response is refused.
+ */
+export const responsesDialect: Dialect = {
+  parse(body, limits) {
+    const translated = translateResponsesRequest(body)
+    if (!translated.ok) {
+      const { param, message, code } = translated
+      return { ok: false, field: param ?? undefined, message, code }
+    }
+    const checked = validateChatRequest(translated.request, limits)
+    if (!checked.ok) {
+      const { param, message } = rewriteResponsesError(checked.error, translated.sources)
+      return { ok: false, field: param, message }
+    }
+    const { model, conversation, options } = checked.value
+    const meta: ResponseMeta = {
+      id: responseId(),
+      createdAt: Math.floor(Date.now() / 1000),
+      model,
+      echo: translated.echo,
+    }
+    const call: DialectCall = {
+      model,
+      conversation,
+      options,
+      stream: translated.stream,
+      notes: translated.notes,
+      encoder: () => createResponsesEncoder(meta),
+      respond: (turn) => jsonResponse(200, responseBody(turn, meta)),
+    }
+    return { ok: true, call }
+  },
+  error: responsesErrorResponse,
+  // A Responses client sends back what it was given and cannot repair a 400.
+  onChangedSeal: 'drop',
+  onForeignItems: 'drop',
+}
+
+/** `resp_` and 24 random hex digits, as OpenAI's ids look. */
+function responseId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12))
+  let hex = ''
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
+  return `resp_${hex}`
+}
