@@ -6,6 +6,7 @@ import { aiSdkDialect } from './ai-sdk/index.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect, type ErrorResponder } from './dialects.ts'
 import { createCors } from './cors.ts'
+import { responsesDialect } from './openai-responses/index.ts'
 import { resolveLimits, type Relay, type RelayContext, type RelayOptions } from './options.ts'
 import { discardBody } from './read-body.ts'
 import type { RateLimiter } from './rate-limit.ts'
@@ -18,6 +19,7 @@ const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dia
   '/v1/chat': { methods: ['POST'], dialect: chatDialect },
   '/v1/chat/completions': { methods: ['POST'], dialect: completionsDialect },
   '/v1/ai-sdk/chat': { methods: ['POST'], dialect: aiSdkDialect },
+  '/v1/responses': { methods: ['POST'], dialect: responsesDialect },
   '/v1/models': { methods: ['GET'], dialect: chatDialect },
   '/v1/usage': { methods: ['GET'], dialect: chatDialect },
 }
