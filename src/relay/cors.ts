@@ -12,6 +12,31 @@ export type CorsDecision = { allowed: false } | { allowed: true; headers: Record
 const NONE: CorsDecision = { allowed: true, headers: {} }
 
 /**
+ * The request headers a page may send. `last-event-id`: a durable conversation's stream resumes
+ * from the last event it saw; `traceparent`, `tracestate`: a page's trace goes on through the relay
+ * (W3C Trace Context); `user-agent` and `x-stainless-*`: what the `openai` SDK sends on every
+ * request from a browser (`dangerouslyAllowBrowser`), `x-stainless-helper-method` from its
+ * `responses.stream()`, `x-stainless-timeout` when a timeout is set (openai 6.49).
+ */
+const ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'last-event-id',
+  'traceparent',
+  'tracestate',
+  'user-agent',
+  'x-stainless-arch',
+  'x-stainless-helper-method',
+  'x-stainless-lang',
+  'x-stainless-os',
+  'x-stainless-package-version',
+  'x-stainless-retry-count',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-timeout',
+].join(', ')
+
+/**
  * Decides on the `Origin` of each request. Requests without one (not from a browser) and
  * same-origin requests (the demo served by the same Worker) need no CORS headers; a cross-origin
  * request is allowed only from a listed origin, and refused otherwise, before any work is done.
@@ -34,10 +59,7 @@ export function createCors(options: CorsOptions | undefined) {
     }
     if (preflight) {
       headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
-      // `last-event-id`: a durable conversation's stream resumes from the last event it saw;
-      // `traceparent`, `tracestate`: a page's trace goes on through the relay (W3C Trace Context).
-      headers['access-control-allow-headers'] =
-        'authorization, content-type, last-event-id, traceparent, tracestate'
+      headers['access-control-allow-headers'] = ALLOWED_HEADERS
       headers['access-control-max-age'] = maxAge
     }
     return { allowed: true, headers }
