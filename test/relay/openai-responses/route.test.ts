@@ -5,6 +5,7 @@
  * round trip: replayed verbatim to the model that made it, dropped with a note when changed or
  * sent to another model.
  */
+import fc from 'fast-check'
 import OpenAI from 'openai'
 import type {
   ResponseCreateParams,
@@ -22,6 +23,7 @@ import {
   type RelayOptions,
 } from '../../../src/relay/index.ts'
 import { eventually } from '../../helpers/eventually.ts'
+import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import {
   expectOpenAIError,
   expectRaised,
@@ -364,6 +366,69 @@ describe('every refusal of /v1/responses', () => {
     await expect(reading).rejects.toMatchObject({ type: 'server_error' })
     expect(text).toBe('Halb')
   })
+})
+
+describe('/v1/responses fuzzed', () => {
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, true, 0, -1, 1.5, '', 'user', 'assistant', 'mock/echo', '{}'),
+      fc.constantFrom('message', 'function_call', 'function_call_output', 'reasoning', 'c1'),
+      fc.constantFrom('input_text', 'input_image', 'output_text', 'function', 'thinkwire-v1.e30'),
+      fc.string(),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(
+        fc.constantFrom(
+          'model',
+          'input',
+          'role',
+          'content',
+          'type',
+          'text',
+          'image_url',
+          'call_id',
+          'name',
+          'arguments',
+          'output',
+          'encrypted_content',
+          'summary',
+          'tools',
+          'tool_choice',
+          'parameters',
+          'reasoning',
+          'effort',
+          'format',
+          'instructions',
+          'stream',
+          'store',
+          'previous_response_id',
+          '__proto__',
+        ),
+        tie('value'),
+        { maxKeys: 4 },
+      ),
+    ),
+  })).value
+
+  it(
+    'answers every body with a 4xx OpenAI error or an answer, never a 500',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(json, async (body) => {
+          const response = await post(relays.open, body)
+          const text = await response.text()
+          expect(response.status).not.toBeGreaterThanOrEqual(500)
+          if (response.status >= 400) {
+            const error = (JSON.parse(text) as { error: { type: string; message: string } }).error
+            expect(typeof error.message).toBe('string')
+            expect(error.type).toBe('invalid_request_error')
+          }
+        }),
+        { numRuns: 300, seed: 20_261_207, plugins: timeBound() },
+      )
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  )
 })
 
 describe('/v1/responses when the client leaves', () => {
