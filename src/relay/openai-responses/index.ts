@@ -3,7 +3,8 @@ import { jsonResponse } from '../responses.ts'
 import { validateChatRequest } from '../validate-request.ts'
 import { createResponsesEncoder, responseBody, type ResponseMeta } from './encode.ts'
 import { responsesErrorResponse } from './errors.ts'
-import { rewriteResponsesError, translateResponsesRequest } from './translate-request.ts'
+import { rewriteResponsesError } from './rewrite-field.ts'
+import { translateResponsesRequest } from './translate-request.ts'
 
 export {
   createResponsesEncoder,
@@ -39,13 +40,12 @@ export {
 } from './sealed-reasoning.ts'
 export {
   RESPONSES_FIELDS,
-  rewriteResponsesError,
-  rewriteResponsesField,
   translateResponsesRequest,
   type RefusedResponsesRequest,
   type TranslatedResponsesRequest,
-  type TurnSource,
 } from './translate-request.ts'
+export { translateInput, type TranslatedInput, type TurnSource } from './translate-input.ts'
+export { rewriteResponsesError, rewriteResponsesField } from './rewrite-field.ts'
 
 /**
  * `POST /v1/responses`: OpenAI's Responses API, for the `openai` SDK's `responses.create()` and

@@ -1,0 +1,74 @@
+import type { TurnSource } from './translate-input.ts'
+
+const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
+const PART_FIELD = /^\.(?:results|toolCalls)\[(\d+)\](.*)$/s
+const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
+
+/** `/v1/chat` call options and the Responses fields they came from. */
+const OPTION_FIELDS: Readonly<Record<string, string>> = {
+  maxTokens: 'max_output_tokens',
+  toolChoice: 'tool_choice',
+  responseFormat: 'text.format',
+  thinking: 'reasoning.effort',
+  temperature: 'temperature',
+}
+
+/**
+ * The Responses field for a field path of `validateChatRequest`: `conversation.turns[k]…` becomes
+ * the input item turn `k` came from (`sources`), with the turn's field names turned back into the
+ * item's (`text` → `content` of its message, `toolCalls[j].input` → `arguments` of its j-th
+ * `function_call`, a tool turn's `results[j]` → its j-th `function_call_output`, `items` →
+ * `encrypted_content` of its sealed reasoning item); the system prompt is `instructions`, and the
+ * call options take their Responses names (`maxTokens` → `max_output_tokens`). Tools have the same
+ * shape on both sides. Paths it does not know are returned as they are.
+ */
+export function rewriteResponsesField(field: string, sources: readonly TurnSource[]): string {
+  const turn = TURN_FIELD.exec(field)
+  if (turn !== null) {
+    const source = sources[Number(turn[1])]
+    return source === undefined || source.at < 0 ? 'input' : turnField(source, turn[2]!)
+  }
+  if (field === 'conversation.system') return 'instructions'
+  if (field === 'conversation' || field.startsWith('conversation.')) return 'input'
+  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
+  const name = Object.hasOwn(OPTION_FIELDS, option) ? OPTION_FIELDS[option] : undefined
+  if (name === undefined) return field
+  return option === 'thinking' ? name : `${name}${rest}`
+}
+
+/** {@link rewriteResponsesField} for a refusal: the field, and the message that starts with it. */
+export function rewriteResponsesError(
+  error: { field: string; message: string },
+  sources: readonly TurnSource[],
+): { param: string; message: string } {
+  const param = rewriteResponsesField(error.field, sources)
+  const message = error.message.startsWith(error.field)
+    ? `${param}${error.message.slice(error.field.length)}`
+    : error.message
+  return { param, message }
+}
+
+/** The field of a turn's input item for the rest of its path (`.text`, `.toolCalls[0].input`, …). */
+function turnField(source: TurnSource, rest: string): string {
+  const at = `input[${source.at}]`
+  const part = PART_FIELD.exec(rest)
+  if (part !== null) {
+    const index = source.parts?.[Number(part[1])]
+    if (index === undefined) return at
+    const of = `input[${index}]`
+    const tail = part[2]!
+    if (tail === '.callId' || tail === '.id' || tail === '.name') {
+      return tail === '.name' && rest.startsWith('.toolCalls') ? `${of}.name` : `${of}.call_id`
+    }
+    if (tail.startsWith('.output')) return `${of}.output`
+    if (tail.startsWith('.input')) return `${of}.arguments`
+    return of
+  }
+  const image = IMAGE_FIELD.exec(rest)
+  if (image !== null) return `${at}.content[${image[1]}].image_url`
+  if (rest === '.text') return `input[${source.text ?? source.at}].content`
+  if (rest === '.thinking' || rest.startsWith('.items'))
+    return `input[${source.sealed ?? source.at}].encrypted_content`
+  if (rest === '.role' || rest.startsWith('.content')) return `${at}${rest}`
+  return at
+}
