@@ -7,6 +7,7 @@
  */
 import {
   Agent,
+  ModelBehaviorError,
   OpenAIProvider,
   OpenAIResponsesModel,
   run,
@@ -317,6 +318,23 @@ describe('/v1/responses with the OpenAI Agents SDK', () => {
       expect(JSON.stringify(upstreamBodies[1]!.messages[2])).toContain('sunny in Paris, 21 °C')
     },
   )
+})
+
+describe('/v1/responses failing an Agents SDK run', () => {
+  it('fails a streamed run whose answer breaks after its first event with the SDK’s own error', async () => {
+    const provider = new OpenAIProvider({ apiKey: TOKEN, baseURL, useResponses: true })
+    const agent = new Agent({ name: 'Broken', model: await provider.getModel('test/break') })
+    const result = await run(agent, 'Hi', { stream: true })
+    const seen: string[] = []
+    const reading = (async () => {
+      for await (const event of result) seen.push(event.type)
+      await result.completed
+    })()
+    await expect(reading).rejects.toBeInstanceOf(ModelBehaviorError)
+    await expect(reading).rejects.toThrow(/response\.failed/)
+    // The answer had begun: the model's own events came before the failure.
+    expect(seen).toContain('raw_model_stream_event')
+  })
 })
 
 describe('/v1/responses errors through the Worker', () => {
