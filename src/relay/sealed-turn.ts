@@ -123,8 +123,7 @@ export function turnOfRecord(
   return turn
 }
 
-/** The same tool calls in the same order: ids, names and inputs (as JSON values, key order aside). */
-export function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
+function sameCalls(a: readonly ToolCall[], b: readonly ToolCall[]): boolean {
   return (
     a.length === b.length &&
     a.every((call, i) => {

@@ -23,7 +23,6 @@ export {
   type ReasoningDetail,
   type SealedTurnRecord,
 } from './reasoning-details.ts'
-export { decodeSealedTurn, encodeSealedTurn } from '../sealed-turn.ts'
 export {
   completionErrorBody,
   completionErrorResponse,

@@ -1,9 +1,5 @@
 import type { AssistantTurn } from '../../core/conversation.ts'
-import {
-  decodeSealedTurn,
-  encodeSealedTurn,
-  type SealedTurnRecord,
-} from '../completions/reasoning-details.ts'
+import { decodeSealedTurn, encodeSealedTurn, type SealedTurnRecord } from '../sealed-turn.ts'
 
 /**
  * A `reasoning` output item as this relay writes it: `summary` holds the thinking of a summary

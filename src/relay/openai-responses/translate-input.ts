@@ -1,6 +1,6 @@
 import type { AssistantTurn, ToolTurn, Turn, UserPart, UserTurn } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import { sameCalls } from '../completions/translate-request.ts'
+import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { describe, fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
 import { readSealedContent } from './sealed-reasoning.ts'
 
@@ -188,20 +188,12 @@ function assistantTurn(
     notes.push(`input[${sealed.at}].encrypted_content dropped: ${reason}`)
     return fallback()
   }
-  const { record: kept } = sealed
-  if (kept.text !== run.text) return dropped("its text is not the answer's output_text")
-  if (!sameCalls(kept.toolCalls ?? [], run.calls))
-    return dropped("its tool calls are not the answer's function_call items")
-  // Exactly the sealed record, so that the seal still covers it.
-  const turn: AssistantTurn = {
-    role: 'assistant',
-    text: kept.text,
-    usage: plain.usage,
-    stopReason: plain.stopReason,
-    items: kept.items,
-  }
-  if (kept.thinking !== undefined) turn.thinking = kept.thinking
-  if (kept.toolCalls !== undefined) turn.toolCalls = kept.toolCalls
+  const mismatch = sealedMismatch(sealed.record, run.text, run.calls, {
+    text: "the answer's output_text",
+    toolCalls: "the answer's function_call items",
+  })
+  if (mismatch !== undefined) return dropped(mismatch)
+  const turn = turnOfRecord(sealed.record, plain)
   return { turn, source: { ...source, sealed: sealed.at } }
 }
 
