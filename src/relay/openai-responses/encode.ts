@@ -161,6 +161,9 @@ type Open = { type: 'reasoning' | 'message'; id: string; index: number; pieces: 
 export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
   const ids = itemIds(meta.id)
   const output: OutputItem[] = []
+  // Each done item's JSON, made once for its `output_item.done` and used again in the Response
+  // that ends the stream (a sealed record or a long answer would be serialized twice otherwise).
+  const outputJson: string[] = []
   let sequence = 0
   let started = false
   let open: Open | undefined
@@ -173,6 +176,16 @@ export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
   const event = (type: string, fields: object): string =>
     // JSON.stringify escapes CR and LF inside strings, so one `data:` line always holds the event.
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`
+  /** An event whose fields after its sequence number are `json` (members, without braces). */
+  const eventOf = (type: string, json: string): string =>
+    `${frameHead(type)}${sequence++},${json}}\n\n`
+
+  /** An item's `output_item.done`; the item joins the output. */
+  const itemDone = (index: number, item: OutputItem, json = JSON.stringify(item)): string => {
+    output.push(item)
+    outputJson.push(json)
+    return eventOf('response.output_item.done', `"output_index":${index},"item":${json}`)
+  }
 
   const start = (): string => {
     if (started) return ''
@@ -226,23 +239,34 @@ export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
     const { type, id, index, pieces } = open
     open = undefined
     const text = pieces.join('')
+    // The text goes out three times (its own `done`, its part's, its item's) and once more in the
+    // Response at the end: it is serialized once, and each is written around it, member for
+    // member as `JSON.stringify` writes the item (the encoder's tests compare them).
+    const said = JSON.stringify(text)
+    const item = JSON.stringify(id)
     if (type === 'reasoning') {
-      const item = reasoningItem(id, text, 'completed')
-      output.push(item)
-      const at = { item_id: id, output_index: index, summary_index: 0 }
+      const at = `"item_id":${item},"output_index":${index},"summary_index":0`
+      const part = `{"type":"summary_text","text":${said}}`
       return (
-        event('response.reasoning_summary_text.done', { ...at, text }) +
-        event('response.reasoning_summary_part.done', { ...at, part: item.summary[0] }) +
-        event('response.output_item.done', { output_index: index, item })
+        eventOf('response.reasoning_summary_text.done', `${at},"text":${said}`) +
+        eventOf('response.reasoning_summary_part.done', `${at},"part":${part}`) +
+        itemDone(
+          index,
+          reasoningItem(id, text, 'completed'),
+          `{"id":${item},"type":"reasoning","summary":[${part}],"status":"completed"}`,
+        )
       )
     }
-    const item = messageItem(id, text, 'completed')
-    output.push(item)
-    const at = { item_id: id, output_index: index, content_index: 0 }
+    const at = `"item_id":${item},"output_index":${index},"content_index":0`
+    const part = `{"type":"output_text","text":${said},"annotations":[],"logprobs":[]}`
     return (
-      event('response.output_text.done', { ...at, text, logprobs: [] }) +
-      event('response.content_part.done', { ...at, part: item.content[0] }) +
-      event('response.output_item.done', { output_index: index, item })
+      eventOf('response.output_text.done', `${at},"text":${said},"logprobs":[]`) +
+      eventOf('response.content_part.done', `${at},"part":${part}`) +
+      itemDone(
+        index,
+        messageItem(id, text, 'completed'),
+        `{"id":${item},"type":"message","role":"assistant","status":"completed","content":[${part}]}`,
+      )
     )
   }
 
@@ -269,9 +293,7 @@ export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
       name: item.name,
       arguments: item.arguments,
     })
-    out += event('response.output_item.done', { output_index: index, item })
-    output.push(item)
-    return out
+    return out + itemDone(index, item)
   }
 
   return {
@@ -297,13 +319,12 @@ export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
           output_index: index,
           item: { ...opened, status: 'in_progress' },
         })
-        out += event('response.output_item.done', { output_index: index, item: sealed })
-        output.push(sealed)
+        out += itemDone(index, sealed)
       }
       const end = ending(turn.stopReason)
-      const response = responseObject(meta, { ...end, output, usage: usageOf(turn.usage) })
+      const response = responseObject(meta, { ...end, output: [], usage: usageOf(turn.usage) })
       const type = end.status === 'completed' ? 'response.completed' : 'response.incomplete'
-      return out + event(type, { response })
+      return out + eventOf(type, `"response":${withOutput(JSON.stringify(response), outputJson)}`)
     },
     error(failure) {
       let out = start()
@@ -328,6 +349,18 @@ export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
       return `${out}event: error\ndata: ${JSON.stringify(failed)}\n\n`
     },
   }
+}
+
+const NO_OUTPUT = '"output":[]'
+
+/**
+ * The JSON of a Response made with no output, with `items` (each an output item's JSON) as its
+ * output, in its place. The first `"output":[]` is the Response's own: every member before it is
+ * the relay's, and client text in them is inside JSON strings, whose quotes are escaped.
+ */
+function withOutput(json: string, items: readonly string[]): string {
+  const at = json.indexOf(NO_OUTPUT)
+  return `${json.slice(0, at)}"output":[${items.join(',')}]${json.slice(at + NO_OUTPUT.length)}`
 }
 
 /** The start of a delta event's frame, up to its sequence number. */

@@ -365,6 +365,41 @@ describe('responseBody', () => {
     expect(responseBody(turn, meta)).toEqual(streamed)
   })
 
+  it('is byte for byte the JSON the stream writes around its items, text escaped alike', () => {
+    const text = 'Quotes "x", a \\ and </script>\n\u2028 ünï 🎉'
+    const said = { ...turn, text, thinking: `${text} thought` }
+    const events = parseSse(
+      encodeAll([
+        { type: 'thinking', text: said.thinking },
+        { type: 'text', text },
+        ...deltas.filter((delta) => delta.type === 'tool-call'),
+        { type: 'done', turn: said },
+      ]),
+    ).events
+    const last = events.at(-1)!
+    const { sequence_number } = JSON.parse(last.data) as Data
+    expect(last.data).toBe(
+      JSON.stringify({
+        type: 'response.completed',
+        sequence_number,
+        response: responseBody(said, meta),
+      }),
+    )
+    // Each item's done event holds the very JSON of its item in that Response.
+    const body = responseBody(said, meta)
+    const done = events.filter((event) => event.event === 'response.output_item.done')
+    expect(done.map((event) => event.data)).toEqual(
+      body.output.map((item, index) =>
+        JSON.stringify({
+          type: 'response.output_item.done',
+          sequence_number: (JSON.parse(done[index]!.data) as Data).sequence_number,
+          output_index: index,
+          item,
+        }),
+      ),
+    )
+  })
+
   it('leaves out the items a turn does not have', () => {
     const body = responseBody({ ...turn, thinking: '', toolCalls: [], items: undefined }, meta)
     expect(body.output.map((item) => item.type)).toEqual(['message'])
