@@ -9,23 +9,38 @@
  * table's drivers, so a new dialect gets its rows by joining the table. Run alone:
  * `node --expose-gc --import tsx bench/dialects.ts`.
  */
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import type { AssistantTurn } from '../src/core/conversation.ts'
 import { mock } from '../src/providers/mock/index.ts'
 import { aiSdkDialect } from '../src/relay/ai-sdk/index.ts'
 import { chatDialect, completionsDialect, type Dialect } from '../src/relay/dialects.ts'
 import { createRelay } from '../src/relay/index.ts'
+import { responsesDialect } from '../src/relay/openai-responses/index.ts'
 import { resolveLimits } from '../src/relay/options.ts'
 import { createSealer } from '../src/relay/seal.ts'
 import { aiSdkDriver } from '../test/relay/dialects/ai-sdk-driver.ts'
 import { chatDriver } from '../test/relay/dialects/chat-driver.ts'
 import { completionsDriver } from '../test/relay/dialects/completions-driver.ts'
+import { responsesDriver } from '../test/relay/dialects/openai-responses-driver.ts'
 import type { DialectDriver, DriverAnswer, DriverTurn } from '../test/relay/dialects/driver.ts'
-import { clock, fmt, isMain, measure, printTable, ratio, targetNote, type Row } from './harness.ts'
+import {
+  clock,
+  fmt,
+  isMain,
+  measure,
+  printTable,
+  ratio,
+  targetNote,
+  type Measured,
+  type Row,
+} from './harness.ts'
 
 /** Each dialect: how the table's driver writes a request, and the relay's reading of it. */
 const DIALECTS: readonly { driver: DialectDriver; dialect: Dialect }[] = [
   { driver: chatDriver, dialect: chatDialect },
   { driver: completionsDriver, dialect: completionsDialect },
+  { driver: responsesDriver, dialect: responsesDialect },
   { driver: aiSdkDriver, dialect: aiSdkDialect },
 ]
 
@@ -84,37 +99,96 @@ async function heldAnswer(driver: DialectDriver): Promise<DriverAnswer> {
   return outcome.answer
 }
 
-export async function benchDialects(): Promise<Row[]> {
-  const turn = await sealedTurn()
-  /** Characters of one answer's frames, by dialect. */
-  const sizes = new Map<string, number>()
-  const encoders = DIALECTS.map(({ driver, dialect }) => {
-    const make = encoderOf(dialect, driver)
-    return {
-      name: driver.name,
-      run: () => {
-        let chars = 0
-        for (let a = 0; a < ANSWERS; a++) {
-          const encode = make()
-          for (let i = 0; i < DELTAS; i++)
-            chars += encode.delta({ type: 'thinking', text: 'tok ' }).length
-          for (let i = 0; i < DELTAS; i++)
-            chars += encode.delta({ type: 'text', text: 'tok ' }).length
-          chars += encode.done(turn).length
-        }
-        sizes.set(driver.name, chars / ANSWERS)
-        return ANSWERS * (2 * DELTAS + 1)
-      },
-    }
+/**
+ * One dialect's encoder beside `/v1/chat`'s, each per event, for an answer whose turn is sealed
+ * (a relay with `SEAL_KEYS`: the dialect writes the sealed record in its own place) and for one
+ * that is not; and the characters of a sealed answer.
+ */
+type EncoderPair = {
+  sealed: { chat: Measured; dialect: Measured }
+  plain: { chat: Measured; dialect: Measured }
+  chars: number
+  chatChars: number
+}
+
+/**
+ * Measures `/v1/chat`'s encoder and `name`'s side by side. Run in a process of its own for each
+ * dialect: the timed loop is one function for every encoder, and V8 keeps one record of the
+ * shapes a call site met, so encoders timed in one process slow each other's calls there.
+ */
+async function encoderPair(name: string): Promise<EncoderPair> {
+  const sealed = await sealedTurn()
+  const { items: _items, ...plain } = sealed
+  const chars = new Map<string, number>()
+  const pair = DIALECTS.filter(({ driver }) => driver === chatDriver || driver.name === name)
+  const variants = [sealed, plain].flatMap((turn) =>
+    pair.map(({ driver, dialect }) => {
+      const make = encoderOf(dialect, driver)
+      return {
+        name: driver.name,
+        run: () => {
+          let written = 0
+          for (let a = 0; a < ANSWERS; a++) {
+            const encode = make()
+            for (let i = 0; i < DELTAS; i++)
+              written += encode.delta({ type: 'thinking', text: 'tok ' }).length
+            for (let i = 0; i < DELTAS; i++)
+              written += encode.delta({ type: 'text', text: 'tok ' }).length
+            written += encode.done(turn).length
+          }
+          if (turn === sealed) chars.set(driver.name, written / ANSWERS)
+          return ANSWERS * (2 * DELTAS + 1)
+        },
+      }
+    }),
+  )
+  const [sealedChat, sealedDialect, plainChat, plainDialect] = await measure(variants, ROUNDS, 2, {
+    collect: 'each',
   })
-  const measured = await measure(encoders, ROUNDS, 2, { collect: 'each' })
-  const chat = measured[0]!
-  const rows: Row[] = measured.map((m) => ({
-    section: `dialects: ${clock.name} per event of a 1,000-event answer, encoded`,
-    name: m.name,
-    value: `${fmt(m.usPerEvent, 3)} µs`,
-    note: `${fmt(sizes.get(m.name)! / 1000, 0)} KB an answer; ${m === chat ? 'the floor' : targetNote('over /v1/chat', [ratio(m, chat)], TARGET)}`,
-  }))
+  return {
+    sealed: { chat: sealedChat!, dialect: sealedDialect! },
+    plain: { chat: plainChat!, dialect: plainDialect! },
+    chars: chars.get(name)!,
+    chatChars: chars.get(chatDriver.name)!,
+  }
+}
+
+/** {@link encoderPair} in a child process (this module, run with `--pair <name>`). */
+function encoderPairAlone(name: string): Promise<EncoderPair> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['--pair', name], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    let pair: EncoderPair | undefined
+    child.on('message', (message) => (pair = message as EncoderPair))
+    child.on('error', reject)
+    child.on('exit', (code, signal) => {
+      if (pair !== undefined) resolve(pair)
+      else reject(new Error(`the ${name} encoder bench ended (${signal ?? code}) without figures`))
+    })
+  })
+}
+
+export async function benchDialects(): Promise<Row[]> {
+  const section = `dialects: ${clock.name} per event of a 1,000-event answer, encoded: sealed | not`
+  const kb = (chars: number) => `${fmt(chars / 1000, 0)} KB a sealed answer`
+  const us = (m: Measured) => `${fmt(m.usPerEvent, 3)} µs`
+  const rows: Row[] = []
+  for (const { driver } of DIALECTS) {
+    if (driver === chatDriver) continue
+    const { sealed, plain, chars, chatChars } = await encoderPairAlone(driver.name)
+    if (rows.length === 0) {
+      const value = [us(sealed.chat), us(plain.chat)]
+      rows.push({ section, name: chatDriver.name, value, note: `${kb(chatChars)}; the floor` })
+    }
+    const over = [ratio(sealed.dialect, sealed.chat), ratio(plain.dialect, plain.chat)]
+    rows.push({
+      section,
+      name: driver.name,
+      value: [us(sealed.dialect), us(plain.dialect)],
+      note: `${kb(chars)}; ${targetNote('over /v1/chat, side by side', over, TARGET)}`,
+    })
+  }
 
   for (const { driver, dialect } of DIALECTS) {
     const answer = await heldAnswer(driver)
@@ -153,4 +227,8 @@ export async function benchDialects(): Promise<Row[]> {
   return rows
 }
 
-if (isMain(import.meta.url)) printTable(await benchDialects())
+if (process.argv[2] === '--pair') {
+  // In a child: measure the one pair, hand it to the parent, and let the channel close.
+  process.send!(await encoderPair(process.argv[3]!))
+  process.disconnect()
+} else if (isMain(import.meta.url)) printTable(await benchDialects())

@@ -12,6 +12,7 @@ import { eventually } from '../../helpers/eventually.ts'
 import { aiSdkDriver } from './ai-sdk-driver.ts'
 import { chatDriver } from './chat-driver.ts'
 import { completionsDriver } from './completions-driver.ts'
+import { responsesDriver } from './openai-responses-driver.ts'
 import type {
   DialectDriver,
   DriverAnswer,
@@ -23,7 +24,7 @@ import type {
 const TOKEN = 'token-dialect-table-0123456789'
 const SEAL_KEYS = ['seal-dialect-table-Qm4Rt8Wz2Xc6Vb0Nk5Lp']
 
-const drivers: DialectDriver[] = [chatDriver, completionsDriver, aiSdkDriver]
+const drivers: DialectDriver[] = [chatDriver, completionsDriver, responsesDriver, aiSdkDriver]
 
 const weather: DriverTool = {
   name: 'get_weather',
