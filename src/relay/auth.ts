@@ -167,6 +167,23 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1]
 }
 
+/**
+ * The request as the auth check sees it on a route whose clients may send the relay token in
+ * `header` as well (Anthropic's `x-api-key`): when the request has no `authorization` of its own
+ * and does have `header`, a copy of its URL, method and headers with `authorization: Bearer
+ * <token>` added, so that a token list and any hook (`jwtAuth`, an app's own) read the token as
+ * they read a bearer token; else the request itself. The copy has no body: an auth check reads
+ * none.
+ */
+export function credentialsOf(request: Request, header: string | undefined): Request {
+  if (header === undefined || request.headers.has('authorization')) return request
+  const token = request.headers.get(header)
+  if (token === null) return request
+  const headers = new Headers(request.headers)
+  headers.set('authorization', `Bearer ${token}`)
+  return new Request(request.url, { method: request.method, headers })
+}
+
 /** A hook's refusal as the relay reads it: its reason when well formed, else none. */
 function refusalOf(value: unknown): RelayRefusal | null {
   if (typeof value !== 'object' || value === null) return null

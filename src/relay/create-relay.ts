@@ -1,8 +1,9 @@
 import type { ErrorKind } from '../core/errors.ts'
 import { createRegistry, type Registry } from '../core/registry.ts'
 import { pricingAt } from '../core/pricing.ts'
-import { createAuthenticate, type RelayRefusal } from './auth.ts'
 import { aiSdkDialect } from './ai-sdk/index.ts'
+import { messagesDialect } from './anthropic-messages/index.ts'
+import { createAuthenticate, credentialsOf, type RelayRefusal } from './auth.ts'
 import { chatRoute, type ChatSetup, type Trace } from './chat-route.ts'
 import { chatDialect, completionsDialect, type Dialect, type ErrorResponder } from './dialects.ts'
 import { createCors } from './cors.ts'
@@ -20,6 +21,7 @@ const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dia
   '/v1/chat/completions': { methods: ['POST'], dialect: completionsDialect },
   '/v1/ai-sdk/chat': { methods: ['POST'], dialect: aiSdkDialect },
   '/v1/responses': { methods: ['POST'], dialect: responsesDialect },
+  '/v1/messages': { methods: ['POST'], dialect: messagesDialect },
   '/v1/models': { methods: ['GET'], dialect: chatDialect },
   '/v1/usage': { methods: ['GET'], dialect: chatDialect },
 }
@@ -122,7 +124,7 @@ export function createRelay(options: RelayOptions): Relay {
       const message = `${request.method} is not allowed here`
       response = errorResponse(405, 'invalid-request', message, {}, { allow })
     } else {
-      const clientId = await authenticate(request)
+      const clientId = await authenticate(credentialsOf(request, known.dialect.tokenHeader))
       if (typeof clientId !== 'string') {
         response = refusalResponse(errorResponse, clientId)
       } else {

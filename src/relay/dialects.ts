@@ -85,6 +85,12 @@ export type Dialect = {
    * no other sign of why the reasoning did not carry over.
    */
   onForeignItems?: 'keep' | 'drop' | undefined
+  /**
+   * A header a client of the dialect sends the relay token in, besides `authorization: Bearer`
+   * (Anthropic's clients send their API key as `x-api-key`): the auth check reads it as a bearer
+   * token when the request has no `authorization`.
+   */
+  tokenHeader?: string | undefined
 }
 
 /** `POST /v1/chat`: thinkwire's own request body and SSE events (DESIGN §5). */
@@ -163,7 +169,7 @@ export const completionsDialect: Dialect = {
       return { ok: false, field: param, message }
     }
     const { model, conversation, options } = checked.value
-    const meta = { id: completionId(), model, created: Math.floor(Date.now() / 1000) }
+    const meta = { id: randomId('chatcmpl-'), model, created: Math.floor(Date.now() / 1000) }
     const call: DialectCall = {
       model,
       conversation,
@@ -203,10 +209,10 @@ export const completionsDialect: Dialect = {
   onChangedSeal: 'drop',
 }
 
-/** `chatcmpl-` and 24 random hex digits, as OpenAI's ids look. */
-function completionId(): string {
+/** `prefix` and 24 random hex digits, as OpenAI's and Anthropic's ids look (`chatcmpl-…`, `msg_…`). */
+export function randomId(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12))
   let hex = ''
   for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
-  return `chatcmpl-${hex}`
+  return `${prefix}${hex}`
 }

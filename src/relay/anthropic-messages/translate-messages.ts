@@ -1,0 +1,317 @@
+import type { CacheOptions } from '../../core/adapter.ts'
+import type {
+  AssistantTurn,
+  ToolResult,
+  ToolTurn,
+  Turn,
+  UserPart,
+  UserTurn,
+} from '../../core/conversation.ts'
+import type { ToolCall } from '../../core/events.ts'
+import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
+import {
+  array,
+  describe,
+  fail,
+  listOf,
+  oneOf,
+  own,
+  record,
+  string,
+  type JsonRecord,
+} from '../validate-json.ts'
+import { isSealedSignature, sealedRecordOf } from './sealed-block.ts'
+
+/** Where a turn of the translated conversation came from, to name a fault in the client's terms. */
+export type TurnSource = {
+  /** The index in `messages` of the message the turn came from. */
+  message: number
+  /**
+   * For each part (user turn), result (tool turn) or tool call (assistant turn), the index in the
+   * message's `content` of the block it came from; empty when the content was a string.
+   */
+  blocks: number[]
+  /** The index of the block that held the sealed turn an assistant turn was rebuilt from. */
+  sealed?: number | undefined
+}
+
+/** What `messages` becomes. */
+export type TranslatedMessages = {
+  /** The texts of `system` messages, in order. */
+  system: string[]
+  turns: Turn[]
+  /** `sources[k]`: where `turns[k]` came from. */
+  sources: TurnSource[]
+}
+
+/** A prompt-caching mark of a block or of the request: the first one found says how to cache. */
+export type CacheMarks = { cache?: CacheOptions | undefined }
+
+const ROLES = ['user', 'assistant', 'system'] as const
+const USER_BLOCKS = ['text', 'image', 'tool_result'] as const
+const ASSISTANT_BLOCKS = ['text', 'thinking', 'redacted_thinking', 'tool_use'] as const
+const TTLS = ['5m', '1h'] as const
+
+/**
+ * Translates the Messages API's `messages` into turns. A user message becomes a tool turn of its
+ * `tool_result` blocks (each naming a `tool_use` of an earlier message), then a user turn of its
+ * text and image blocks; an assistant message becomes a turn of its text and `tool_use` blocks,
+ * and `system` messages join the system prompt. An assistant message that holds the sealed block
+ * this relay wrote (a thinking block whose signature is the sealed turn, in any position) becomes
+ * exactly that turn, items and seal included, when its text and tool calls are the message's;
+ * otherwise the turn is built from the message and a note says why its reasoning state was
+ * dropped. Other thinking and redacted thinking blocks are display: never sent upstream. Throws
+ * `Invalid` naming the field in Anthropic's terms.
+ */
+export function translateMessages(
+  value: unknown,
+  notes: string[],
+  marks: CacheMarks,
+): TranslatedMessages {
+  const messages = array(value, 'messages')
+  const out: TranslatedMessages = { system: [], turns: [], sources: [] }
+  // Every earlier call, by id: a tool result names its call only by id, a tool turn also by name.
+  const calls = new Map<string, string>()
+  for (let i = 0; i < messages.length; i++) {
+    const field = `messages[${i}]`
+    const message = record(messages[i], field)
+    const role = oneOf(own(message, 'role'), `${field}.role`, ROLES)
+    const content = own(message, 'content')
+    switch (role) {
+      case 'system':
+        out.system.push(systemText(content, `${field}.content`, marks))
+        break
+      case 'user':
+        for (const [turn, source] of userTurns(content, i, calls, marks)) {
+          out.turns.push(turn)
+          out.sources.push(source)
+        }
+        break
+      case 'assistant': {
+        const { turn, source } = assistantTurn(content, i, notes, marks)
+        for (const call of turn.toolCalls ?? []) calls.set(call.id, call.name)
+        out.turns.push(turn)
+        out.sources.push(source)
+        break
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * The text of a system prompt: a string, or text blocks joined a paragraph apart (the
+ * conversation holds one system prompt).
+ */
+export function systemText(value: unknown, field: string, marks: CacheMarks): string {
+  if (typeof value === 'string') return value
+  const blocks = array(value, field)
+  return blocks
+    .map((item, j) => {
+      const block = blockOf(item, `${field}[${j}]`, ['text'], marks)
+      return string(own(block, 'text'), `${field}[${j}].text`)
+    })
+    .join('\n\n')
+}
+
+/**
+ * Reads the `cache_control` of a block or of the request (absent or null: none) into `marks`.
+ * Anthropic's only kind is `ephemeral`, with a `ttl` of `5m` or `1h`.
+ */
+export function cacheMark(value: unknown, field: string, marks: CacheMarks): void {
+  if (value === undefined || value === null) return
+  const mark = record(value, field)
+  oneOf(own(mark, 'type'), `${field}.type`, ['ephemeral'])
+  const ttl = own(mark, 'ttl')
+  const cache: CacheOptions = ttl === undefined ? true : { ttl: oneOf(ttl, `${field}.ttl`, TTLS) }
+  marks.cache ??= cache
+}
+
+/** A message's `content` that is not a string: its blocks. */
+function contentBlocks(value: unknown, field: string): readonly unknown[] {
+  if (!Array.isArray(value))
+    fail(field, `must be a string or an array of content blocks, got ${describe(value)}`)
+  return value
+}
+
+/** A block of one of `types`, its cache mark read. */
+function blockOf(
+  value: unknown,
+  field: string,
+  types: readonly string[],
+  marks: CacheMarks,
+): JsonRecord {
+  const block = record(value, field)
+  const type = own(block, 'type')
+  if (typeof type !== 'string' || !types.includes(type)) {
+    fail(
+      `${field}.type`,
+      `must be ${listOf(types)}, got ${describe(type)} (the relay serves no server tools, documents or files)`,
+    )
+  }
+  cacheMark(own(block, 'cache_control'), `${field}.cache_control`, marks)
+  return block
+}
+
+/** A user message's tool turn (its results), then its user turn (its other blocks), if any. */
+function userTurns(
+  content: unknown,
+  i: number,
+  calls: ReadonlyMap<string, string>,
+  marks: CacheMarks,
+): [Turn, TurnSource][] {
+  const field = `messages[${i}].content`
+  if (typeof content === 'string')
+    return [
+      [
+        { role: 'user', content },
+        { message: i, blocks: [] },
+      ],
+    ]
+  const blocks = contentBlocks(content, field)
+  const results: ToolResult[] = []
+  const resultBlocks: number[] = []
+  const parts: UserPart[] = []
+  const partBlocks: number[] = []
+  blocks.forEach((item, j) => {
+    const at = `${field}[${j}]`
+    const block = blockOf(item, at, USER_BLOCKS, marks)
+    if (own(block, 'type') === 'tool_result') {
+      results.push(toolResult(block, at, calls))
+      resultBlocks.push(j)
+    } else {
+      parts.push(userPart(block, at))
+      partBlocks.push(j)
+    }
+  })
+  const out: [Turn, TurnSource][] = []
+  if (results.length > 0) {
+    const turn: ToolTurn = { role: 'tool', results }
+    out.push([turn, { message: i, blocks: resultBlocks }])
+  }
+  // A message of only tool results has no user turn; an empty one is the relay's to refuse.
+  if (parts.length > 0 || results.length === 0) {
+    const turn: UserTurn = { role: 'user', content: parts }
+    out.push([turn, { message: i, blocks: partBlocks }])
+  }
+  return out
+}
+
+function userPart(block: JsonRecord, field: string): UserPart {
+  if (own(block, 'type') === 'text')
+    return { type: 'text', text: string(own(block, 'text'), `${field}.text`) }
+  const source = record(own(block, 'source'), `${field}.source`)
+  const type = oneOf(own(source, 'type'), `${field}.source.type`, ['base64', 'url'])
+  if (type === 'url')
+    return { type: 'image', url: string(own(source, 'url'), `${field}.source.url`) }
+  return {
+    type: 'image',
+    mediaType: string(own(source, 'media_type'), `${field}.source.media_type`),
+    data: string(own(source, 'data'), `${field}.source.data`),
+  }
+}
+
+function toolResult(
+  block: JsonRecord,
+  field: string,
+  calls: ReadonlyMap<string, string>,
+): ToolResult {
+  const callId = string(own(block, 'tool_use_id'), `${field}.tool_use_id`, { nonEmpty: true })
+  const name = calls.get(callId)
+  if (name === undefined)
+    fail(`${field}.tool_use_id`, `${describe(callId)} matches no tool_use of an earlier message`)
+  const result: ToolResult = { callId, name, output: resultText(own(block, 'content'), field) }
+  const isError = own(block, 'is_error')
+  if (isError !== undefined) {
+    if (typeof isError !== 'boolean')
+      fail(`${field}.is_error`, `must be a boolean, got ${describe(isError)}`)
+    result.isError = isError
+  }
+  return result
+}
+
+/** A tool result's content as text: a string, or its text blocks a line apart; absent is none. */
+function resultText(value: unknown, field: string): string {
+  if (value === undefined) return ''
+  if (typeof value === 'string') return value
+  const blocks = array(value, `${field}.content`)
+  return blocks
+    .map((item, k) => {
+      const at = `${field}.content[${k}]`
+      const block = record(item, at)
+      // Tool results go to every provider as text: an image in one has nowhere to go.
+      oneOf(own(block, 'type'), `${at}.type`, ['text'])
+      return string(own(block, 'text'), `${at}.text`)
+    })
+    .join('\n')
+}
+
+function assistantTurn(
+  content: unknown,
+  i: number,
+  notes: string[],
+  marks: CacheMarks,
+): { turn: AssistantTurn; source: TurnSource } {
+  const field = `messages[${i}].content`
+  const source: TurnSource = { message: i, blocks: [] }
+  let text = ''
+  const toolCalls: ToolCall[] = []
+  let sealed: { at: number; signature: string } | undefined
+  if (typeof content === 'string') text = content
+  else {
+    contentBlocks(content, field).forEach((item, j) => {
+      const at = `${field}[${j}]`
+      const block = blockOf(item, at, ASSISTANT_BLOCKS, marks)
+      switch (own(block, 'type')) {
+        case 'text':
+          text += string(own(block, 'text'), `${at}.text`)
+          break
+        case 'thinking': {
+          string(own(block, 'thinking'), `${at}.thinking`)
+          const signature = own(block, 'signature')
+          if (signature !== undefined) string(signature, `${at}.signature`)
+          if (isSealedSignature(signature)) sealed ??= { at: j, signature }
+          break
+        }
+        case 'redacted_thinking':
+          string(own(block, 'data'), `${at}.data`)
+          break
+        case 'tool_use':
+          toolCalls.push(toolUse(block, at))
+          source.blocks.push(j)
+          break
+      }
+    })
+  }
+  const plain: AssistantTurn = {
+    role: 'assistant',
+    text,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    stopReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+  }
+  if (toolCalls.length > 0) plain.toolCalls = toolCalls
+  if (sealed === undefined) return { turn: plain, source }
+
+  const { at, signature } = sealed
+  const dropped = (reason: string) => {
+    notes.push(`${field}[${at}].signature dropped: ${reason}`)
+    return { turn: plain, source }
+  }
+  const kept = sealedRecordOf(signature)
+  if (kept === undefined) return dropped('it does not decode to a sealed turn')
+  const mismatch = sealedMismatch(kept, text, toolCalls, {
+    text: `the text blocks of ${field}`,
+    toolCalls: `the tool_use blocks of ${field}`,
+  })
+  if (mismatch !== undefined) return dropped(mismatch)
+  return { turn: turnOfRecord(kept, plain), source: { ...source, sealed: at } }
+}
+
+function toolUse(block: JsonRecord, field: string): ToolCall {
+  if (!Object.hasOwn(block, 'input')) fail(`${field}.input`, 'is required')
+  return {
+    id: string(own(block, 'id'), `${field}.id`, { nonEmpty: true }),
+    name: string(own(block, 'name'), `${field}.name`, { nonEmpty: true }),
+    input: block['input'],
+  }
+}

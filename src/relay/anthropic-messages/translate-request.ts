@@ -1,0 +1,251 @@
+import type { ResponseFormat, Thinking, ToolChoice, ToolSpec } from '../../core/adapter.ts'
+import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
+import {
+  array,
+  describe,
+  fail,
+  Invalid,
+  isRecord,
+  oneOf,
+  own,
+  record,
+  string,
+  type JsonRecord,
+} from '../validate-json.ts'
+import {
+  cacheMark,
+  systemText,
+  translateMessages,
+  type CacheMarks,
+  type TurnSource,
+} from './translate-messages.ts'
+
+/** A Messages API request, translated into a `/v1/chat` body. */
+export type TranslatedMessagesRequest = {
+  ok: true
+  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
+  request: WireChatRequest
+  stream: boolean
+  /** `sources[k]`: where turn `k` came from (see `rewriteField`). */
+  sources: TurnSource[]
+  /** Reasoning state that was dropped, by field path and reason (never the client's text). */
+  notes: string[]
+}
+
+/** A Messages API request refused: the field at fault, in Anthropic's terms, and what is wrong. */
+export type RefusedMessagesRequest = {
+  ok: false
+  /** The field at fault as a Messages API path (`messages[2].content[0].source.data`), or undefined for the body. */
+  field: string | undefined
+  /** Starts with the field's path, as the relay's own validation messages do. */
+  message: string
+}
+
+/** What the relay does with a top-level field of the Messages API. */
+export type FieldUse = 'mapped' | 'ignored' | 'refused'
+
+/**
+ * Every field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` (1.14): the ones the relay maps,
+ * the ones real clients send that it accepts and ignores, and `container`, refused (a provider's
+ * code-execution container is not the client's to pick). Then `temperature`, `top_k` and
+ * `top_p`, which the API still takes and clients on older SDKs send (LangChain's): the first is
+ * mapped, the others ignored. Any other field is refused, so that a client cannot reach a key, a
+ * base URL or a provider option, and a misspelt field does not pass silently. (The tests check
+ * this list against the SDK's type.)
+ */
+export const MESSAGES_FIELDS: Readonly<Record<string, FieldUse>> = {
+  model: 'mapped',
+  messages: 'mapped',
+  max_tokens: 'mapped',
+  system: 'mapped',
+  stop_sequences: 'mapped',
+  stream: 'mapped',
+  thinking: 'mapped',
+  tool_choice: 'mapped',
+  tools: 'mapped',
+  output_config: 'mapped',
+  cache_control: 'mapped',
+  temperature: 'mapped',
+  metadata: 'ignored',
+  service_tier: 'ignored',
+  speed: 'ignored',
+  inference_geo: 'ignored',
+  diagnostics: 'ignored',
+  user_profile_id: 'ignored',
+  workspace_id: 'ignored',
+  top_k: 'ignored',
+  top_p: 'ignored',
+  container: 'refused',
+}
+
+/** `output_config.effort` as the relay's thinking level (`xhigh` is its most, as `max`). */
+const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'max',
+  max: 'max',
+}
+
+/**
+ * Translates a Messages API request (`POST /v1/messages`) into a `/v1/chat` body. Checks only
+ * Anthropic's shape; limits, names and depth are left to `validateChatRequest`, whose field paths
+ * `rewriteField` turns back into Anthropic's. Never throws on a parsed JSON body.
+ *
+ * `thinking` maps to the relay's option: `enabled` to its `budget_tokens`, `adaptive` to
+ * `output_config.effort` (Anthropic's default, `high`, without one), `disabled` to `'off'`; an
+ * effort without `thinking` is a thinking level too. `max_tokens` is required, as Anthropic
+ * requires it. A `cache_control` on the request or on any block turns prompt caching on.
+ */
+export function translateMessagesRequest(
+  body: unknown,
+): TranslatedMessagesRequest | RefusedMessagesRequest {
+  if (!isRecord(body)) {
+    return {
+      ok: false,
+      field: undefined,
+      message: `body must be a JSON object, got ${describe(body)}`,
+    }
+  }
+  try {
+    return translate(body)
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error
+    return { ok: false, field: error.field, message: error.message }
+  }
+}
+
+function translate(body: JsonRecord): TranslatedMessagesRequest {
+  for (const key of Object.keys(body)) {
+    const use = Object.hasOwn(MESSAGES_FIELDS, key) ? MESSAGES_FIELDS[key] : undefined
+    if (use === undefined) {
+      fail(
+        describe(key).slice(1, -1),
+        'is not a field of the Messages API (a relay client picks no key, base URL or provider option)',
+      )
+    }
+    if (use === 'refused' && given(body, key) !== undefined)
+      fail(key, 'is not served: the relay keeps no provider container for a client')
+  }
+  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+  const notes: string[] = []
+  const marks: CacheMarks = {}
+  cacheMark(own(body, 'cache_control'), 'cache_control', marks)
+  const system = given(body, 'system')
+  const prompt = system === undefined ? [] : [systemText(system, 'system', marks)]
+  const { system: inline, turns, sources } = translateMessages(own(body, 'messages'), notes, marks)
+  const text = [...prompt, ...inline].filter((part) => part !== '').join('\n\n')
+  const options = callOptions(body, marks)
+  const request: WireChatRequest = {
+    model,
+    conversation: text === '' ? { turns } : { system: text, turns },
+    ...options,
+  }
+  const stream = given(body, 'stream')
+  if (stream !== undefined && typeof stream !== 'boolean')
+    fail('stream', `must be a boolean, got ${describe(stream)}`)
+  return { ok: true, request, stream: stream === true, sources, notes }
+}
+
+/** A member the client set: `null` is "not set" for Anthropic's optional fields. */
+function given(object: JsonRecord, key: string): unknown {
+  const value = own(object, key)
+  return value === null ? undefined : value
+}
+
+function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {
+  const options: WireCallOptions = {}
+  const maxTokens = given(body, 'max_tokens')
+  if (maxTokens === undefined) fail('max_tokens', 'is required (the Messages API requires it)')
+  options.maxTokens = number(maxTokens, 'max_tokens')
+  const tools = given(body, 'tools')
+  if (tools !== undefined)
+    options.tools = array(tools, 'tools').map((tool, i) => toolSpec(tool, i, marks))
+  const choice = given(body, 'tool_choice')
+  if (choice !== undefined) options.toolChoice = toolChoice(choice)
+  const temperature = given(body, 'temperature')
+  if (temperature !== undefined) options.temperature = number(temperature, 'temperature')
+  const stop = given(body, 'stop_sequences')
+  if (stop !== undefined) {
+    options.stop = array(stop, 'stop_sequences').map((s, i) => string(s, `stop_sequences[${i}]`))
+  }
+  const config = given(body, 'output_config')
+  const output = config === undefined ? {} : outputConfig(config)
+  if (output.responseFormat !== undefined) options.responseFormat = output.responseFormat
+  const thinking = thinkingOf(given(body, 'thinking'), output.effort)
+  if (thinking !== undefined) options.thinking = thinking
+  if (marks.cache !== undefined) options.cache = marks.cache
+  return options
+}
+
+function number(value: unknown, field: string): number {
+  if (typeof value !== 'number') fail(field, `must be a number, got ${describe(value)}`)
+  return value
+}
+
+/**
+ * The relay's thinking option for Anthropic's `thinking` and the effort of `output_config`: a
+ * budget, a level, `'off'`, or undefined (the model's default) when neither is given.
+ */
+function thinkingOf(value: unknown, effort: Thinking | undefined): Thinking | undefined {
+  if (value === undefined) return effort
+  const config = record(value, 'thinking')
+  const type = oneOf(own(config, 'type'), 'thinking.type', ['enabled', 'adaptive', 'disabled'])
+  if (type === 'disabled') return 'off'
+  if (type === 'adaptive') return effort ?? 'high'
+  return { budgetTokens: number(own(config, 'budget_tokens'), 'thinking.budget_tokens') }
+}
+
+function outputConfig(value: unknown): { effort?: Thinking; responseFormat?: ResponseFormat } {
+  const config = record(value, 'output_config')
+  const out: { effort?: Thinking; responseFormat?: ResponseFormat } = {}
+  const effort = given(config, 'effort')
+  if (effort !== undefined) {
+    const level = oneOf(effort, 'output_config.effort', Object.keys(EFFORTS))
+    out.effort = EFFORTS[level]!
+  }
+  const format = given(config, 'format')
+  if (format !== undefined) {
+    const spec = record(format, 'output_config.format')
+    oneOf(own(spec, 'type'), 'output_config.format.type', ['json_schema'])
+    out.responseFormat = {
+      type: 'json',
+      schema: record(own(spec, 'schema'), 'output_config.format.schema'),
+    }
+  }
+  return out
+}
+
+function toolSpec(value: unknown, i: number, marks: CacheMarks): ToolSpec {
+  const field = `tools[${i}]`
+  const tool = record(value, field)
+  const type = given(tool, 'type')
+  if (type !== undefined && type !== 'custom') {
+    fail(
+      `${field}.type`,
+      `must be 'custom' or absent, got ${describe(type)} (the relay serves no server tools)`,
+    )
+  }
+  cacheMark(own(tool, 'cache_control'), `${field}.cache_control`, marks)
+  const spec: ToolSpec = {
+    name: string(own(tool, 'name'), `${field}.name`),
+    parameters: record(own(tool, 'input_schema'), `${field}.input_schema`),
+  }
+  const description = given(tool, 'description')
+  if (description !== undefined) spec.description = string(description, `${field}.description`)
+  return spec
+}
+
+function toolChoice(value: unknown): ToolChoice {
+  const choice = record(value, 'tool_choice')
+  const type = oneOf(own(choice, 'type'), 'tool_choice.type', ['auto', 'any', 'tool', 'none'])
+  switch (type) {
+    case 'auto':
+    case 'none':
+      return type
+    case 'any':
+      return 'required'
+    case 'tool':
+      return { name: string(own(choice, 'name'), 'tool_choice.name') }
+  }
+}
