@@ -14,9 +14,12 @@ const NONE: CorsDecision = { allowed: true, headers: {} }
 /**
  * The request headers a page may send. `last-event-id`: a durable conversation's stream resumes
  * from the last event it saw; `traceparent`, `tracestate`: a page's trace goes on through the relay
- * (W3C Trace Context); `user-agent` and `x-stainless-*`: what the `openai` SDK sends on every
- * request from a browser (`dangerouslyAllowBrowser`), `x-stainless-helper-method` from its
- * `responses.stream()`, `x-stainless-timeout` when a timeout is set (openai 6.49).
+ * (W3C Trace Context). Then what the official SDKs send from a browser: the relay token as
+ * `x-api-key`, `anthropic-version`, `anthropic-beta` and the opt-in to browser use
+ * (`@anthropic-ai/sdk`, to `/v1/messages`); the `x-stainless-*` telemetry both SDKs send
+ * (`x-stainless-helper-method` from `responses.stream()`, `x-stainless-timeout` when a timeout is
+ * set), and their `user-agent` (which Firefox lets a page set): a preflight that leaves one out
+ * fails the call.
  */
 const ALLOWED_HEADERS = [
   'authorization',
@@ -24,8 +27,12 @@ const ALLOWED_HEADERS = [
   'last-event-id',
   'traceparent',
   'tracestate',
-  'user-agent',
+  'x-api-key',
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-dangerous-direct-browser-access',
   'x-stainless-arch',
+  'x-stainless-helper',
   'x-stainless-helper-method',
   'x-stainless-lang',
   'x-stainless-os',
@@ -34,6 +41,7 @@ const ALLOWED_HEADERS = [
   'x-stainless-runtime',
   'x-stainless-runtime-version',
   'x-stainless-timeout',
+  'user-agent',
 ].join(', ')
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/messages` in process, driven by `@anthropic-ai/sdk`: answers streamed and not, usage,
  * tools both ways, the client leaving mid-answer, the sealed state's round trip (replayed verbatim
- * to the model that made it, dropped with a note when changed).
+ * to the model that made it, dropped with a note when changed), and the browser preflight for the
+ * headers Anthropic's clients send.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type {
@@ -378,5 +379,63 @@ describe('/v1/messages sealed reasoning state', () => {
     const unsealed = createRelay({ providers: { anthropic: [claude] }, auth: [TOKEN] })
     const content = await firstAnswer(unsealed)
     expect(content.map((block) => block.type)).toEqual(['thinking', 'text', 'tool_use'])
+  })
+})
+
+describe('/v1/messages from a browser', () => {
+  const relay = createRelay({
+    providers: { mock: [mock()] },
+    auth: [TOKEN],
+    cors: { origins: ['https://app.test'] },
+  })
+
+  /** The names of the headers a client sends, captured before they leave. */
+  async function sentHeaders(send: (fetch: typeof globalThis.fetch) => Promise<unknown>) {
+    const names: string[] = []
+    await send(async (_url, init) => {
+      names.push(...new Headers(init?.headers).keys())
+      throw new Error('captured')
+    }).catch(() => {})
+    return names
+  }
+
+  it('allows in its preflight every header the Anthropic SDK sends from a page', async () => {
+    const client = (fetch: typeof globalThis.fetch, key: 'apiKey' | 'x-api-key') =>
+      new Anthropic({
+        ...(key === 'apiKey'
+          ? { apiKey: TOKEN }
+          : { apiKey: null, defaultHeaders: { 'x-api-key': TOKEN } }),
+        baseURL: 'http://relay.test',
+        dangerouslyAllowBrowser: true,
+        maxRetries: 0,
+        fetch,
+      })
+    const params = { model: 'mock/echo', max_tokens: 64, messages: ask, tools: [weather] }
+    const sent = new Set([
+      ...(await sentHeaders((fetch) => client(fetch, 'apiKey').messages.create(params))),
+      ...(await sentHeaders((fetch) =>
+        client(fetch, 'x-api-key').messages.stream(params).finalMessage(),
+      )),
+      ...(await sentHeaders((fetch) =>
+        client(fetch, 'apiKey').messages.create(params, { headers: { 'anthropic-beta': 'x' } }),
+      )),
+    ])
+    expect(sent).toContain('x-api-key')
+    expect(sent).toContain('anthropic-dangerous-direct-browser-access')
+    // `accept` is safelisted: a browser asks for no other one.
+    const asked = [...sent].filter((name) => name !== 'accept')
+    const preflight = await relay.fetch(
+      new Request('http://relay.test/v1/messages', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.test',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': asked.join(','),
+        },
+      }),
+    )
+    expect(preflight.status).toBe(204)
+    const allowed = preflight.headers.get('access-control-allow-headers')!.split(', ')
+    expect(asked.filter((name) => !allowed.includes(name))).toEqual([])
   })
 })
