@@ -18,7 +18,7 @@ import {
 } from './answer-pipeline.ts'
 import { traceCall, type TracingOptions } from './tracing.ts'
 import { readJsonBody } from './read-body.ts'
-import { dropForeignItems } from './foreign-items.ts'
+import { foreignItems } from './foreign-items.ts'
 import { thinkingModeOf } from '../kit/replay.ts'
 import type { Dialect } from './dialects.ts'
 import { SSE_HEADERS } from './responses.ts'
@@ -95,19 +95,20 @@ export async function chatRoute(
     sealWarnings = checkedSeals.warnings
     if (sealWarnings.length > 0) trace.entry.notes = [...(trace.entry.notes ?? []), ...sealWarnings]
   }
-  if (dialect.onForeignItems === 'drop') {
-    const tag = {
+  const foreign = foreignItems(
+    conversation,
+    {
       provider: adapter.provider,
       model: adapter.model,
       thinkingMode: thinkingModeOf(options.thinking),
-    }
-    const foreign = dropForeignItems(conversation, tag)
-    conversation = foreign.conversation
-    if (foreign.warnings.length > 0) {
-      // Said where the seal checks say theirs: in the log's notes and the answer's warnings.
-      sealWarnings = [...sealWarnings, ...foreign.warnings]
-      trace.entry.notes = [...(trace.entry.notes ?? []), ...foreign.warnings]
-    }
+    },
+    dialect.onForeignItems === 'drop',
+  )
+  conversation = foreign.conversation
+  if (foreign.notes.length > 0) {
+    trace.entry.notes = [...(trace.entry.notes ?? []), ...foreign.notes]
+    // A dialect that drops them says so where the seal checks say theirs: the answer's warnings.
+    if (dialect.onForeignItems === 'drop') sealWarnings = [...sealWarnings, ...foreign.notes]
   }
 
   // Admission counts what is sent and the output the call may produce; the answer is settled with

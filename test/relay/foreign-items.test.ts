@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, Conversation } from '../../src/core/conversation.ts'
-import { dropForeignItems } from '../../src/relay/foreign-items.ts'
+import { foreignItems } from '../../src/relay/foreign-items.ts'
 
 const tag = { provider: 'anthropic', model: 'claude', thinkingMode: 'high' }
 const answer = (items: Partial<typeof tag> = {}): AssistantTurn => ({
@@ -12,26 +12,36 @@ const answer = (items: Partial<typeof tag> = {}): AssistantTurn => ({
 })
 const user = { role: 'user' as const, content: 'Hi' }
 
-describe('dropForeignItems', () => {
+describe('foreignItems', () => {
   it('keeps the conversation as it is when every turn’s items are the call’s own', () => {
     const conversation: Conversation = { turns: [user, answer(), user] }
-    expect(dropForeignItems(conversation, tag)).toEqual({ conversation, warnings: [] })
-    expect(dropForeignItems(conversation, tag).conversation).toBe(conversation)
+    expect(foreignItems(conversation, tag, true)).toEqual({ conversation, notes: [] })
+    expect(foreignItems(conversation, tag, true).conversation).toBe(conversation)
   })
 
   it.each([
-    ['another provider', { provider: 'openai' }, 'openai/claude (thinking high)'],
-    ['another model', { model: 'haiku' }, 'anthropic/haiku (thinking high)'],
-    ['another thinking mode', { thinkingMode: 'low' }, 'anthropic/claude (thinking low)'],
-  ])('drops the items %s made, saying which turn and why', (_, other, made) => {
+    ['another provider', { provider: 'openai' }],
+    ['another model', { model: 'haiku' }],
+    ['another thinking mode', { thinkingMode: 'low' }],
+  ])('drops the items %s made, saying which turn and why', (_, other) => {
     const conversation: Conversation = { system: 'Be brief.', turns: [user, answer(other), user] }
-    const { conversation: sent, warnings } = dropForeignItems(conversation, tag)
+    const { conversation: sent, notes } = foreignItems(conversation, tag, true)
     const { items: _items, ...plain } = answer(other)
     expect(sent).toEqual({ system: 'Be brief.', turns: [user, plain, user] })
-    expect(warnings).toEqual([
-      `conversation.turns[1].items dropped: ${made} made them and this call goes to anthropic/claude (thinking high), so the turn was sent from its text and tool calls`,
+    // The call's tag only: the turn's own may be the client's text.
+    expect(notes).toEqual([
+      'conversation.turns[1].items dropped: made by another provider, model or thinking mode than anthropic/claude (thinking high), so the turn was sent from its text and tool calls',
     ])
     // The conversation given is left as it was.
     expect(conversation.turns[1]).toHaveProperty('items')
+  })
+
+  it('keeps the items where the dialect leaves them to the adapter, and notes them', () => {
+    const conversation: Conversation = { turns: [user, answer({ model: 'haiku' }), user] }
+    const { conversation: sent, notes } = foreignItems(conversation, tag, false)
+    expect(sent).toBe(conversation)
+    expect(notes).toEqual([
+      'conversation.turns[1].items not replayed: made by another provider, model or thinking mode than anthropic/claude (thinking high), so the turn was sent from its text and tool calls',
+    ])
   })
 })

@@ -1,8 +1,8 @@
 /**
  * `POST /v1/messages` in process, driven by `@anthropic-ai/sdk`: answers streamed and not, usage,
  * tools both ways, the client leaving mid-answer, the sealed state's round trip (replayed verbatim
- * to the model that made it, dropped with a note when changed), and the browser preflight for the
- * headers Anthropic's clients send.
+ * to the model that made it, dropped with a note when changed or sent to another model), and the
+ * browser preflight for the headers Anthropic's clients send.
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type {
@@ -372,6 +372,25 @@ describe('/v1/messages sealed reasoning state', () => {
       /^conversation\.turns\[1\]\.items dropped: the turn was changed after this relay sealed it/,
     )
     expect(JSON.stringify(entries.at(-1))).not.toContain('forged')
+  })
+
+  it('sends the turn to another model from its text and calls, and notes that its state was not replayed', async () => {
+    const { relay, other, entries } = sealedRelay()
+    const content = await firstAnswer(relay)
+    await sdk(relay).messages.create({
+      model: 'anthropic/claude-y',
+      max_tokens: 1024,
+      tools: [weather],
+      messages: followUp(content),
+    })
+    expect(sentTurn(other, 0)).toEqual({
+      role: 'assistant',
+      text: 'Let me check.',
+      toolCalls: TOOL_SCRIPT[0]!.toolCalls,
+    })
+    expect(entries.at(-1)?.notes).toEqual([
+      'conversation.turns[1].items not replayed: made by another provider, model or thinking mode than anthropic/claude-y (thinking default), so the turn was sent from its text and tool calls',
+    ])
   })
 
   it('sends no sealed block without seal keys', async () => {

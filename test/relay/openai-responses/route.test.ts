@@ -615,7 +615,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
     })
     expect(other.calls[0]!.conversation.turns[1]).not.toHaveProperty('items')
     expect(entries.at(-1)?.notes).toEqual([
-      'conversation.turns[1].items dropped: anthropic/claude (thinking default) made them and this call goes to openai/gpt (thinking default), so the turn was sent from its text and tool calls',
+      'conversation.turns[1].items dropped: made by another provider, model or thinking mode than openai/gpt (thinking default), so the turn was sent from its text and tool calls',
     ])
   })
 })
