@@ -63,13 +63,14 @@ async function snippets(): Promise<Snippet[]> {
   return found
 }
 
-/** The imports of a snippet that may run: the offline entries, and the `openai` and `ai` SDKs. */
-const OFFLINE = /\/src\/(index|kit\/index|providers\/mock\/index)\.ts$|^openai$|^ai$/
+/** The imports of a snippet that may run: the offline entries, and the OpenAI, Anthropic and AI SDKs. */
+const OFFLINE =
+  /\/src\/(index|kit\/index|providers\/mock\/index)\.ts$|^openai$|^@anthropic-ai\/sdk$|^ai$/
 
 /**
  * Snippets that need nothing the globals and the offline relay cannot give: they run. The
- * `openai` SDK and the AI SDK's transport reach the offline relay (see `offline-relay.ts`);
- * nothing else reaches a network.
+ * `openai` and Anthropic SDKs and the AI SDK's transport reach the offline relay (see
+ * `offline-relay.ts`); nothing else reaches a network.
  */
 function runs(snippet: Snippet): boolean {
   const imports = [...snippet.code.matchAll(/from '([^']+)'/g)].map((m) => m[1]!)
@@ -152,5 +153,11 @@ describe('documentation snippets', () => {
     expect(ran.length).toBeGreaterThanOrEqual(8)
     // The README's OpenAI client example runs against the offline relay.
     expect(ran.some((where) => where.startsWith('README.md'))).toBe(true)
+    // So does every Anthropic SDK example (the README's and its page's).
+    const anthropic = all
+      .filter((snippet) => snippet.code.includes("from '@anthropic-ai/sdk'"))
+      .map((snippet) => `${snippet.doc}:${snippet.line}`)
+    expect(anthropic.length).toBeGreaterThanOrEqual(2)
+    expect(ran).toEqual(expect.arrayContaining(anthropic))
   })
 })
