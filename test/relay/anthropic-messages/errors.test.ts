@@ -15,6 +15,7 @@ import {
 } from '../../../src/relay/anthropic-messages/index.ts'
 import {
   createRelay,
+  refuseRequest,
   type LimitDecision,
   type RateLimiter,
   type Relay,
@@ -493,5 +494,45 @@ describe('the relay token on /v1/messages', () => {
     )
     expect(response.status).toBe(200)
     expect(seen).toEqual([`Bearer ${TOKEN}`])
+  })
+})
+
+describe('what a refused request is told on /v1/messages', () => {
+  const call = () =>
+    new Request('http://relay.test/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TOKEN },
+      body: JSON.stringify(question()),
+    })
+
+  it.each([
+    [{ refuse: 'the token has expired' }, 401, 'authentication_error'],
+    [{ refuse: 'banned', status: 403 as const }, 403, 'permission_error'],
+    [{ refuse: 'keys down', status: 503 as const }, 529, 'overloaded_error'],
+  ])(
+    'answers an auth hook’s refusal %o as %i %s, with its reason',
+    async (refusal, status, type) => {
+      const relay = createRelay({ providers, auth: () => refusal })
+      const response = await relay.fetch(call())
+      expect(response.status).toBe(status)
+      expect(await response.json()).toEqual({
+        type: 'error',
+        error: { type, message: refusal.refuse },
+      })
+    },
+  )
+
+  it('answers a relay that cannot start in Anthropic’s shape (refuseRequest)', async () => {
+    const response = await refuseRequest(
+      call(),
+      500,
+      'server',
+      'RELAY_TOKENS: a token is too short',
+    )
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: 'RELAY_TOKENS: a token is too short' },
+    })
   })
 })
