@@ -14,7 +14,7 @@ import {
   describeError,
   errorResponse,
   jsonResponse,
-  retryAfterHeader,
+  withRetryAfter,
   type ErrorDetails,
 } from './responses.ts'
 import { createSseEncoder } from './sse.ts'
@@ -194,15 +194,12 @@ export const completionsDialect: Dialect = {
     return { ok: true, call }
   },
   error(status, kind, message, details = {}, headers = {}) {
-    const out = { ...headers }
-    if (details.retryAfterMs !== undefined)
-      out['retry-after'] = retryAfterHeader(details.retryAfterMs)
     const response = completionErrorResponse(
       status,
       kind,
       message,
       { param: details.field, code: details.code },
-      out,
+      withRetryAfter(headers, details.retryAfterMs),
     )
     return describeError(response, kind, details.field)
   },

@@ -74,6 +74,15 @@ export function jsonResponse(
   })
 }
 
+/** `headers`, with `retry-after` added when `retryAfterMs` is known. */
+export function withRetryAfter(
+  headers: Record<string, string>,
+  retryAfterMs: number | undefined,
+): Record<string, string> {
+  if (retryAfterMs === undefined) return headers
+  return { ...headers, 'retry-after': retryAfterHeader(retryAfterMs) }
+}
+
 /** A `retry-after` header value: whole seconds, at least 1. */
 export function retryAfterHeader(ms: number): string {
   return String(Math.max(1, Math.ceil(ms / 1000)))

@@ -1,5 +1,5 @@
 import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
-import { jsonResponse, retryAfterHeader } from '../responses.ts'
+import { jsonResponse, withRetryAfter } from '../responses.ts'
 import { validateChatRequest } from '../validate-request.ts'
 import { createMessagesEncoder, messageResponse } from './encode.ts'
 import { messagesErrorResponse } from './errors.ts'
@@ -71,9 +71,7 @@ export const messagesDialect: Dialect = {
     return { ok: true, call }
   },
   error(status, kind, message, details = {}, headers = {}) {
-    const out = { ...headers }
-    if (details.retryAfterMs !== undefined)
-      out['retry-after'] = retryAfterHeader(details.retryAfterMs)
+    const out = withRetryAfter(headers, details.retryAfterMs)
     return messagesErrorResponse(status, kind, message, details.field, out)
   },
   onChangedSeal: 'drop',
