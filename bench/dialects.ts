@@ -14,12 +14,14 @@ import { fileURLToPath } from 'node:url'
 import type { AssistantTurn } from '../src/core/conversation.ts'
 import { mock } from '../src/providers/mock/index.ts'
 import { aiSdkDialect } from '../src/relay/ai-sdk/index.ts'
+import { messagesDialect } from '../src/relay/anthropic-messages/index.ts'
 import { chatDialect, completionsDialect, type Dialect } from '../src/relay/dialects.ts'
 import { createRelay } from '../src/relay/index.ts'
 import { responsesDialect } from '../src/relay/openai-responses/index.ts'
 import { resolveLimits } from '../src/relay/options.ts'
 import { createSealer } from '../src/relay/seal.ts'
 import { aiSdkDriver } from '../test/relay/dialects/ai-sdk-driver.ts'
+import { anthropicMessagesDriver } from '../test/relay/dialects/anthropic-messages-driver.ts'
 import { chatDriver } from '../test/relay/dialects/chat-driver.ts'
 import { completionsDriver } from '../test/relay/dialects/completions-driver.ts'
 import { responsesDriver } from '../test/relay/dialects/openai-responses-driver.ts'
@@ -41,6 +43,7 @@ const DIALECTS: readonly { driver: DialectDriver; dialect: Dialect }[] = [
   { driver: chatDriver, dialect: chatDialect },
   { driver: completionsDriver, dialect: completionsDialect },
   { driver: responsesDriver, dialect: responsesDialect },
+  { driver: anthropicMessagesDriver, dialect: messagesDialect },
   { driver: aiSdkDriver, dialect: aiSdkDialect },
 ]
 

@@ -10,6 +10,7 @@ import { mock, type MockAdapter, type MockResponse } from '../../../src/provider
 import { createRelay } from '../../../src/relay/index.ts'
 import { eventually } from '../../helpers/eventually.ts'
 import { aiSdkDriver } from './ai-sdk-driver.ts'
+import { anthropicMessagesDriver } from './anthropic-messages-driver.ts'
 import { chatDriver } from './chat-driver.ts'
 import { completionsDriver } from './completions-driver.ts'
 import { responsesDriver } from './openai-responses-driver.ts'
@@ -24,7 +25,13 @@ import type {
 const TOKEN = 'token-dialect-table-0123456789'
 const SEAL_KEYS = ['seal-dialect-table-Qm4Rt8Wz2Xc6Vb0Nk5Lp']
 
-const drivers: DialectDriver[] = [chatDriver, completionsDriver, responsesDriver, aiSdkDriver]
+const drivers: DialectDriver[] = [
+  chatDriver,
+  completionsDriver,
+  responsesDriver,
+  anthropicMessagesDriver,
+  aiSdkDriver,
+]
 
 const weather: DriverTool = {
   name: 'get_weather',
