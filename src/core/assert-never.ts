@@ -1,7 +1,6 @@
 /** Ends an exhaustive `switch`: a new variant left unhandled fails the build, and at run time throws. */
 export function assertNever(value: never): never {
-  const seen: unknown = value
-  const type =
-    typeof seen === 'object' && seen !== null && 'type' in seen ? String(seen.type) : String(seen)
-  throw new TypeError(`Unexpected variant: ${type}`)
+  // `Object()` boxes a primitive and keeps an object: both can be asked for a `type`.
+  const seen: { type?: unknown } = Object(value)
+  throw new TypeError(`Unexpected variant: ${String(seen.type ?? value)}`)
 }
