@@ -27,11 +27,10 @@ export type ToolLoopOptions = CallOptions & {
 export type ToolLoopEvent =
   | Event
   /**
-   * The answers to the calls of `turn`, appended after it. `stopped` when the signal aborted while
-   * the tools ran: then every call is answered as stopped, and the loop throws `aborted` next. At
-   * `maxSteps`, the calls of the last turn are answered as not run, and the loop ends.
+   * The answers to the calls of `turn`, appended after it. At `maxSteps`, the calls of the last
+   * turn are answered as not run, and the loop ends.
    */
-  | { type: 'tool-results'; turn: AssistantTurn; results: ToolTurn; stopped: boolean }
+  | { type: 'tool-results'; turn: AssistantTurn; results: ToolTurn }
 
 /** What {@link toolLoop} returns. */
 export type ToolLoopResult = {
@@ -47,8 +46,9 @@ export type ToolLoopResult = {
  * The tool loop, once for `runTools` and `Chat`: streams a call, appends its assistant turn (with
  * its items, so thinking stays ahead of tool use), runs the turn's calls in parallel with
  * `execute`, appends the tool turn, and calls the model again, until a turn asks for no tool or
- * `maxSteps` calls were made. It fails as the stream fails; when the signal aborts while tools run,
- * every call is answered as stopped (so the conversation stays valid to send) before it throws.
+ * `maxSteps` calls were made. It fails as the stream fails, and throws `aborted` when the signal
+ * aborts while tools run (a caller that keeps the conversation answers those calls with
+ * {@link stoppedResults}, as `Chat` does).
  */
 export async function* toolLoop(
   adapter: Adapter,
@@ -75,22 +75,14 @@ export async function* toolLoop(
     // answered as not run, so the conversation stays valid to continue (a call without a result
     // is refused upstream).
     const last = step >= maxSteps
-    let results: ToolTurn
-    try {
-      results = last
-        ? answerAll(
-            calls,
-            `Not run: the limit of ${maxSteps} model calls was reached before this call.`,
-          )
-        : await executeToolCalls(calls, callOptions.signal, execute)
-    } catch (error) {
-      // Only an abort throws here (a failing tool is an isError result). Answer every call, so
-      // the conversation stays valid to send.
-      yield { type: 'tool-results', turn, results: stoppedResults(calls), stopped: true }
-      throw error
-    }
+    const results = last
+      ? answerAll(
+          calls,
+          `Not run: the limit of ${maxSteps} model calls was reached before this call.`,
+        )
+      : await executeToolCalls(calls, callOptions.signal, execute)
     turns = [...turns, results]
-    yield { type: 'tool-results', turn, results, stopped: false }
+    yield { type: 'tool-results', turn, results }
     if (last) return { conversation: { ...conversation, turns }, turn, steps: step }
   }
 }

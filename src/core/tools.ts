@@ -82,7 +82,7 @@ export async function runTools<Tools extends { [name: string]: ToolParameters }>
     }
     const event = next.value
     if (event.type !== 'tool-results') onEvent?.(event)
-    else if (!event.stopped) {
+    else {
       answered = event.turn
       onStep?.({ turn: event.turn, results: event.results })
     }
