@@ -45,15 +45,14 @@ export type RelayOptions = {
  */
 export function relay(options: RelayOptions): Adapter {
   const id = options.model
-  const slash = id.indexOf('/')
-  if (slash <= 0 || slash === id.length - 1) {
+  // The provider is up to the first slash; the model, all after it, may hold more.
+  const [, provider = '', model = ''] = /^([^/]+)\/([^]+)$/.exec(id) ?? []
+  if (model === '') {
     throw new ThinkwireError({
       kind: 'invalid-request',
       message: `relay(): model '${id}' must be 'provider/model'`,
     })
   }
-  const provider = id.slice(0, slash)
-  const model = id.slice(slash + 1)
   const endpoint = `${options.url.replace(/\/+$/, '')}/v1/chat`
 
   /**
@@ -182,7 +181,7 @@ export async function responseError(response: Response, provider: string): Promi
   const { ok, status } = response
   const data: unknown = await response.json().catch(() => undefined)
   const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
-  const seconds = Number(response.headers.get('retry-after') || Number.NaN)
+  const seconds = Number(response.headers.get('retry-after') || NaN)
   return relayError(
     error,
     provider,

@@ -37,7 +37,8 @@ export type ReadEventStreamOptions<T> = {
   drainMs?: number | undefined
 }
 
-const DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
+/** 32 Mi characters. */
+const DEFAULT_MAX_EVENT_CHARS = 2 ** 25
 
 /**
  * Reads an SSE body once, with {@link createSseParser}, and yields the decoded items of each
@@ -107,9 +108,9 @@ export function readEventStream<T>(
   /** One network read, parsed: its batch, or the end. Whatever fails releases the body first. */
   async function read(): Promise<IteratorResult<T[], undefined>> {
     if (failure !== undefined) {
+      // Closed already (by `failWith`); thrown once.
       const { error } = failure
       failure = undefined
-      close()
       throw error
     }
     if (closed) return DONE
