@@ -11,7 +11,8 @@ import { build } from 'esbuild'
 
 /**
  * What a browser path should weigh at most, gzipped: 5.5 KiB, which leaves the durable client room
- * for its approvals, branches and queue (DESIGN §13, §14).
+ * for its approvals, branches and queue (DESIGN §13, §14). Neither path is there yet: see
+ * {@link BUNDLE_BUDGETS}.
  */
 export const BUNDLE_TARGET = 5632
 
@@ -24,21 +25,22 @@ export const BUNDLE_TARGET = 5632
  * dates and `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and
  * whole seconds in the header).
  *
- * - `relayConversation + useConversation` (about 5,820 B) holds the durable store, which keeps its
+ * - `relayConversation + useConversation` (about 5,770 B) holds the durable store, which keeps its
  *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so), tool
  *   answers, and a follower's WebSocket (about 370 B: the ticket, the socket read as the body of a
  *   follow stream, its ping, the fall back to SSE, and a stream that connects after a dispose
  *   closed at once). It is over the target by that socket, which lets an idle conversation's
- *   Durable Object sleep; its budget sits just above today's figure, so that any growth is a
- *   decision.
- * - `relay + useChat` (about 5,830 B) holds `Chat` and its tool loop (about 1.5 KiB of it), and an
+ *   Durable Object sleep.
+ * - `relay + useChat` (about 5,750 B) holds `Chat` and its tool loop (about 1.5 KiB of it), and an
  *   adapter that keeps the whole stream contract itself (abort, idle timeout, the `done` turn folded
  *   from the events); the body it leaves to end after `done` is the reader's `drainMs`. It is over
  *   the target by the checks it makes of the relay's answers, each pinned by a test: the `done`
  *   turn's fields (about 175 B), the kind of an answer that is not JSON from its status (70 B), the
- *   error payload's kind and fields (50 B), its own fold of `done` (40 B). The tool loop's result
- *   and its answers to calls stopped mid-tool, which `Chat` never reads, are another 45 B. Its
- *   budget sits just above today's figure, so that any growth is a decision.
+ *   error payload's kind and fields (50 B), its own fold of `done` (40 B). The tool loop's result,
+ *   which `Chat` never reads, is another 10 B.
+ *
+ * Both budgets are where they stood before the paths lost 80 B and 53 B (2026-12); they come down
+ * to {@link BUNDLE_TARGET} once a path gets there.
  */
 export const BUNDLE_BUDGETS: Readonly<Record<BrowserPath, number>> = {
   'relay + useChat': 5850,
