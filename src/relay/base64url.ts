@@ -5,8 +5,8 @@
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 const CODES = new Uint8Array(64).map((_, i) => ALPHABET.charCodeAt(i))
-/** The value of each character code, 255 for a character that is not base64url. */
-const VALUES = new Uint8Array(128).fill(255)
+/** The value of each character code below 256; 255 for one that is not base64url. */
+const VALUES = new Uint8Array(256).fill(255)
 for (let i = 0; i < 64; i++) VALUES[ALPHABET.charCodeAt(i)] = i
 const ascii = new TextDecoder()
 
@@ -39,27 +39,41 @@ export function toBase64Url(bytes: Uint8Array): string {
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   let end = text.length
   while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */) end--
-  if (end % 4 === 1 || text.length - end > 2) return undefined
+  const left = end % 4
+  if (left === 1 || text.length - end > 2) return undefined
+  const whole = end - left
   const out = new Uint8Array(Math.floor((end * 3) / 4))
   let at = 0
-  let n = 0
-  for (let i = 0; i < end; i++) {
-    const code = text.charCodeAt(i)
-    const value = code < 128 ? VALUES[code]! : 255
-    if (value === 255) return undefined
-    n = (n << 6) | value
-    if (i % 4 === 3) {
-      out[at++] = n >> 16
-      out[at++] = (n >> 8) & 255
-      out[at++] = n & 255
-      n = 0
-    }
+  // Four characters at a time: a value of 64 or more (255, or a code over 255) is not base64url.
+  for (let i = 0; i < whole; i += 4) {
+    const a = text.charCodeAt(i)
+    const b = text.charCodeAt(i + 1)
+    const c = text.charCodeAt(i + 2)
+    const d = text.charCodeAt(i + 3)
+    if ((a | b | c | d) > 255) return undefined
+    const va = VALUES[a]!
+    const vb = VALUES[b]!
+    const vc = VALUES[c]!
+    const vd = VALUES[d]!
+    if ((va | vb | vc | vd) > 63) return undefined
+    const n = (va << 18) | (vb << 12) | (vc << 6) | vd
+    out[at++] = n >> 16
+    out[at++] = (n >> 8) & 255
+    out[at++] = n & 255
   }
-  const left = end % 4
-  if (left === 2) out[at++] = n >> 4
-  else if (left === 3) {
-    out[at++] = n >> 10
-    out[at++] = (n >> 2) & 255
+  if (left > 0) {
+    let n = 0
+    for (let i = whole; i < end; i++) {
+      const code = text.charCodeAt(i)
+      const value = code > 255 ? 255 : VALUES[code]!
+      if (value > 63) return undefined
+      n = (n << 6) | value
+    }
+    if (left === 2) out[at++] = n >> 4
+    else {
+      out[at++] = n >> 10
+      out[at++] = (n >> 2) & 255
+    }
   }
   return out
 }

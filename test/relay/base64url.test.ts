@@ -19,8 +19,20 @@ describe('base64url', () => {
     expect(fromBase64Url('aGk')).toEqual(new TextEncoder().encode('hi'))
     expect(fromBase64Url('')).toEqual(new Uint8Array(0))
     // A character of standard base64, of neither, a stray length, padding in the middle or too much.
-    for (const bad of ['a+b/', 'ab c', 'abcde', 'ab=c', 'a===', 'aé==', '😀']) {
-      expect(fromBase64Url(bad), bad).toBeUndefined()
+    const bad = [
+      'a+b/',
+      'ab c',
+      'abcde',
+      'ab=c',
+      'a===',
+      'aé==',
+      '😀',
+      'abcé',
+      'abc\u0100',
+      'QUJD😀',
+    ]
+    for (const text of bad) {
+      expect(fromBase64Url(text), text).toBeUndefined()
     }
   })
 })
