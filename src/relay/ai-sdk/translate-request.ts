@@ -22,6 +22,7 @@ import {
 } from './assistant-steps.ts'
 import type { UiStep } from './encode.ts'
 import type { TurnOrigin } from './rewrite-field.ts'
+import { imageOfUrl } from '../request-parts.ts'
 
 /** An AI SDK chat request, translated into a `/v1/chat` body. */
 export type TranslatedUiRequest = {
@@ -82,7 +83,6 @@ export const UI_REQUEST_FIELDS: Readonly<Record<string, FieldUse>> = {
 
 const ROLES = ['system', 'user', 'assistant'] as const
 const TRIGGERS = ['submit-message', 'regenerate-message'] as const
-const DATA_URL = /^data:(image\/[^;,]+);base64,(.*)$/is
 
 /**
  * Translates an AI SDK chat request (`POST /v1/ai-sdk/chat`: `{ id, messages, trigger,
@@ -214,9 +214,5 @@ function imagePart(part: JsonRecord, at: string): UserPart {
       `must be an image type (the relay sends images only), got ${describe(mediaType)}`,
     )
   }
-  const url = string(own(part, 'url'), `${at}.url`)
-  if (!/^data:/i.test(url)) return { type: 'image', url }
-  const match = DATA_URL.exec(url)
-  if (match === null) fail(`${at}.url`, 'must be an http(s) URL or a data:image/...;base64, URL')
-  return { type: 'image', mediaType: match[1]!.toLowerCase(), data: match[2]! }
+  return imageOfUrl(string(own(part, 'url'), `${at}.url`), `${at}.url`)
 }

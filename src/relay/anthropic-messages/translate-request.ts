@@ -19,6 +19,7 @@ import {
   type CacheMarks,
   type TurnSource,
 } from './translate-messages.ts'
+import { given } from '../request-parts.ts'
 
 /** A Messages API request, translated into a `/v1/chat` body. */
 export type TranslatedMessagesRequest = {
@@ -145,12 +146,6 @@ function translate(body: JsonRecord): TranslatedMessagesRequest {
   if (stream !== undefined && typeof stream !== 'boolean')
     fail('stream', `must be a boolean, got ${describe(stream)}`)
   return { ok: true, request, stream: stream === true, sources, notes }
-}
-
-/** A member the client set: `null` is "not set" for Anthropic's optional fields. */
-function given(object: JsonRecord, key: string): unknown {
-  const value = own(object, key)
-  return value === null ? undefined : value
 }
 
 function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {

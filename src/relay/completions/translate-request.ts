@@ -24,6 +24,7 @@ import {
 } from '../validate-json.ts'
 import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
+import { argumentsOf, given, imageOfUrl, userContent } from '../request-parts.ts'
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
 export type TranslatedRequest = {
@@ -112,7 +113,6 @@ export const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
 }
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 const CHOICES = ['auto', 'none', 'required'] as const
-const DATA_URL = /^data:(image\/[^;,]+);base64,(.*)$/is
 
 /**
  * Translates a Chat Completions request (`POST /v1/chat/completions`) into a `/v1/chat` body.
@@ -173,12 +173,6 @@ function translate(body: JsonRecord): TranslatedRequest {
     messageOfTurn,
     notes,
   }
-}
-
-/** A member the client set: OpenAI's clients send `null` for "not set" on most fields. */
-function given(object: JsonRecord, key: string): unknown {
-  const value = own(object, key)
-  return value === null ? undefined : value
 }
 
 function includeUsage(value: unknown): boolean {
@@ -343,15 +337,7 @@ function textContent(value: unknown, field: string, also: readonly string[] = []
 }
 
 function userTurn(message: JsonRecord, field: string): UserTurn {
-  const content = own(message, 'content')
-  if (typeof content === 'string') return { role: 'user', content }
-  if (!Array.isArray(content))
-    fail(`${field}.content`, `must be a string or an array of parts, got ${describe(content)}`)
-  const parts: readonly unknown[] = content
-  return {
-    role: 'user',
-    content: parts.map((value, j) => userPart(value, `${field}.content[${j}]`)),
-  }
+  return userContent(own(message, 'content'), `${field}.content`, userPart)
 }
 
 function userPart(value: unknown, field: string): UserPart {
@@ -359,12 +345,7 @@ function userPart(value: unknown, field: string): UserPart {
   const type = oneOf(own(part, 'type'), `${field}.type`, ['text', 'image_url'])
   if (type === 'text') return { type, text: string(own(part, 'text'), `${field}.text`) }
   const image = record(own(part, 'image_url'), `${field}.image_url`)
-  const url = string(own(image, 'url'), `${field}.image_url.url`)
-  if (!/^data:/i.test(url)) return { type: 'image', url }
-  const match = DATA_URL.exec(url)
-  if (match === null)
-    fail(`${field}.image_url.url`, 'must be an http(s) URL or a data:image/...;base64, URL')
-  return { type: 'image', mediaType: match[1]!.toLowerCase(), data: match[2]! }
+  return imageOfUrl(string(own(image, 'url'), `${field}.image_url.url`), `${field}.image_url.url`)
 }
 
 function assistantTurn(message: JsonRecord, field: string, notes: string[]): AssistantTurn {
@@ -405,18 +386,11 @@ function toolCall(value: unknown, field: string): ToolCall {
   const call = record(value, field)
   oneOf(own(call, 'type') ?? 'function', `${field}.type`, ['function'])
   const fn = record(own(call, 'function'), `${field}.function`)
-  const args = string(own(fn, 'arguments'), `${field}.function.arguments`)
-  let input: unknown
-  try {
-    // Some providers write a call without arguments as '' rather than '{}'.
-    input = args.trim() === '' ? {} : JSON.parse(args)
-  } catch {
-    fail(`${field}.function.arguments`, 'must be a JSON text')
-  }
+  const at = `${field}.function.arguments`
   return {
     id: string(own(call, 'id'), `${field}.id`, { nonEmpty: true }),
     name: string(own(fn, 'name'), `${field}.function.name`),
-    input,
+    input: argumentsOf(string(own(fn, 'arguments'), at), at),
   }
 }
 

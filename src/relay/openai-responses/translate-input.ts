@@ -3,6 +3,7 @@ import type { ToolCall } from '../../core/events.ts'
 import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { describe, fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
 import { readSealedContent } from './sealed-reasoning.ts'
+import { argumentsOf, given, imageOfUrl, userContent } from '../request-parts.ts'
 
 /** Where one turn of the conversation came from in `input`, to name an input field at fault. */
 export type TurnSource = {
@@ -18,7 +19,6 @@ export type TurnSource = {
 
 const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning'] as const
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const
-const DATA_URL = /^data:(image\/[^;,]+);base64,(.*)$/is
 
 /** What `input` becomes. */
 export type TranslatedInput = { turns: Turn[]; sources: TurnSource[] }
@@ -213,15 +213,7 @@ function textContent(value: unknown, field: string, types: readonly string[]): s
 }
 
 function userTurn(item: JsonRecord, field: string): UserTurn {
-  const content = own(item, 'content')
-  if (typeof content === 'string') return { role: 'user', content }
-  if (!Array.isArray(content))
-    fail(`${field}.content`, `must be a string or an array of parts, got ${describe(content)}`)
-  const parts: readonly unknown[] = content
-  return {
-    role: 'user',
-    content: parts.map((value, j) => userPart(value, `${field}.content[${j}]`)),
-  }
+  return userContent(own(item, 'content'), `${field}.content`, userPart)
 }
 
 function userPart(value: unknown, field: string): UserPart {
@@ -232,32 +224,13 @@ function userPart(value: unknown, field: string): UserPart {
   const url = given(part, 'image_url')
   if (url === undefined && given(part, 'file_id') !== undefined)
     fail(`${field}.file_id`, 'is not supported: the relay keeps no files; send image_url')
-  const image = string(url, `${field}.image_url`)
-  if (!/^data:/i.test(image)) return { type: 'image', url: image }
-  const match = DATA_URL.exec(image)
-  if (match === null)
-    fail(`${field}.image_url`, 'must be an http(s) URL or a data:image/...;base64, URL')
-  return { type: 'image', mediaType: match[1]!.toLowerCase(), data: match[2]! }
+  return imageOfUrl(string(url, `${field}.image_url`), `${field}.image_url`)
 }
 
 function functionCall(item: JsonRecord, field: string): ToolCall {
-  const args = string(own(item, 'arguments'), `${field}.arguments`)
-  let input: unknown
-  try {
-    // Some providers write a call without arguments as '' rather than '{}'.
-    input = args.trim() === '' ? {} : JSON.parse(args)
-  } catch {
-    fail(`${field}.arguments`, 'must be a JSON text')
-  }
   return {
     id: string(own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true }),
     name: string(own(item, 'name'), `${field}.name`),
-    input,
+    input: argumentsOf(string(own(item, 'arguments'), `${field}.arguments`), `${field}.arguments`),
   }
-}
-
-/** A member the client set: OpenAI's clients send `null` for "not set" on most fields. */
-export function given(object: JsonRecord, key: string): unknown {
-  const value = own(object, key)
-  return value === null ? undefined : value
 }

@@ -15,7 +15,8 @@ import {
   type JsonRecord,
 } from '../validate-json.ts'
 import type { ResponseEcho } from './encode.ts'
-import { given, translateInput, type TurnSource } from './translate-input.ts'
+import { given } from '../request-parts.ts'
+import { translateInput, type TurnSource } from './translate-input.ts'
 
 /** A Responses request, translated into a `/v1/chat` body. */
 export type TranslatedResponsesRequest = {
