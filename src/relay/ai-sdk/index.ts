@@ -1,4 +1,4 @@
-import type { Dialect, DialectCall } from '../dialects.ts'
+import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
 import { validateChatRequest } from '../validate-request.ts'
 import { createUiStreamEncoder } from './encode.ts'
 import { uiErrorResponse } from './errors.ts'
@@ -35,7 +35,7 @@ export const aiSdkDialect: Dialect = {
     const checked = validateChatRequest(translated.request, limits)
     if (!checked.ok) return { ok: false, ...rewriteUiError(checked.error, translated.origins) }
     const { model, conversation, options } = checked.value
-    const messageId = translated.continues?.id ?? messageIdOf()
+    const messageId = translated.continues?.id ?? randomId('msg_')
     const earlier = translated.continues?.earlier ?? []
     const call: DialectCall = {
       model,
@@ -53,12 +53,4 @@ export const aiSdkDialect: Dialect = {
   error: uiErrorResponse,
   onChangedSeal: 'drop',
   streamHeaders: { 'x-vercel-ai-ui-message-stream': 'v1' },
-}
-
-/** `msg_` and 24 random hex digits: the id of a new assistant message. */
-function messageIdOf(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12))
-  let hex = ''
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
-  return `msg_${hex}`
 }

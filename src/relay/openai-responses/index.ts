@@ -1,4 +1,4 @@
-import type { Dialect, DialectCall } from '../dialects.ts'
+import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
 import { jsonResponse } from '../responses.ts'
 import { validateChatRequest } from '../validate-request.ts'
 import { createResponsesEncoder, responseBody, type ResponseMeta } from './encode.ts'
@@ -66,7 +66,7 @@ export const responsesDialect: Dialect = {
     }
     const { model, conversation, options } = checked.value
     const meta: ResponseMeta = {
-      id: responseId(),
+      id: randomId('resp_'),
       createdAt: Math.floor(Date.now() / 1000),
       model,
       echo: translated.echo,
@@ -86,12 +86,4 @@ export const responsesDialect: Dialect = {
   // A Responses client sends back what it was given and cannot repair a 400.
   onChangedSeal: 'drop',
   onForeignItems: 'drop',
-}
-
-/** `resp_` and 24 random hex digits, as OpenAI's ids look. */
-function responseId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12))
-  let hex = ''
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
-  return `resp_${hex}`
 }
