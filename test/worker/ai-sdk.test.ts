@@ -14,104 +14,43 @@ import { bundleForBrowser } from '../helpers/browser.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { launchChromium } from '../helpers/chromium.ts'
 import { relayTransport, TestChat, textOf } from '../relay/ai-sdk/chat.ts'
+import {
+  anthropicSse,
+  answersTool,
+  ANSWER_TURN,
+  block,
+  delta,
+  end,
+  scriptedAnthropicVars,
+  signedThinking,
+  start,
+  startScriptedAnthropic,
+  stop,
+  toolTurn,
+  TOOL_THINKING,
+  type ScriptedAnthropic,
+  type UpstreamBody,
+} from './scripted-anthropic.ts'
 import { ownConnections, startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-ai-sdk-0123456789'
 const SEAL_KEYS = 'seal-ai-sdk-Qm4Rt8Wz2Xc6Vb0Nk5Lp7Ds9Hf'
 const SIGNATURE = 'EqQBCkYIAxgCKkAiSdkSigned+/=='
 const CLAUDE = 'anthropic/claude-sonnet-4-5'
-const THINKING = 'The weather needs a tool → get_weather.'
-
-/** Anthropic SSE for a list of `[event, data]`. */
-function anthropicSse(events: [string, unknown][]): string {
-  return events
-    .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-    .join('')
-}
-
-const start = (id: string): [string, unknown] => [
-  'message_start',
-  {
-    type: 'message_start',
-    message: {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 40, output_tokens: 1 },
-    },
-  },
-]
-const block = (index: number, content_block: unknown): [string, unknown] => [
-  'content_block_start',
-  { type: 'content_block_start', index, content_block },
-]
-const delta = (index: number, d: unknown): [string, unknown] => [
-  'content_block_delta',
-  { type: 'content_block_delta', index, delta: d },
-]
-const stop = (index: number): [string, unknown] => [
-  'content_block_stop',
-  { type: 'content_block_stop', index },
-]
-const end = (reason: string, output: number): [string, unknown][] => [
-  [
-    'message_delta',
-    {
-      type: 'message_delta',
-      delta: { stop_reason: reason, stop_sequence: null },
-      usage: { output_tokens: output },
-    },
-  ],
-  ['message_stop', { type: 'message_stop' }],
-]
-const signedThinking = (text: string): [string, unknown][] => [
-  block(0, { type: 'thinking', thinking: '', signature: '' }),
-  delta(0, { type: 'thinking_delta', thinking: text }),
-  delta(0, { type: 'signature_delta', signature: SIGNATURE }),
-  stop(0),
-]
-
-/** Signed thinking, a sentence, then a `get_weather` call. */
-const TOOL_TURN = anthropicSse([
-  start('msg_tool'),
-  ...signedThinking(THINKING),
-  block(1, { type: 'text', text: '' }),
-  delta(1, { type: 'text_delta', text: 'Let me check.' }),
-  stop(1),
-  block(2, { type: 'tool_use', id: 'toolu_weather', name: 'get_weather', input: {} }),
-  delta(2, { type: 'input_json_delta', partial_json: '{"city": "Par' }),
-  delta(2, { type: 'input_json_delta', partial_json: 'is"}' }),
-  stop(2),
-  ...end('tool_use', 60),
-])
-
-/** The answer once the tool's result is in. */
-const ANSWER_TURN = anthropicSse([
-  start('msg_answer'),
-  block(0, { type: 'text', text: '' }),
-  delta(0, { type: 'text_delta', text: 'Sunny in Paris, 21 °C.' }),
-  stop(0),
-  ...end('end_turn', 9),
-])
+const THINKING = TOOL_THINKING
 
 /** Signed thinking, then an answer: for a question without tools. */
 const THINK_TURN = anthropicSse([
   start('msg_think'),
-  ...signedThinking('Rayleigh scattering.'),
+  ...signedThinking('Rayleigh scattering.', SIGNATURE),
   block(1, { type: 'text', text: '' }),
   delta(1, { type: 'text_delta', text: 'Short wavelengths scatter most.' }),
   stop(1),
   ...end('end_turn', 30),
 ])
 
-type UpstreamBody = { messages: { role: string; content: unknown }[]; tools?: unknown[] }
-
-let anthropic: Server
-const upstreamBodies: UpstreamBody[] = []
+let anthropic: ScriptedAnthropic
+let upstreamBodies: UpstreamBody[]
 let worker: TestWorker
 let relayBase: string
 /** The test page's own server, on another origin than the Worker's. */
@@ -120,18 +59,10 @@ let pageOrigin: string
 let pageScript: Promise<string> | undefined
 
 beforeAll(async () => {
-  anthropic = createServer((request, response) => {
-    let text = ''
-    request.setEncoding('utf8')
-    request.on('data', (chunk: string) => (text += chunk))
-    request.on('end', () => {
-      const body = JSON.parse(text) as UpstreamBody
-      upstreamBodies.push(body)
-      const answered = JSON.stringify(body.messages.at(-1)?.content ?? '').includes('tool_result')
-      response.writeHead(200, { 'content-type': 'text/event-stream' })
-      response.end(answered ? ANSWER_TURN : body.tools === undefined ? THINK_TURN : TOOL_TURN)
-    })
-  })
+  anthropic = await startScriptedAnthropic(SIGNATURE, (body) =>
+    answersTool(body) ? ANSWER_TURN : body.tools === undefined ? THINK_TURN : toolTurn(SIGNATURE),
+  )
+  upstreamBodies = anthropic.bodies
   pages = createServer((request, response) => {
     if (request.url === '/page.js') {
       void (pageScript ?? Promise.reject(new Error('no page bundled'))).then(
@@ -148,31 +79,19 @@ beforeAll(async () => {
       '<!doctype html><meta charset="utf-8"><title>useChat</title><div id="root"></div><script type="module" src="/page.js"></script>',
     )
   })
-  await Promise.all(
-    [anthropic, pages].map(
-      (server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
-    ),
-  )
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
   pageOrigin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
   worker = await startTestWorker({
-    RELAY_TOKENS: TOKEN,
-    SEAL_KEYS,
-    ANTHROPIC_API_KEY: 'sk-ant-test-key-ai-sdk-0123456789',
-    ANTHROPIC_BASE_URL: `http://127.0.0.1:${(anthropic.address() as AddressInfo).port}`,
-    ANTHROPIC_MODELS: 'claude-sonnet-4-5',
+    ...scriptedAnthropicVars(anthropic, TOKEN, SEAL_KEYS),
     ALLOWED_ORIGINS: pageOrigin,
-    MOCK_MODELS: 'on',
-    MOCK_DELAY_MS: '0',
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
   })
   relayBase = worker.url.origin
 })
 
 afterAll(async () => {
   await worker?.dispose()
-  await Promise.all(
-    [anthropic, pages].map((server) => new Promise((resolve) => server?.close(resolve))),
-  )
+  await anthropic?.close()
+  await new Promise((resolve) => pages?.close(resolve))
 })
 
 /** `useChat`'s client in Node, on the Worker, with `body` as the app's. */

@@ -15,8 +15,6 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages'
 import { ChatAnthropic } from '@langchain/anthropic'
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { unchanged, withBody, type Rewrite } from '../relay/completions/openai-errors.ts'
 import {
@@ -26,6 +24,13 @@ import {
   expectStreamRaised,
   type ExpectedMessagesError,
 } from '../relay/anthropic-messages/anthropic-errors.ts'
+import {
+  scriptedAnthropicVars,
+  startScriptedAnthropic,
+  toolTurnContent,
+  type ScriptedAnthropic,
+  type UpstreamBody,
+} from './scripted-anthropic.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-messages-0123456789'
@@ -33,125 +38,24 @@ const SEAL_KEYS = 'seal-messages-Qm4Rt8Wz2Xc6Vb0Nk5Lp7Ds9Hf'
 const SIGNATURE = 'EqQBCkYIAxgCKkMessagesSigned+/=='
 const CLAUDE = 'anthropic/claude-sonnet-4-5'
 
-/** Anthropic SSE for a list of `[event, data]`. */
-function anthropicSse(events: [string, unknown][]): string {
-  return events
-    .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-    .join('')
-}
-
-const start = (id: string) =>
-  [
-    'message_start',
-    {
-      type: 'message_start',
-      message: {
-        id,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 40, output_tokens: 1 },
-      },
-    },
-  ] as [string, unknown]
-const block = (index: number, content_block: unknown): [string, unknown] => [
-  'content_block_start',
-  { type: 'content_block_start', index, content_block },
-]
-const delta = (index: number, d: unknown): [string, unknown] => [
-  'content_block_delta',
-  { type: 'content_block_delta', index, delta: d },
-]
-const stop = (index: number): [string, unknown] => [
-  'content_block_stop',
-  { type: 'content_block_stop', index },
-]
-const end = (reason: string, output: number): [string, unknown][] => [
-  [
-    'message_delta',
-    {
-      type: 'message_delta',
-      delta: { stop_reason: reason, stop_sequence: null },
-      usage: { output_tokens: output },
-    },
-  ],
-  ['message_stop', { type: 'message_stop' }],
-]
-
-/** Signed thinking, a sentence, then a `get_weather` call. */
-const TOOL_TURN = anthropicSse([
-  start('msg_tool'),
-  block(0, { type: 'thinking', thinking: '', signature: '' }),
-  delta(0, { type: 'thinking_delta', thinking: 'The weather needs a tool → ' }),
-  delta(0, { type: 'thinking_delta', thinking: 'get_weather.' }),
-  delta(0, { type: 'signature_delta', signature: SIGNATURE }),
-  stop(0),
-  block(1, { type: 'text', text: '' }),
-  delta(1, { type: 'text_delta', text: 'Let me check.' }),
-  stop(1),
-  block(2, { type: 'tool_use', id: 'toolu_weather', name: 'get_weather', input: {} }),
-  delta(2, { type: 'input_json_delta', partial_json: '{"city": "Par' }),
-  delta(2, { type: 'input_json_delta', partial_json: 'is"}' }),
-  stop(2),
-  ...end('tool_use', 60),
-])
-
-const ANSWER_TURN = anthropicSse([
-  start('msg_answer'),
-  block(0, { type: 'text', text: '' }),
-  delta(0, { type: 'text_delta', text: 'Sunny in Paris, 21 °C.' }),
-  stop(0),
-  ...end('end_turn', 9),
-])
-
 /** The first answer's content as the provider made it: what a replay must send back. */
-const REPLAYED = [
-  { type: 'thinking', thinking: 'The weather needs a tool → get_weather.', signature: SIGNATURE },
-  { type: 'text', text: 'Let me check.' },
-  { type: 'tool_use', id: 'toolu_weather', name: 'get_weather', input: { city: 'Paris' } },
-]
+const REPLAYED = toolTurnContent(SIGNATURE)
 
-type UpstreamBody = { messages: { role: string; content: unknown }[] }
-let anthropic: Server
-const upstreamBodies: UpstreamBody[] = []
+let anthropic: ScriptedAnthropic
+let upstreamBodies: UpstreamBody[]
 let worker: TestWorker
 let baseURL: string
 
 beforeAll(async () => {
-  anthropic = createServer((request, response) => {
-    let text = ''
-    request.setEncoding('utf8')
-    request.on('data', (chunk: string) => (text += chunk))
-    request.on('end', () => {
-      const body = JSON.parse(text) as UpstreamBody
-      upstreamBodies.push(body)
-      const last = body.messages.at(-1)
-      const answered = JSON.stringify(last?.content ?? '').includes('tool_result')
-      response.writeHead(200, { 'content-type': 'text/event-stream' })
-      response.end(answered ? ANSWER_TURN : TOOL_TURN)
-    })
-  })
-  await new Promise<void>((resolve) => anthropic.listen(0, '127.0.0.1', resolve))
-  const { port } = anthropic.address() as AddressInfo
-  worker = await startTestWorker({
-    RELAY_TOKENS: TOKEN,
-    SEAL_KEYS,
-    ANTHROPIC_API_KEY: 'sk-ant-test-key-messages-0123456789',
-    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-    ANTHROPIC_MODELS: 'claude-sonnet-4-5',
-    MOCK_MODELS: 'on',
-    MOCK_DELAY_MS: '0',
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
-  })
+  anthropic = await startScriptedAnthropic(SIGNATURE)
+  upstreamBodies = anthropic.bodies
+  worker = await startTestWorker(scriptedAnthropicVars(anthropic, TOKEN, SEAL_KEYS))
   baseURL = worker.url.origin
 })
 
 afterAll(async () => {
   await worker?.dispose()
-  await new Promise((resolve) => anthropic?.close(resolve))
+  await anthropic?.close()
 })
 
 const client = (apiKey = TOKEN) => new Anthropic({ apiKey, baseURL, maxRetries: 0 })
