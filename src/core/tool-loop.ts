@@ -19,9 +19,12 @@ export type ToolExecutor = (call: ToolCall, context: ToolContext) => unknown
 export type ToolLoopOptions = CallOptions & {
   /** Answers the calls. Without it the loop makes one call and ends. */
   execute?: ToolExecutor | undefined
-  /** Most model calls to make. @defaultValue 8 */
+  /** Most model calls to make. @defaultValue {@link DEFAULT_MAX_STEPS} */
   maxSteps?: number | undefined
 }
+
+/** The most model calls a tool loop makes when not told: `runTools`, `Chat` and the relay's. */
+export const DEFAULT_MAX_STEPS = 8
 
 /** What {@link toolLoop} yields: every event of every step, and each step's tool results. */
 export type ToolLoopEvent =
@@ -55,7 +58,7 @@ export async function* toolLoop(
   conversation: Conversation,
   options: ToolLoopOptions,
 ): AsyncGenerator<ToolLoopEvent, ToolLoopResult, undefined> {
-  const { execute, maxSteps = 8, ...callOptions } = options
+  const { execute, maxSteps = DEFAULT_MAX_STEPS, ...callOptions } = options
   let turns: Turn[] = conversation.turns
   for (let step = 1; ; step++) {
     let state = initialTurnState
@@ -76,10 +79,7 @@ export async function* toolLoop(
     // is refused upstream).
     const last = step >= maxSteps
     const results = last
-      ? answerAll(
-          calls,
-          `Not run: the limit of ${maxSteps} model calls was reached before this call.`,
-        )
+      ? notRunResults(calls, maxSteps)
       : await executeToolCalls(calls, callOptions.signal, execute)
     turns = [...turns, results]
     yield { type: 'tool-results', turn, results }
@@ -143,6 +143,14 @@ export function jsonOutput(value: unknown): unknown {
 /** Every call of a turn answered as stopped while its tool ran: the conversation stays valid to send. */
 export function stoppedResults(calls: readonly ToolCall[]): ToolTurn {
   return answerAll(calls, 'Stopped before the tool finished.')
+}
+
+/** Every call of a turn answered as not run: the loop made its `maxSteps` model calls. */
+export function notRunResults(calls: readonly ToolCall[], maxSteps: number): ToolTurn {
+  return answerAll(
+    calls,
+    `Not run: the limit of ${maxSteps} model calls was reached before this call.`,
+  )
 }
 
 /** A tool turn that answers every call with the same error. */

@@ -32,7 +32,7 @@ export type RunToolsOptions<
 > = Omit<CallOptions, 'tools'> & {
   /** The tools, by name. */
   tools: { [Name in keyof Tools]: Tool<Tools[Name]> }
-  /** Most model calls to make. @defaultValue 8 */
+  /** Most model calls to make. @defaultValue 8 (`DEFAULT_MAX_STEPS`) */
   maxSteps?: number | undefined
   /** Sees every event of every step. */
   onEvent?: ((event: Event) => void) | undefined
