@@ -49,11 +49,11 @@ export type MockOptions = {
    * Answers in order, one per call (the last one repeats), or a function of the call. Without a
    * script the mock thinks briefly and answers with a quote of the last user message; a message
    * that mentions "markdown" or "demo" gets a tour instead: a second or so of thinking, then an
-   * answer in markdown (a list, a code block and a table). When the call offers tools, it calls
-   * every one the user's message names ("get_weather" or "get weather" names `get_weather`), in
-   * one step and as `toolChoice` allows, with arguments made from the tool's JSON Schema and the
-   * message; it answers tool results by quoting them. When it calls none, its answer says how to
-   * ask for one.
+   * answer in markdown (a list, a code block and a table). When the call offers tools (a client's
+   * or a relay's server tools) and the last turn is the user's, it calls the first offered tool
+   * the user's message names ("get_weather" or "get weather" names `get_weather`), as `toolChoice`
+   * allows, with arguments made from the tool's JSON Schema and the message; it answers tool
+   * results by quoting them. When it calls none, its answer says how to ask for one.
    */
   script?: MockResponse[] | ((call: MockCall) => MockResponse) | undefined
   /** Characters per `thinking`/`text` delta. @defaultValue 8 */
