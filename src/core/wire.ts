@@ -61,6 +61,56 @@ export type WireConversationEvents = WireEvents & {
   reset: { conversation: Conversation; streaming: boolean }
   /** The last event of a stream the relay closed before its answer's end: resume after `lastEventId`. */
   reconnect: { reason: ReconnectReason; lastEventId: number }
+  /** A server tool's call waits for a person's decision (`POST .../approvals/:approvalId`). */
+  'tool-approval': WireApproval
+  /**
+   * A result the relay stored for a call of the loop: a server tool's output, a denial, or a call
+   * answered as not run (the step limit, a stop, an expired approval, a restart). Results a client
+   * sends come in its tool turn's `turn` event instead.
+   */
+  'tool-result': WireToolResult
+  /**
+   * The answer in flight was cut by a restart of the relay: `retried`, it runs again from its start
+   * (what a client showed of it is dropped); else what was stored of it is kept as a stopped turn,
+   * whose `done` follows.
+   */
+  interrupted: { retried: boolean }
+}
+
+/** A call that waits for a person's decision, in `tool-approval` and in `GET`'s `pending`. */
+export type WireApproval = {
+  /** Single use, bound to this call and its exact input: `POST .../approvals/:approvalId`. */
+  approvalId: string
+  callId: string
+  /** The server tool's name. */
+  name: string
+  input: unknown
+  /** ISO 8601: past it the call is answered as not run. */
+  expiresAt: string
+}
+
+/** A `tool-result` event's data: one result of a {@link ToolCall}, `isError` always said. */
+export type WireToolResult = { callId: string; name: string; output: unknown; isError: boolean }
+
+/** What a conversation's tool loop waits on: approvals, and its client's tool calls. */
+export type WirePending = { approvals: WireApproval[]; calls: ToolCall[] }
+
+/** The body of `POST /v1/conversations/:id/approvals/:approvalId`. */
+export type WireApprovalDecision = {
+  approve: boolean
+  /** Why, for a denial: the model reads it with the error result. */
+  reason?: string | undefined
+}
+
+/**
+ * What a message or regenerate body adds to the call options for the loop that runs in the
+ * conversation: the relay's server tools it may call, and its most model calls.
+ */
+export type WireLoopOptions = {
+  /** Names of the relay's server tools the model may call. @defaultValue none */
+  serverTools?: string[] | undefined
+  /** Most model calls of the loop. @defaultValue 8, as `runTools` */
+  maxSteps?: number | undefined
 }
 
 /** The body of `GET /v1/conversations/:id` (DESIGN §9): the conversation as a browser sees it. */
@@ -73,6 +123,8 @@ export type WireConversationRead = {
   lastEventId: number
   /** How the last answer failed, until the next one starts. */
   lastError?: { kind: string; message: string } | undefined
+  /** What the conversation's tool loop waits on (or runs besides), when it has a tool step. */
+  pending?: WirePending | undefined
 }
 
 /**

@@ -46,8 +46,13 @@ export type {
   ReconnectReason,
   WireCallOptions,
   WireChatRequest,
+  WireApproval,
+  WireApprovalDecision,
   WireConversationEvents,
   WireConversationRead,
+  WireLoopOptions,
+  WirePending,
+  WireToolResult,
   WireError,
   WireEventName,
   WireEvents,
@@ -65,4 +70,5 @@ export {
   type IndexPeer,
 } from './conversations/host.ts'
 export type { ConversationListing } from './conversations/listing-index.ts'
+export type { ServerTool, ServerToolContext, ServerTools } from './conversations/server-tools.ts'
 export type { SqlHandle } from './conversations/conversation-store.ts'
