@@ -7,6 +7,7 @@ import {
   ConversationHost,
   type ConversationHostSettings,
   type HostStorage,
+  type ServerTools,
 } from '../../src/relay/index.ts'
 
 const SQL = await initSqlJs()
@@ -15,13 +16,24 @@ const SQL = await initSqlJs()
 export type MemoryStorage = HostStorage & {
   /** The pending alarm's time, or null. */
   readonly alarm: number | null
+  /**
+   * The same database and alarm for a host started again, and this handle dead: what the host
+   * that held it writes from now on is lost, as a process that was evicted writes nothing more.
+   */
+  reopen(): MemoryStorage
 }
 
 export function memoryStorage(): MemoryStorage {
-  let db: Database = new SQL.Database()
-  let alarm: number | null = null
+  const state = { db: new SQL.Database() as Database, alarm: null as number | null }
+  return storageOn(state)
+}
+
+function storageOn(state: { db: Database; alarm: number | null }): MemoryStorage {
+  let dead = false
   const sql: HostStorage['sql'] = {
     exec(query, ...bindings) {
+      if (dead) return { toArray: () => [], rowsWritten: 0 }
+      const { db } = state
       // The schema is several statements, with no bindings; every other query is one.
       if (bindings.length === 0 && query.includes(';')) {
         db.exec(query)
@@ -39,18 +51,26 @@ export function memoryStorage(): MemoryStorage {
   return {
     sql,
     get alarm() {
-      return alarm
+      return state.alarm
     },
-    getAlarm: async () => alarm,
-    setAlarm: async (at) => void (alarm = at),
-    deleteAlarm: async () => void (alarm = null),
+    getAlarm: async () => state.alarm,
+    setAlarm: async (at) => void (dead || (state.alarm = at)),
+    deleteAlarm: async () => void (dead || (state.alarm = null)),
     deleteAll: async () => {
-      db.close()
-      db = new SQL.Database()
-      alarm = null
+      if (dead) return
+      state.db.close()
+      state.db = new SQL.Database()
+      state.alarm = null
+    },
+    reopen() {
+      dead = true
+      return storageOn(state)
     },
   }
 }
+
+/** One table of a database dump: how it was made, and its rows. */
+export type StoredTable = { name: string; sql: string; rows: Record<string, unknown>[] }
 
 /** The settings a test's hosts start from: every bound off but the sizes. */
 export const HOST_SETTINGS: ConversationHostSettings = {
@@ -70,7 +90,8 @@ export const HOST_SETTINGS: ConversationHostSettings = {
  */
 export function memoryHosts(options: {
   providers: { readonly [provider: string]: ProviderEntry }
-  settings?: Partial<ConversationHostSettings>
+  settings?: Partial<ConversationHostSettings> | undefined
+  tools?: ServerTools | undefined
 }) {
   const registry = createRegistry(options.providers)
   const settings = { ...HOST_SETTINGS, ...options.settings }
@@ -81,9 +102,11 @@ export function memoryHosts(options: {
   let later = 0
   /** Work handed to `waitUntil`, awaited by `settled`. */
   const pending: Promise<unknown>[] = []
-  const start = (name: string) => {
+  const start = (name: string, again = false) => {
     let storage = storages.get(name)
-    if (storage === undefined) storages.set(name, (storage = memoryStorage()))
+    if (storage === undefined) storage = memoryStorage()
+    else if (again) storage = storage.reopen()
+    storages.set(name, storage)
     const host = new ConversationHost({
       storage,
       now: () => Date.now() + later,
@@ -92,6 +115,7 @@ export function memoryHosts(options: {
       listingOf: async (id) => get(id).listing(),
       registry: () => registry,
       sockets: () => sockets.get(name) ?? [],
+      tools: options.tools,
       settings,
     })
     hosts.set(name, host)
@@ -101,7 +125,29 @@ export function memoryHosts(options: {
   return {
     get,
     storage: (name: string) => storages.get(name),
-    restart: start,
+    /** Starts the host `name` again on its storage; the one before writes nothing more to it. */
+    restart: (name: string) => start(name, true),
+    /**
+     * Writes `tables` (each table's `CREATE` statement and rows, as a database dump gives them:
+     * what earlier code stored) as the storage of `name`, and starts its host on them.
+     */
+    load(name: string, tables: readonly StoredTable[]) {
+      const storage = memoryStorage()
+      for (const table of tables) {
+        storage.sql.exec(`${table.sql};`)
+        for (const row of table.rows) {
+          const names = Object.keys(row)
+          const marks = names.map(() => '?').join(', ')
+          const values = names.map((column) => row[column] as string | number)
+          storage.sql.exec(
+            `INSERT INTO "${table.name}" (${names.join(', ')}) VALUES (${marks})`,
+            ...values,
+          )
+        }
+      }
+      storages.set(name, storage)
+      return start(name)
+    },
     /** Moves every host's clock forward. */
     travel(ms: number) {
       later += ms
@@ -142,11 +188,17 @@ export function memoryHosts(options: {
       name: string,
       op: string,
       clientId: string,
-      init: { body?: unknown; headers?: Record<string, string>; search?: string } = {},
+      init: {
+        body?: unknown
+        headers?: Record<string, string>
+        search?: string
+        /** What the route names after the conversation (`/<approvalId>`). */
+        path?: string
+      } = {},
     ): Promise<Response> {
       const headers = new Headers({ [CLIENT_HEADER]: clientId, ...init.headers })
       if (init.body !== undefined) headers.set('content-type', 'application/json')
-      const url = `https://conversation/${op}/${name}${init.search ?? ''}`
+      const url = `https://conversation/${op}/${name}${init.path ?? ''}${init.search ?? ''}`
       const method = op === 'get' || op === 'stream' || op === 'list' ? 'GET' : 'POST'
       const body = init.body === undefined ? null : JSON.stringify(init.body)
       return get(name).fetch(new Request(url, { method, headers, body }))

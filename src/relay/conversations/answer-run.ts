@@ -13,6 +13,8 @@ import { relayFailure } from '../failure.ts'
 import type { ConversationEvent } from './journal.ts'
 import { createThinkingTimer, withThinkingTime, type ThinkingTimer } from './thinking-timer.ts'
 
+const NOT_ADMITTED: AnswerTally = { reservation: undefined, trace: undefined }
+
 /** The model call an answer makes. */
 export type AnswerCall = { adapter: Adapter; conversation: Conversation; options: CallOptions }
 
@@ -51,15 +53,29 @@ export class AnswerRun {
   #tally: AnswerTally
   #settled!: () => void
 
-  constructor(firstId: number, replaces: boolean, tally: AnswerTally) {
+  /**
+   * `tally`: its reservation and span; a later step of a loop is made before it is admitted (so
+   * a stop meanwhile has an answer to stop), and gets them with {@link admit}.
+   */
+  constructor(firstId: number, replaces: boolean, tally: AnswerTally = NOT_ADMITTED) {
     this.firstId = firstId
     this.replaces = replaces
     this.#tally = tally
     this.finished = new Promise<void>((resolve) => (this.#settled = resolve))
   }
 
+  /** The answer was admitted: its end settles this reservation and span. */
+  admit(tally: AnswerTally): void {
+    this.#tally = tally
+  }
+
   get state(): AnswerState {
     return this.#state
+  }
+
+  /** Whether a client asked it to stop (its end is then stored as a stopped turn). */
+  get stopping(): boolean {
+    return this.#state.phase === 'stopping'
   }
 
   /**

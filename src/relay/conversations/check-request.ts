@@ -15,19 +15,26 @@ export type ConversationCheckOptions = {
 
 /**
  * A request to the conversation routes, checked: what it asks for, of which conversation (a new
- * id for `create`), with its JSON body as it came (`create`, `messages`, `regenerate`; `'{}'` for
- * a `create` sent without one), or the refusal to answer it with.
+ * id for `create`; and the approval an `approve` decides), with its JSON body as it came
+ * (`create`, `messages`, `regenerate`, `approve`; `'{}'` for a `create` sent without one), or the
+ * refusal to answer it with.
  */
 export type ConversationRequest =
   | { ok: true; op: 'list'; id: undefined; body: undefined }
-  | { ok: true; op: Exclude<ConversationOp, 'list'>; id: string; body: string | undefined }
+  | {
+      ok: true
+      op: Exclude<ConversationOp, 'list'>
+      id: string
+      body: string | undefined
+      approvalId?: string | undefined
+    }
   | { ok: false; response: Response }
 
 /**
  * Checks a request that `createRelay`'s `conversations` hook got, as the relay checks one to
  * `/v1/chat`, before the host hands it to its conversation: the route and method (a 404 for an id
  * that cannot be one, a 405 naming the methods a route takes), the client's request rate
- * (creating and reading a whole conversation count; the list and the streams do not, being
+ * (creating and reading a whole conversation and deciding an approval count; the list and the streams do not, being
  * bounded otherwise), and the body (JSON, within `limits.bodyBytes` and `limits.bodyTimeoutMs`,
  * a refused one counting as a request). Whether the conversation exists
  * and belongs to `clientId` is the host's to say (a 404 for another client's).
@@ -56,23 +63,26 @@ export async function checkConversationRequest(
     const allow = route.allow ?? 'OPTIONS'
     return refuse(405, `${request.method} is not allowed here`, { allow })
   }
-  const { op } = route
-  if (op === 'create' || op === 'get') {
+  const { op, approvalId } = route
+  if (op === 'create' || op === 'get' || op === 'approve') {
     const over = await countRequest(rateLimiter, clientId)
     if (over !== undefined) return { ok: false, response: over }
   }
   if (op === 'list') return { ok: true, op, id: undefined, body: undefined }
   const id = route.id ?? newConversationId()
-  const reads = op === 'create' || op === 'messages' || op === 'regenerate'
+  const named = approvalId === undefined ? {} : { approvalId }
+  const reads = op === 'create' || op === 'messages' || op === 'regenerate' || op === 'approve'
   const empty = request.body === null || request.headers.get('content-length') === '0'
   if (!reads || (op === 'create' && empty)) {
     return { ok: true, op, id, body: op === 'create' ? '{}' : undefined }
   }
   const limits = resolveLimits(options.limits)
   const read = await readJsonBody(request, limits.bodyBytes, limits.bodyTimeoutMs)
-  if (read.ok) return { ok: true, op, id, body: read.text }
-  // As on /v1/chat, a refused body still counts as a request (a create was counted already).
-  const over = op === 'create' ? undefined : await countRequest(rateLimiter, clientId)
+  if (read.ok) return { ok: true, op, id, body: read.text, ...named }
+  // As on /v1/chat, a refused body still counts as a request (a create or a decision was
+  // counted already).
+  const counted = op === 'create' || op === 'approve'
+  const over = counted ? undefined : await countRequest(rateLimiter, clientId)
   return over === undefined ? refuse(read.status, read.message) : { ok: false, response: over }
 }
 

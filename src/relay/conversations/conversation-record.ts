@@ -1,3 +1,4 @@
+import type { CallOptions } from '../../core/adapter.ts'
 import type { Turn } from '../../core/conversation.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
 import {
@@ -18,8 +19,39 @@ export type ConversationMeta = {
   /** The title of the list (undefined in conversations stored before it was kept here). */
   title?: string | null | undefined
   lastError?: { kind: string; message: string } | undefined
-  /** An answer was running when this was saved: found on start, it was cut by an eviction. */
+  /**
+   * An answer (a model call, or server tools) was running when this was saved: found on start,
+   * it was cut by a restart.
+   */
   streaming: boolean
+  /** The tool loop of the last message, while it runs or waits (none in older conversations). */
+  loop?: LoopState | undefined
+  /** Tool steps this conversation made: each approval id is bound to its step's number. */
+  toolSteps?: number | undefined
+  /** The key of its approval ids when the relay has none of its own (made once, kept here). */
+  approvalKey?: string | undefined
+}
+
+/**
+ * A message's loop (DESIGN §13), kept with the metadata while it runs or waits: what each next
+ * model call of it sends, and the call in flight (what a restart retries).
+ */
+export type LoopState = {
+  model: string
+  /** The call options as the client sent them (its own tools; the server tools are added). */
+  options: CallOptions
+  /** The server tools the model may call, by name. */
+  serverTools: string[]
+  maxSteps: number
+  /** Model calls this loop made, the one in flight included. */
+  steps: number
+  /** The `traceparent` of the request that started it: each call's span continues it. */
+  traceparent?: string | undefined
+  /**
+   * The model call in flight: its events follow event `firstId` (its `turn`, or the event that
+   * resumed the loop); `replaces`, a regenerate's; `retried` once a restart ran it again.
+   */
+  call?: { firstId: number; replaces: boolean; retried: boolean } | undefined
 }
 
 /**

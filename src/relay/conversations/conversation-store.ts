@@ -33,8 +33,8 @@ function* rowsOf(json: string): Generator<string> {
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
  * event batches (each event's name and data, read back as the frames sent; a large batch's text
- * in `event_parts`, its `events` row left empty), and, in a client's index object, the list of
- * its conversations. No secondary index, since each would add a row write to every insert: reads
+ * in `event_parts`, its `events` row left empty), its tool loop's step and approvals, and, in a
+ * client's index object, the list of its conversations. No secondary index, since each would add a row write to every insert: reads
  * go by the primary keys (batches by their first id, turns in insertion order). Every write is
  * counted in `rowsWritten`, which is what storage is billed by. Nothing read is kept: callers load
  * what a request needs.
@@ -53,7 +53,10 @@ export function createConversationStore(sql: SqlHandle) {
     )
   // The schema is written with the first row, not when the object starts: a request for an id
   // that was never created (a 404) leaves no database behind. Until then every read is empty.
-  let hasTables = tableCount() > 0
+  const made = tableCount()
+  let hasTables = made > 0
+  // A database written before a table was added gets it now (every table is made if missing).
+  if (hasTables && made < TABLES.length) sql.exec(SCHEMA)
   const write = (query: string, ...bindings: (string | number)[]) => {
     if (!hasTables) {
       sql.exec(SCHEMA)
@@ -263,6 +266,39 @@ export function createConversationStore(sql: SqlHandle) {
       }
     },
 
+    /**
+     * The tool step of the conversation's loop as stored (see `ToolStep`), over several rows when
+     * long; undefined when there is none.
+     */
+    toolStep(): unknown {
+      const parts = rows('SELECT json FROM run ORDER BY id')
+      return parts.length === 0
+        ? undefined
+        : JSON.parse(parts.map((r) => String(r['json'])).join(''))
+    },
+
+    /** Stores the tool step (undefined: deletes it), replacing the one stored. */
+    saveToolStep(step: unknown): void {
+      if (hasTables) write('DELETE FROM run')
+      if (step === undefined) return
+      for (const part of rowsOf(JSON.stringify(step)))
+        write('INSERT INTO run (json) VALUES (?)', part)
+    },
+
+    /** An approval the conversation issued, by its id; undefined when it issued none such. */
+    approval(id: string): unknown {
+      const row = rows('SELECT json FROM approvals WHERE id = ?', id)[0]
+      return row === undefined ? undefined : JSON.parse(String(row['json']))
+    },
+
+    saveApproval(id: string, approval: unknown): void {
+      write(
+        'INSERT INTO approvals (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json',
+        id,
+        JSON.stringify(approval),
+      )
+    },
+
     /** Index objects: adds or updates one entry of the list. */
     putListing(id: string, entry: unknown): void {
       write(
@@ -310,6 +346,9 @@ const COLUMNS: Readonly<Record<string, string>> = {
   events: 'first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL',
   event_parts: 'id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL',
   listing: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',
+  // Added with tool loops (DESIGN §13): the loop's tool step, and the approvals it issued.
+  run: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
+  approvals: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',
 }
 const TABLES = Object.keys(COLUMNS)
 const SCHEMA = Object.entries(COLUMNS)

@@ -1,7 +1,6 @@
 import type { Conversation, Turn } from '../../core/conversation.ts'
 import type { Registry } from '../../core/registry.ts'
 import type { WireConversationEvents, WireConversationRead } from '../../core/wire.ts'
-import { partialTurn } from '../../core/reducer.ts'
 import { admitAnswer, endAnswer } from '../answer-pipeline.ts'
 import { countRequest } from '../limit-refusal.ts'
 import { outputReserveOf } from '../budget.ts'
@@ -11,20 +10,22 @@ import { resolveLimits, type RelayLimits, type ResolvedLimits } from '../options
 import type { RateLimiter } from '../rate-limit.ts'
 import { errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
 import { callStart, traceCall, type TracingOptions } from '../tracing.ts'
-import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
+import { AnswerLoop, withServerTools } from './answer-loop.ts'
+import { APPROVAL_ID } from './approval-ids.ts'
 import { ConversationRecord, type ConversationMeta } from './conversation-record.ts'
 import { createConversationStore, utf8Length, type SqlHandle } from './conversation-store.ts'
 import { parseLastEventId } from './event-log.ts'
 import type { FollowerSocket } from './fan-out.ts'
-import { foldFrames } from './fold-frames.ts'
 import { Journal, type JournalStats } from './journal.ts'
 import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
+import type { ServerTools } from './server-tools.ts'
 import { SocketTickets, TICKET_MS } from './socket-tickets.ts'
-import { withThinkingTime } from './thinking-timer.ts'
 import {
-  displayTurn,
+  checkClientResults,
   modelTurn,
+  sendsToolTurn,
   titleOf,
+  validateApproval,
   validateCreateRequest,
   validateMessageRequest,
   type ConversationSizeLimits,
@@ -60,6 +61,13 @@ export type ConversationHostSettings = {
   idleTimeoutMs: number
   /** One span per answer, as `RelayOptions.tracing`. */
   tracing?: TracingOptions | undefined
+  /**
+   * Keys of approval ids, the first signing and every one verifying (the Worker passes
+   * `SEAL_KEYS`). None: each conversation makes a random key of its own, kept in its storage.
+   */
+  approvalKeys?: readonly string[] | undefined
+  /** How long a server tool's call waits for its approval. @defaultValue 24 hours */
+  approvalMs?: number | undefined
 }
 
 /** The settings as the host uses them. */
@@ -110,6 +118,11 @@ export type ConversationHostOptions = {
    * every event goes to each. Without it, followers use SSE only.
    */
   sockets?: (() => readonly FollowerSocket[]) | undefined
+  /**
+   * The server tools a message may name in `serverTools` (DESIGN §13): its loop runs them here.
+   * @defaultValue none
+   */
+  tools?: ServerTools | undefined
   settings: ConversationHostSettings
 }
 
@@ -126,13 +139,13 @@ export type HostStats = JournalStats & {
   tables: number
 }
 
-/** While an answer runs, an alarm this often keeps the object from being evicted as idle. */
-const KEEPALIVE_MS = 30_000
 /**
- * The first keep-alive alarm is set only for an answer still running this long after it started
- * (an object with no request is evicted after 70 s at the earliest), so a short answer sets none.
+ * While an answer runs, an alarm this often keeps the object from being evicted as idle, and finds
+ * an answer a restart cut when no request comes.
  */
-const KEEPALIVE_AFTER_MS = 10_000
+const KEEPALIVE_MS = 30_000
+/** How long a server tool's call waits for its approval, unless the settings say. */
+const APPROVAL_MS = 24 * 60 * 60 * 1000
 
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
 
@@ -159,9 +172,8 @@ export class ConversationHost {
   #store: ReturnType<typeof createConversationStore>
   #record: ConversationRecord
   #journal: Journal
-  #answer: AnswerRun | undefined
-  /** Arms the keep-alive alarm if the answer still runs then. */
-  #keepAlive: ReturnType<typeof setTimeout> | undefined
+  #loop: AnswerLoop
+  #tools: ServerTools
   #index: ListingIndex
   #arming: Promise<void> = Promise.resolve()
   /** The pending alarm's time, null for none, undefined until read. */
@@ -189,7 +201,29 @@ export class ConversationHost {
       interrupted,
       sockets: options.sockets,
     })
-    if (interrupted) this.#recover(this.#record.meta!)
+    this.#tools = options.tools ?? {}
+    const s = this.#settings
+    this.#loop = new AnswerLoop({
+      record: this.#record,
+      store: this.#store,
+      journal: this.#journal,
+      settings: {
+        idleTimeoutMs: s.idleTimeoutMs,
+        sizes: s.sizes,
+        rateLimiter: s.rateLimiter,
+        tracing: s.tracing,
+        allows: s.allows,
+        approvalMs: s.approvalMs ?? APPROVAL_MS,
+      },
+      tools: this.#tools,
+      registry: () => options.registry(),
+      approvalKeys: s.approvalKeys ?? [],
+      now: () => this.#now(),
+      waitUntil: (promise) => options.waitUntil(promise),
+      announce: () => this.#announce(),
+      arm: () => void this.#arm(),
+    })
+    this.#loop.recover()
   }
 
   stats(): HostStats {
@@ -220,7 +254,7 @@ export class ConversationHost {
       title = titleOf(this.#record.turns())
       this.#record.saveMeta({ ...meta, title })
     }
-    return { id: meta.id, title, updatedAt: meta.updatedAt, streaming: this.#answer !== undefined }
+    return { id: meta.id, title, updatedAt: meta.updatedAt, streaming: this.#loop.running }
   }
 
   /** Index hosts: what a conversation of this client says (see {@link IndexCall}). */
@@ -248,7 +282,7 @@ export class ConversationHost {
    */
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url)
-    const [, op = '', id = ''] = url.pathname.split('/')
+    const [, op = '', id = '', approvalId = ''] = url.pathname.split('/')
     const clientId = request.headers.get(CLIENT_HEADER)
     if (clientId === null || clientId === '') {
       return errorResponse(500, 'server', 'the conversation was called without a client')
@@ -271,6 +305,8 @@ export class ConversationHost {
         return this.#stream(request, url)
       case 'stop':
         return this.#stop(request, url)
+      case 'approve':
+        return this.#approve(request, approvalId)
       case 'ticket':
         return this.#ticket(clientId)
       case 'socket':
@@ -322,10 +358,15 @@ export class ConversationHost {
     this.#journal.socketsChanged()
   }
 
-  /** The alarm rang: a keep-alive while an answer runs, else the retention's deadline. */
+  /**
+   * The alarm rang: a keep-alive while an answer runs (a restart's is found by then, as the host
+   * starts), else the approvals that expired, and the retention's deadline.
+   */
   async alarm(): Promise<void> {
     this.#alarmAt = null
-    if (this.#answer !== undefined) return this.#arm()
+    if (this.#loop.running) return this.#arm()
+    this.#loop.expire()
+    if (this.#loop.running) return this.#arm()
     const ttl = this.#settings.ttlMs
     const meta = this.#record.meta
     if (meta !== undefined && ttl > 0 && Date.parse(meta.updatedAt) + ttl <= this.#now()) {
@@ -378,7 +419,10 @@ export class ConversationHost {
     // client that holds it gets a 304 without a turn read or encoded.
     const { turns, bytes } = this.#record.totals
     const lastId = this.#journal.lastId
-    const tag = `"${lastId}-${turns}-${bytes}-${this.#answer === undefined ? 0 : 1}"`
+    const pending = this.#loop.pending()
+    // A client's results stored while approvals wait change what waits, with no event.
+    const waits = pending === undefined ? 0 : pending.approvals.length + pending.calls.length
+    const tag = `"${lastId}-${turns}-${bytes}-${this.#loop.running ? 1 : 0}-${waits}"`
     const cache = { etag: tag, 'cache-control': 'private, no-cache' }
     if (request.headers.get('if-none-match') === tag) {
       return new Response(null, { status: 304, headers: cache })
@@ -387,9 +431,10 @@ export class ConversationHost {
     const body = jsonObject<WireConversationRead>({
       id: JSON.stringify(meta.id),
       conversation: this.#record.shownJson(),
-      streaming: String(this.#answer !== undefined),
+      streaming: String(this.#loop.running),
       lastEventId: String(lastId),
       lastError: meta.lastError === undefined ? undefined : JSON.stringify(meta.lastError),
+      pending: pending === undefined ? undefined : JSON.stringify(pending),
     })
     return new Response(body, {
       status: 200,
@@ -399,12 +444,7 @@ export class ConversationHost {
 
   /** Stops what runs, ends every stream, and deletes the conversation and its listing. */
   async #erase(meta: ConversationMeta): Promise<void> {
-    const answer = this.#answer
-    this.#answer = undefined
-    if (answer !== undefined) {
-      clearTimeout(this.#keepAlive)
-      answer.cancel()
-    }
+    this.#loop.cancel()
     this.#journal.erase()
     this.#record.erase()
     const { storage } = this.#options
@@ -425,8 +465,24 @@ export class ConversationHost {
     const seen = parseLastEventId(request, url)
     if (seen === null) return lastEventIdRefusal()
     // 204 once the stopped turn is stored, so a GET right after it sees it.
-    await this.#answer?.stop(seen)
+    await this.#loop.stop(seen)
     return new Response(null, { status: 204 })
+  }
+
+  /** `POST .../approvals/:approvalId` `{ approve, reason? }`: see `AnswerLoop.decide`. */
+  async #approve(request: Request, approvalId: string): Promise<Response> {
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+    const checked = validateApproval(body.value)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      return errorResponse(400, 'invalid-request', message, { field })
+    }
+    if (!APPROVAL_ID.test(approvalId)) {
+      return errorResponse(404, 'invalid-request', 'no such approval')
+    }
+    const { approve, reason } = checked.value
+    return this.#loop.decide(approvalId, approve, reason)
   }
 
   async #message(request: Request, meta: ConversationMeta, kind: 'message' | 'regenerate') {
@@ -434,39 +490,57 @@ export class ConversationHost {
     const start = this.#settings.tracing === undefined ? undefined : callStart()
     const busy = () =>
       errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
-    if (this.#answer !== undefined) return busy()
+    const loop = this.#loop
+    if (loop.running) return busy()
     const { limits, rateLimiter: limiter, sizes } = this.#settings
     const body = await sentBody(request)
     if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
     // Another message may have been accepted while the body was read.
-    if (this.#answer !== undefined) return busy()
+    if (loop.running) return busy()
+    // A loop that waits counts as running: only a tool turn that answers its client's calls goes on.
+    const waits = loop.waitingOn()
+    if (waits !== undefined && (kind === 'regenerate' || !sendsToolTurn(body.value))) {
+      const message = `the agent waits on ${waits}: decide, send the tool results, or stop it`
+      return errorResponse(409, 'invalid-request', message)
+    }
     const record = this.#record
     const last = kind === 'message' ? record.lastTurn() : undefined
-    const checked = validateMessageRequest(
-      body.value,
-      limits,
-      last === undefined ? [] : [last],
-      kind,
-    )
+    const names = Object.keys(this.#tools)
+    const stored = last === undefined ? [] : [last]
+    let checked = validateMessageRequest(body.value, limits, stored, kind, names)
+    if (checked.ok && waits !== undefined)
+      checked = checkClientResults(checked.value, loop.clientCalls())
     if (!checked.ok) {
       const { field, message } = checked.error
       const counted = await countRequest(limiter, meta.owner)
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
-    const { model, turn, options } = checked.value
+    const { model, options, serverTools, maxSteps } = checked.value
+    let { turn } = checked.value
+    if (waits !== undefined && turn?.role === 'tool') {
+      const whole = loop.clientResults(turn.results)
+      if (whole === undefined) {
+        // Approvals still wait: the loop goes on, with its own model and options, once decided.
+        const counted = await countRequest(limiter, meta.owner)
+        return counted ?? jsonResponse(202, { pending: loop.pending() })
+      }
+      turn = whole
+    }
     const adapter = resolveAdapter(this.#options.registry(), model, this.#settings.allows)
     if (adapter instanceof Response) return adapter
-    const plan = record.answerPlan(turn, outputReserveOf(adapter, options), sizes)
+    const callOptions = withServerTools(options, this.#tools, serverTools)
+    const plan = record.answerPlan(turn, outputReserveOf(adapter, callOptions), sizes)
     if ('status' in plan) return errorResponse(plan.status, 'invalid-request', plan.message)
     const { added, replaces } = plan
 
     const addedBytes = added?.bytes ?? 0
     const sentBytes = record.totals.bytes + addedBytes + utf8Length(meta.system ?? '')
-    const admitted = await admitAnswer(limiter, meta.owner, { sentBytes, adapter, options })
+    const call = { sentBytes, adapter, options: callOptions }
+    const admitted = await admitAnswer(limiter, meta.owner, call)
     if (admitted instanceof Response) return admitted
     const { reservation } = admitted
     // Deleted, or changed by another message, while the limiter was asked.
-    if (record.meta !== meta || this.#answer !== undefined) {
+    if (record.meta !== meta || loop.running) {
       endAnswer({ reservation, trace: undefined }, { type: 'released' })
       return record.meta === undefined ? noSuchConversation() : busy()
     }
@@ -475,16 +549,17 @@ export class ConversationHost {
     const conversation: Conversation = { turns: plan.turns.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const waitUntil = this.#options.waitUntil
+    const traceparent = request.headers.get('traceparent')
     const trace =
       start === undefined
         ? undefined
         : traceCall(
             this.#settings.tracing,
-            request.headers.get('traceparent'),
+            traceparent,
             {
               provider: adapter.provider,
               model: adapter.model,
-              options,
+              options: callOptions,
               conversation,
               streamed: true,
               conversationId: meta.id,
@@ -493,95 +568,32 @@ export class ConversationHost {
             waitUntil,
           )
     const before = this.#journal.lastId
-    const answer = new AnswerRun(before + 1, replaces, { reservation, trace, waitUntil })
-    this.#start(answer, plan.turns.at(-1)!, { adapter, conversation, options })
+    loop.start({
+      answered: plan.turns.at(-1)!,
+      replaces,
+      call: { adapter, conversation, options: callOptions },
+      params: { model, options, serverTools, maxSteps, traceparent: traceparent ?? undefined },
+      tally: { reservation, trace, waitUntil },
+    })
     // This answer's events, from its `turn`.
     return this.#subscribe(before, undefined, false)
-  }
-
-  #start(answer: AnswerRun, answered: Turn, call: AnswerCall): void {
-    this.#answer = answer
-    this.#keepAlive = setTimeout(() => void this.#arm(), KEEPALIVE_AFTER_MS)
-    const { lastError: _cleared, ...rest } = this.#record.meta!
-    this.#record.saveMeta({ ...rest, streaming: true, updatedAt: this.#isoNow() })
-    this.#journal.publish({ type: 'turn', turn: displayTurn(answered), replaces: answer.replaces })
-    this.#announce()
-    const publish = this.#journal.publish.bind(this.#journal)
-    void answer.run(call, this.#settings.idleTimeoutMs, publish).then((end) => {
-      // Undefined when the conversation was deleted meanwhile: nothing is left to store into.
-      if (end !== undefined && this.#answer === answer) this.#finish(answer, end)
-    })
-  }
-
-  /** Stores and announces how an answer ended, then lets the next one start. */
-  #finish(answer: AnswerRun, end: CallEnd): void {
-    clearTimeout(this.#keepAlive)
-    const record = this.#record
-    const journal = this.#journal
-    const next: ConversationMeta = { ...record.meta!, streaming: false, updatedAt: this.#isoNow() }
-    const state = answer.state
-    if (state.phase === 'stopping') {
-      const last = answer.replaces ? record.lastTurn() : undefined
-      if (last?.role === 'assistant') {
-        // A stopped regenerate changes nothing: its `done` is the answer that stays.
-        journal.publish({ type: 'done', turn: displayTurn(last) })
-      } else {
-        // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
-        // (calls without results could not be sent again), rebuilt from the answer's events up to
-        // the last one its stopping client showed.
-        const stopped = withThinkingTime(
-          partialTurn(foldFrames(journal.framesFrom(answer.firstId, state.keepUntil))),
-          answer.thinking.thinkingMs(),
-        )
-        record.addTurn(stopped)
-        journal.publish({ type: 'done', turn: stopped })
-      }
-    } else if ('turn' in end) {
-      if (answer.replaces) record.dropLastTurn()
-      record.addTurn(end.turn)
-      journal.publish({ type: 'done', turn: displayTurn(end.turn) })
-    } else {
-      const error = end.failure
-      journal.publish({ type: 'error', error })
-      next.lastError = { kind: error.kind, message: error.message }
-    }
-    this.#answer = undefined
-    record.saveMeta(next)
-    journal.endAnswer(answer.firstId)
-    answer.ended(end)
-    this.#announce()
-    void this.#arm()
-  }
-
-  /** An answer cut by an eviction: subscribers that resume get an `error`, and nothing half is kept. */
-  #recover(meta: ConversationMeta): void {
-    const message = 'the answer was interrupted when the relay restarted: regenerate it'
-    this.#journal.append({ type: 'error', error: { kind: 'server', message, retryable: true } })
-    this.#journal.flush()
-    this.#record.saveMeta({
-      ...meta,
-      streaming: false,
-      lastError: { kind: 'server', message },
-      updatedAt: this.#isoNow(),
-    })
-    this.#announce()
   }
 
   #stream(request: Request, url: URL): Response {
     const after = parseLastEventId(request, url)
     if (after === null) return lastEventIdRefusal()
     const follow = url.searchParams.get('follow') === 'true'
-    const answer = this.#answer
+    const running = this.#loop.running
     const lastId = this.#journal.lastId
     const { start, reset } = this.#resumePoint(after)
-    if (answer === undefined && !follow) {
+    if (!running && !follow) {
       if (reset !== undefined) return new Response(reset, { headers: SSE_HEADERS })
       if (start >= lastId) return new Response(null, { status: 204 })
     }
     const refused = this.#readersRefusal()
     if (refused !== undefined) return refused
     // Without an answer to follow, a replay of what is logged now.
-    const until = answer === undefined && !follow ? lastId : undefined
+    const until = !running && !follow ? lastId : undefined
     return this.#subscribe(start, until, follow, reset)
   }
 
@@ -592,12 +604,12 @@ export class ConversationHost {
    * the conversation holds, or later events).
    */
   #resumePoint(after: number | undefined): { start: number; reset: string | undefined } {
-    const answer = this.#answer
+    const firstId = this.#loop.firstId
     const lastId = this.#journal.lastId
-    const from = after ?? (answer === undefined ? lastId : answer.firstId - 1)
+    const from = after ?? (firstId === undefined ? lastId : firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
-    const start = answer === undefined ? lastId : answer.firstId
-    return { start, reset: resetFrame(start, this.#record.shownJson(), answer !== undefined) }
+    const start = firstId ?? lastId
+    return { start, reset: resetFrame(start, this.#record.shownJson(), firstId !== undefined) }
   }
 
   /**
@@ -618,8 +630,9 @@ export class ConversationHost {
   }
 
   /**
-   * Sets the alarm: a keep-alive while an answer runs (once it has run `KEEPALIVE_AFTER_MS`),
-   * else, with a retention, an alarm no later than the conversation's deadline (one already
+   * Sets the alarm: a keep-alive while an answer runs (once it has run `KEEPALIVE_AFTER_MS`, or at
+   * once for a loop that goes on by itself), else the first expiry of an approval that waits, or,
+   * with a retention, an alarm no later than the conversation's deadline (one already
    * pending before it is kept: when it rings, it sets the next). One at a time, each deciding
    * from the state when it runs; the pending time is read once, then kept.
    */
@@ -632,14 +645,19 @@ export class ConversationHost {
     const ttl = this.#settings.ttlMs
     const meta = this.#record.meta
     const now = this.#now()
+    const running = this.#loop.running
+    // While nothing runs: the first approval's expiry, or the retention's deadline.
+    const expiry = this.#loop.nextExpiry()
+    const deadline = meta !== undefined && ttl > 0 ? Date.parse(meta.updatedAt) + ttl : undefined
     let at: number
-    if (this.#answer !== undefined) at = now + KEEPALIVE_MS
-    else if (meta !== undefined && ttl > 0) at = Date.parse(meta.updatedAt) + ttl
+    if (running) at = now + KEEPALIVE_MS
+    else if (expiry !== undefined || deadline !== undefined)
+      at = Math.min(expiry ?? Infinity, deadline ?? Infinity)
     else return
     const { storage } = this.#options
     this.#alarmAt ??= await storage.getAlarm()
     const pending = this.#alarmAt
-    if (pending !== null && pending <= at && (this.#answer === undefined || pending > now)) return
+    if (pending !== null && pending <= at && (!running || pending > now)) return
     await storage.setAlarm(at)
     this.#alarmAt = at
     this.#store.countAlarm()

@@ -1,5 +1,5 @@
-import type { AssistantTurn, Turn } from '../../core/conversation.ts'
-import type { WireConversationEvents, WireError } from '../../core/wire.ts'
+import type { AssistantTurn, ToolResult, Turn } from '../../core/conversation.ts'
+import type { WireApproval, WireConversationEvents, WireError } from '../../core/wire.ts'
 import { relayData, type StreamDelta } from '../dialects.ts'
 import type { ConversationStore } from './conversation-store.ts'
 import {
@@ -11,12 +11,18 @@ import {
 } from './event-log.ts'
 import { createFanOut, type FanOut, type FollowerSocket } from './fan-out.ts'
 
-/** An event of a conversation's stream: the relay's (DESIGN §5), and the `turn` each answer answers. */
+/**
+ * An event of a conversation's stream: the relay's (DESIGN §5), the `turn` each answer answers, and
+ * those of its tool loop (DESIGN §13).
+ */
 export type ConversationEvent =
   | StreamDelta
   | { type: 'done'; turn: AssistantTurn }
   | { type: 'error'; error: WireError }
   | { type: 'turn'; turn: Turn; replaces: boolean }
+  | { type: 'tool-approval'; approval: WireApproval }
+  | { type: 'tool-result'; result: ToolResult }
+  | { type: 'interrupted'; retried: boolean }
 
 /** What a conversation's journal holds, for a host's `stats()`. */
 export type JournalStats = {
@@ -120,6 +126,31 @@ export class Journal {
         return this.#log.append('done', relayData.done(event.turn))
       case 'error':
         return this.#log.append('error', relayData.error(event.error))
+      case 'tool-approval': {
+        const { approvalId, callId, name, input, expiresAt } = event.approval
+        const data: WireConversationEvents['tool-approval'] = {
+          approvalId,
+          callId,
+          name,
+          input,
+          expiresAt,
+        }
+        return this.#log.append('tool-approval', JSON.stringify(data))
+      }
+      case 'tool-result': {
+        const { callId, name, output, isError } = event.result
+        const data: WireConversationEvents['tool-result'] = {
+          callId,
+          name,
+          output,
+          isError: isError === true,
+        }
+        return this.#log.append('tool-result', JSON.stringify(data))
+      }
+      case 'interrupted': {
+        const data: WireConversationEvents['interrupted'] = { retried: event.retried }
+        return this.#log.append('interrupted', JSON.stringify(data))
+      }
       default:
         return this.#log.append(event.type, relayData.delta(event))
     }

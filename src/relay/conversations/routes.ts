@@ -12,16 +12,23 @@ export type ConversationOp =
   | 'stop'
   | 'ticket'
   | 'socket'
+  | 'approve'
 
-/** A matched route: its operation and, but for `list` and `create`, the conversation's id. */
+/**
+ * A matched route: its operation and, but for `list` and `create`, the conversation's id (and for
+ * `approve`, the approval's).
+ */
 export type ConversationRoute =
-  | { ok: true; op: ConversationOp; id: string | undefined }
+  | { ok: true; op: ConversationOp; id: string | undefined; approvalId?: string | undefined }
   | { ok: false; status: 404 | 405; allow?: string | undefined }
 
 /** A conversation id: 128 random bits as 22 base64url characters. */
 const ID = /^[A-Za-z0-9_-]{22}$/
 
-/** `[path suffix, method, operation]`: the routes of DESIGN §9. */
+/** An approval id as a path segment: the host tells a well-formed one it did not issue (404). */
+const APPROVAL_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/
+
+/** `[path suffix, method, operation]`: the routes of DESIGN §9, and the approvals of §13. */
 const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
   ['', 'GET', 'get'],
   ['', 'DELETE', 'delete'],
@@ -31,6 +38,7 @@ const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
   ['/stop', 'POST', 'stop'],
   ['/ticket', 'POST', 'ticket'],
   ['/socket', 'GET', 'socket'],
+  ['/approvals', 'POST', 'approve'],
 ]
 
 /**
@@ -43,9 +51,15 @@ export function matchConversationRoute(method: string, path: string): Conversati
     if (method === 'POST') return { ok: true, op: 'create', id: undefined }
     return { ok: false, status: 405, allow: 'GET, POST, OPTIONS' }
   }
-  const match = /^\/v1\/conversations\/([^/]+)(\/[a-z]+)?$/.exec(path)
+  const match = /^\/v1\/conversations\/([^/]+)(\/[a-z]+)?(?:\/([^/]+))?$/.exec(path)
   if (match === null || !ID.test(match[1]!)) return { ok: false, status: 404 }
   const suffix = match[2] ?? ''
+  // Only the approvals route names something under it: `/approvals/:approvalId`.
+  const approvalId = match[3]
+  if ((suffix === '/approvals') !== (approvalId !== undefined)) return { ok: false, status: 404 }
+  if (approvalId !== undefined && !APPROVAL_SEGMENT.test(approvalId)) {
+    return { ok: false, status: 404 }
+  }
   const routes = ROUTES.filter(([route]) => route === suffix)
   if (routes.length === 0) return { ok: false, status: 404 }
   const found = routes.find(([, routeMethod]) => routeMethod === method)
@@ -53,7 +67,10 @@ export function matchConversationRoute(method: string, path: string): Conversati
     const allow = [...routes.map(([, routeMethod]) => routeMethod), 'OPTIONS'].join(', ')
     return { ok: false, status: 405, allow }
   }
-  return { ok: true, op: found[2], id: match[1] }
+  const op = found[2]
+  return approvalId === undefined
+    ? { ok: true, op, id: match[1] }
+    : { ok: true, op, id: match[1], approvalId }
 }
 
 /** A new conversation id: 128 bits from the platform's CSPRNG, base64url. */

@@ -1,12 +1,17 @@
 import type { CallOptions } from '../../core/adapter.ts'
 import type { AssistantTurn, ToolTurn, Turn, UserTurn } from '../../core/conversation.ts'
+import type { ToolCall } from '../../core/events.ts'
 import { validateChatRequest, type RequestLimits } from '../validate-request.ts'
+import { DEFAULT_MAX_STEPS } from '../../core/tool-loop.ts'
 import {
+  array,
   describe,
   fail,
+  integer,
   Invalid,
   isRecord,
   own,
+  string,
   validation,
   type JsonRecord,
   type Validation,
@@ -18,7 +23,14 @@ export type MessageRequest = {
   /** The user or tool turn a message adds; none for a regenerate. */
   turn: UserTurn | ToolTurn | undefined
   options: CallOptions
+  /** The relay's server tools the model may call (DESIGN §13). */
+  serverTools: string[]
+  /** Most model calls of its loop. */
+  maxSteps: number
 }
+
+/** The most `maxSteps` a message may ask for. */
+export const MAX_STEPS_LIMIT = 100
 
 /** How big one conversation may grow. */
 export type ConversationSizeLimits = {
@@ -43,13 +55,22 @@ export function validateMessageRequest(
   limits: RequestLimits,
   stored: readonly Turn[],
   kind: 'message' | 'regenerate',
+  serverToolNames: readonly string[] = [],
 ): Validation<MessageRequest> {
   return validation(() => {
     if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
     if (Object.hasOwn(body, 'conversation')) {
       fail('conversation', 'is kept by the relay: send only the new turn')
     }
-    const { turn: turnIn, ...rest } = body as JsonRecord & { turn?: unknown }
+    const {
+      turn: turnIn,
+      serverTools: namesIn,
+      maxSteps: stepsIn,
+      ...rest
+    } = body as JsonRecord & { turn?: unknown; serverTools?: unknown; maxSteps?: unknown }
+    const serverTools = serverToolsOf(namesIn, serverToolNames)
+    const maxSteps =
+      stepsIn === undefined ? DEFAULT_MAX_STEPS : integer(stepsIn, 'maxSteps', 1, MAX_STEPS_LIMIT)
     let context: unknown[] = [PLACEHOLDER]
     if (kind === 'regenerate') {
       if (turnIn !== undefined) fail('turn', 'is not accepted by regenerate')
@@ -72,9 +93,90 @@ export function validateMessageRequest(
       throw new Invalid(field.replace(TURN_FIELD, 'turn'), message.slice(field.length + 1))
     }
     const { model, conversation, options } = checked.value
+    // A client tool of a server tool's name would make its calls the relay's to answer.
+    options.tools?.forEach(({ name }, i) => {
+      if (serverTools.includes(name))
+        fail(`tools[${i}].name`, `${describe(name)} is a server tool named in serverTools`)
+    })
     const added = conversation.turns.at(-1)
     const turn = kind === 'message' && added?.role !== 'assistant' ? added : undefined
-    return { model, turn, options }
+    return { model, turn, options, serverTools, maxSteps }
+  })
+}
+
+/** `serverTools`: names of the relay's server tools, each once; none when absent. */
+function serverToolsOf(value: unknown, known: readonly string[]): string[] {
+  if (value === undefined) return []
+  const names = array(value, 'serverTools').map((name, i) => string(name, `serverTools[${i}]`))
+  names.forEach((name, i) => {
+    if (!known.includes(name)) {
+      const offered = known.length === 0 ? 'none' : known.join(', ')
+      fail(
+        `serverTools[${i}]`,
+        `${describe(name)} is not a server tool of this relay (it has: ${offered})`,
+      )
+    }
+    if (names.indexOf(name) !== i) fail(`serverTools[${i}]`, `names ${describe(name)} again`)
+  })
+  return names
+}
+
+/** Whether a message body sends a tool turn (to tell a loop's client results from a new message). */
+export function sendsToolTurn(body: unknown): boolean {
+  return isRecord(body) && isRecord(body['turn']) && own(body['turn'], 'role') === 'tool'
+}
+
+/**
+ * A tool turn sent while a loop waits answers exactly the calls it waits on from its client: every
+ * one of them, and none of its server tools' (nothing a client sends can answer, or approve, a
+ * server tool's call).
+ */
+export function checkClientResults(
+  request: MessageRequest,
+  waiting: readonly ToolCall[],
+): Validation<MessageRequest> {
+  return validation(() => {
+    const { turn } = request
+    if (turn?.role !== 'tool') fail('turn.role', "must be 'tool' while the agent waits on tools")
+    const ids = new Set(waiting.map((call) => call.id))
+    turn.results.forEach(({ callId }, j) => {
+      if (!ids.has(callId)) {
+        const why = `${describe(callId)} is not a call the client answers (the relay answers its server tools' calls)`
+        fail(`turn.results[${j}].callId`, why)
+      }
+    })
+    const missing = waiting.find(({ id }) => !turn.results.some((result) => result.callId === id))
+    if (missing !== undefined) {
+      fail(
+        'turn.results',
+        `must answer every call the agent waits on: ${describe(missing.id)} (${missing.name}) has none`,
+      )
+    }
+    return request
+  })
+}
+
+/** The most characters of a denial's reason. */
+const REASON_CHARS = 2000
+
+/** A checked `POST .../approvals/:approvalId` body: `{ approve, reason? }`. */
+export function validateApproval(
+  body: unknown,
+): Validation<{ approve: boolean; reason?: string | undefined }> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    for (const key of Object.keys(body)) {
+      if (key !== 'approve' && key !== 'reason') {
+        fail(describe(key).slice(1, -1), 'is not a known field (known: approve, reason)')
+      }
+    }
+    const approve = own(body, 'approve')
+    if (typeof approve !== 'boolean') fail('approve', `must be a boolean, got ${describe(approve)}`)
+    const reason = own(body, 'reason')
+    if (reason === undefined) return { approve }
+    const text = string(reason, 'reason')
+    if (text.length > REASON_CHARS) fail('reason', `must be at most ${REASON_CHARS} characters`)
+    return { approve, reason: text }
   })
 }
 

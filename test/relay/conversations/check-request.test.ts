@@ -35,6 +35,16 @@ describe('checkConversationRequest', () => {
       id: ID,
       body: '{"model":"m"}',
     })
+    const approval = 'y'.repeat(43)
+    expect(
+      await check('POST', `/v1/conversations/${ID}/approvals/${approval}`, '{"approve":true}'),
+    ).toEqual({
+      ok: true,
+      op: 'approve',
+      id: ID,
+      approvalId: approval,
+      body: '{"approve":true}',
+    })
     // A create makes the id: 128 random bits, and its body may be left out.
     const created = await check('POST', '/v1/conversations')
     expect(created).toMatchObject({ ok: true, op: 'create', body: '{}' })

@@ -145,24 +145,6 @@ describe('a conversation host', () => {
     expect(view.lastError).toMatchObject({ kind: 'server' })
   })
 
-  it('ends an answer cut by a restart with an error and keeps nothing half', async () => {
-    const { hosts, create, send, shown } = world()
-    await create()
-    const response = await send('Spell it', 'test/gated')
-    await readUntil(response, (read) => read.events.length >= 1)
-    // The process holding the answer is gone: a new host on the same storage.
-    hosts.restart(ID)
-    const view = await shown()
-    expect(view.streaming).toBe(false)
-    expect(view.lastError?.message).toMatch(/interrupted/)
-    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user'])
-    // A resume from the `turn` gets the error, after ids no client could have seen.
-    const resumed = await hosts.request(ID, 'stream', ALICE, { headers: { 'last-event-id': '1' } })
-    const events = (await readSse(resumed)).events
-    expect(events.at(-1)!.event).toBe('error')
-    expect(Number(events.at(-1)!.id)).toBeGreaterThan(4096)
-  })
-
   it('refuses an answer that would take the conversation past its size, but lets a regenerate replace', async () => {
     const { hosts, create } = world({ bytes: 600 })
     await create()

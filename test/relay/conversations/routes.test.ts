@@ -47,6 +47,26 @@ describe('conversation routes', () => {
     })
   })
 
+  it('matches a decision on an approval, with its id, and only there', () => {
+    const approval = 'x'.repeat(43)
+    expect(matchConversationRoute('POST', `/v1/conversations/${ID}/approvals/${approval}`)).toEqual(
+      { ok: true, op: 'approve', id: ID, approvalId: approval },
+    )
+    expect(matchConversationRoute('GET', `/v1/conversations/${ID}/approvals/${approval}`)).toEqual({
+      ok: false,
+      status: 405,
+      allow: 'POST, OPTIONS',
+    })
+    for (const path of [
+      `/v1/conversations/${ID}/approvals`,
+      `/v1/conversations/${ID}/stop/${approval}`,
+      `/v1/conversations/${ID}/approvals/${'x'.repeat(65)}`,
+      `/v1/conversations/${ID}/approvals/a.b`,
+    ]) {
+      expect(matchConversationRoute('POST', path), path).toEqual({ ok: false, status: 404 })
+    }
+  })
+
   it('draws ids of 128 random bits that its own routes accept', () => {
     const ids = new Set(Array.from({ length: 1000 }, newConversationId))
     expect(ids.size).toBe(1000)

@@ -38,8 +38,52 @@ describe('message and regenerate bodies', () => {
     )
     expect(checked).toEqual({
       ok: true,
-      value: { model: 'mock/echo', turn: user, options: { thinking: 'low', maxTokens: 100 } },
+      value: {
+        model: 'mock/echo',
+        turn: user,
+        options: { thinking: 'low', maxTokens: 100 },
+        serverTools: [],
+        maxSteps: 8,
+      },
     })
+  })
+
+  it('takes the server tools a message names and its most steps, and names a wrong one', () => {
+    const check = (body: Record<string, unknown>) =>
+      validateMessageRequest({ model: 'mock/echo', turn: user, ...body }, limits, [], 'message', [
+        'clock',
+        'save_note',
+      ])
+    expect(check({ serverTools: ['save_note', 'clock'], maxSteps: 3 })).toMatchObject({
+      ok: true,
+      value: { serverTools: ['save_note', 'clock'], maxSteps: 3 },
+    })
+    const fault = (body: Record<string, unknown>) => {
+      const checked = check(body)
+      if (checked.ok) throw new Error('expected the body to be refused')
+      return checked.error
+    }
+    expect(fault({ serverTools: ['clock', 'rm_rf'] })).toEqual({
+      field: 'serverTools[1]',
+      message:
+        "serverTools[1] 'rm_rf' is not a server tool of this relay (it has: clock, save_note)",
+    })
+    expect(fault({ serverTools: 'clock' }).field).toBe('serverTools')
+    expect(fault({ serverTools: ['clock', 'clock'] }).field).toBe('serverTools[1]')
+    expect(fault({ maxSteps: 0 }).field).toBe('maxSteps')
+    expect(fault({ maxSteps: 101 }).field).toBe('maxSteps')
+    expect(fault({ maxSteps: 2.5 }).field).toBe('maxSteps')
+    // A client tool may not take a server tool's name: its calls would be the relay's to answer.
+    const clash = { serverTools: ['clock'], tools: [{ name: 'clock', parameters: {} }] }
+    expect(fault(clash).field).toBe('tools[0].name')
+    // A relay without server tools names none.
+    const none = validateMessageRequest(
+      { model: 'mock/echo', turn: user, serverTools: ['clock'] },
+      limits,
+      [],
+      'message',
+    )
+    expect(none.ok === false && none.error.message).toMatch(/it has: none/)
   })
 
   it('names the turn field at fault as the client sent it', () => {

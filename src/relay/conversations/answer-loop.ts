@@ -1,0 +1,822 @@
+import type { CallOptions } from '../../core/adapter.ts'
+import type {
+  AssistantTurn,
+  Conversation,
+  ToolResult,
+  ToolTurn,
+  Turn,
+} from '../../core/conversation.ts'
+import { abortedError, ThinkwireError } from '../../core/errors.ts'
+import type { ToolCall } from '../../core/events.ts'
+import { partialTurn } from '../../core/reducer.ts'
+import type { Registry } from '../../core/registry.ts'
+import { notRunResults } from '../../core/tool-loop.ts'
+import type { WireApproval, WirePending } from '../../core/wire.ts'
+import { admitAnswer, endAnswer, type AnswerTally } from '../answer-pipeline.ts'
+import { outputReserveOf } from '../budget.ts'
+import type { ErrorResponder } from '../dialects.ts'
+import { resolveAdapter } from '../failure.ts'
+import type { RateLimiter } from '../rate-limit.ts'
+import { errorResponse, jsonResponse } from '../responses.ts'
+import { callStart, traceCall, type CallTrace, type TracingOptions } from '../tracing.ts'
+import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
+import { createApprovalSigner, newApprovalKey, type ApprovalSigner } from './approval-ids.ts'
+import type { ConversationRecord, LoopState } from './conversation-record.ts'
+import { utf8Length, type ConversationStore } from './conversation-store.ts'
+import { foldFrames } from './fold-frames.ts'
+import type { Journal } from './journal.ts'
+import {
+  errorResult,
+  needsApproval,
+  runServerTool,
+  serverTool,
+  serverToolSpecs,
+  type ServerTools,
+} from './server-tools.ts'
+import { withThinkingTime } from './thinking-timer.ts'
+import {
+  answerCall,
+  approvalCall,
+  isAnswered,
+  isRunning,
+  pendingOf,
+  toolTurnOf,
+  waitingOn,
+  type CallState,
+  type StepCall,
+  type ToolStep,
+} from './tool-step.ts'
+import {
+  displayTurn,
+  modelTurn,
+  regenerateBase,
+  sizeRefusal,
+  type ConversationSizeLimits,
+} from './turn-rules.ts'
+
+/**
+ * The first keep-alive alarm is set only for an answer still running this long after it started
+ * (an object with no request is evicted after 70 s at the earliest), so a short answer sets none.
+ * An answer no client asked for just now (a loop that goes on by itself) sets it at once.
+ */
+export const KEEPALIVE_AFTER_MS = 10_000
+
+/** The settings a loop reads. */
+export type LoopSettings = {
+  idleTimeoutMs: number
+  sizes: ConversationSizeLimits
+  rateLimiter: RateLimiter | undefined
+  tracing: TracingOptions | undefined
+  allows: (model: string) => boolean
+  /** How long an approval waits before its call is answered as not run. */
+  approvalMs: number
+}
+
+/** What a loop needs of its host. */
+export type LoopHost = {
+  record: ConversationRecord
+  store: ConversationStore
+  journal: Journal
+  settings: LoopSettings
+  tools: ServerTools
+  registry(): Registry
+  /** The relay's keys for approval ids (none: the conversation makes its own). */
+  approvalKeys: readonly string[]
+  now(): number
+  waitUntil(promise: Promise<unknown>): void
+  /** The conversation changed: its client's list is told. */
+  announce(): void
+  /** Sets the alarm as the loop now needs it (see `ConversationHost`). */
+  arm(): void
+}
+
+/** What a loop keeps of the message that starts it (its `LoopState` but the step it is at). */
+export type LoopParams = Omit<LoopState, 'steps' | 'call'>
+
+/** A message's admitted loop: the turn its first model call answers, and that call. */
+export type LoopStart = {
+  answered: Turn
+  replaces: boolean
+  call: AnswerCall
+  params: LoopParams
+  /** Its reservation and span. */
+  tally: AnswerTally
+}
+
+/** An approval the conversation issued, as stored (by its id). */
+type ApprovalRecord = {
+  step: number
+  callId: string
+  name: string
+  expiresAt: number
+  status: 'pending' | 'approved' | 'denied' | 'stopped' | 'expired'
+}
+
+/**
+ * The answer in flight, from its first event to the end of the stream a client reads: its steps'
+ * model calls and server tools, until the loop ends or waits.
+ */
+type Segment = {
+  readonly firstId: number
+  /** The model call of the step in flight (made before it is admitted). */
+  answer: AnswerRun | undefined
+  /** Aborts the server tools of the step in flight. */
+  tools: AbortController | undefined
+  keepAlive: ReturnType<typeof setTimeout> | undefined
+  readonly ended: Promise<void>
+  end(): void
+}
+
+const STOPPED_RUNNING = 'Stopped before the tool finished.'
+const STOPPED_WAITING = 'Not run: the loop was stopped before this call was answered.'
+const INTERRUPTED =
+  'Interrupted: the relay restarted while the tool ran; it is not run again (call it again to retry).'
+
+/**
+ * The answers of a conversation (DESIGN §9, §13): each message's loop of model calls and tool
+ * steps, run in the host with no browser needed. A model call's tool calls make a tool step: the
+ * server tools it names run at once and in parallel (with the stop signal), those that need a
+ * person wait for an approval, the client's own calls for its tool turn; when every call has its
+ * result the tool turn is stored and the next model call made, up to `maxSteps`. A step that
+ * waits ends the stream a client reads (with the step's `done`), and is kept in storage, so a
+ * decision, a client's results, a reload or a restart find it. What runs is kept so too: after a
+ * restart, a model call none of whose events was stored runs again once, one that streamed is kept
+ * as a stopped turn, and a server tool that ran is answered as interrupted, never run twice.
+ */
+export class AnswerLoop {
+  #host: LoopHost
+  #segment: Segment | undefined
+  /** The loop's tool step: undefined for none, null until read. */
+  #step: ToolStep | undefined | null = null
+  #signer: { keys: readonly string[]; signer: ApprovalSigner } | undefined
+
+  constructor(host: LoopHost) {
+    this.#host = host
+  }
+
+  /** Whether an answer is in flight (a model call, or server tools). */
+  get running(): boolean {
+    return this.#segment !== undefined
+  }
+
+  /** The first event of the answer in flight: a stream without `Last-Event-ID` starts there. */
+  get firstId(): number | undefined {
+    return this.#segment?.firstId
+  }
+
+  /** What the loop's tool step waits on, for `GET`; undefined without one. */
+  pending(): WirePending | undefined {
+    const step = this.#toolStep()
+    return step === undefined ? undefined : pendingOf(step)
+  }
+
+  /** What a waiting loop waits on, named for the 409 a message gets; undefined when none waits. */
+  waitingOn(): string | undefined {
+    if (this.#segment !== undefined) return undefined
+    const step = this.#toolStep()
+    return step === undefined ? undefined : waitingOn(step)
+  }
+
+  /** The calls of the waiting step its client answers. */
+  clientCalls(): ToolCall[] {
+    const calls = this.#toolStep()?.calls ?? []
+    return calls.filter(({ state }) => state.is === 'client').map(({ call }) => call)
+  }
+
+  /** When the first approval that waits expires (epoch ms); undefined when none waits. */
+  nextExpiry(): number | undefined {
+    let first: number | undefined
+    for (const { state } of this.#toolStep()?.calls ?? []) {
+      if (state.is === 'approval' && (first === undefined || state.expiresAt < first))
+        first = state.expiresAt
+    }
+    return first
+  }
+
+  /**
+   * Starts a message's loop: its `turn`, then its first model call (admitted by the host, so that
+   * a refusal is the message's status). A client's tool turn that answered a waiting step starts
+   * one too: that step ends with it.
+   */
+  start(start: LoopStart): void {
+    const { record, journal } = this.#host
+    const firstId = journal.lastId + 1
+    const segment = this.#begin(firstId, KEEPALIVE_AFTER_MS)
+    if (this.#toolStep() !== undefined) this.#saveStep(undefined)
+    const { lastError: _cleared, ...meta } = record.meta!
+    const call = { firstId, replaces: start.replaces, retried: false }
+    const loop: LoopState = { ...start.params, steps: 1, call }
+    record.saveMeta({ ...meta, streaming: true, updatedAt: this.#isoNow(), loop })
+    journal.publish({ type: 'turn', turn: displayTurn(start.answered), replaces: start.replaces })
+    this.#host.announce()
+    segment.answer = new AnswerRun(firstId, start.replaces, start.tally)
+    this.#call(segment.answer, start.call)
+  }
+
+  /**
+   * Stops what runs or waits, from any tab: a model call keeps what its stopping client showed (as
+   * before), and every call of the tool step without a result is answered as stopped. Settles once
+   * that is stored.
+   */
+  async stop(seen: number | undefined): Promise<void> {
+    const segment = this.#segment
+    if (segment?.answer !== undefined) {
+      void segment.answer.stop(seen)
+      return segment.ended
+    }
+    const step = this.#toolStep()
+    if (step !== undefined) this.#stopStep(step)
+  }
+
+  /** The conversation is deleted: what runs stops, and nothing of it is kept. */
+  cancel(): void {
+    const segment = this.#segment
+    this.#segment = undefined
+    this.#step = undefined
+    if (segment === undefined) return
+    clearTimeout(segment.keepAlive)
+    segment.tools?.abort(new Error('the conversation was deleted'))
+    segment.answer?.cancel()
+    segment.end()
+  }
+
+  /**
+   * A person's decision on approval `approvalId` (`POST .../approvals/:approvalId`): 202 and the
+   * loop goes on (an approved call runs; a denied one is answered as an error with the reason);
+   * 404 for an id this conversation did not issue (or one that no longer matches its call), 409
+   * once decided (or answered by a stop), 410 once expired.
+   */
+  async decide(approvalId: string, approve: boolean, reason?: string): Promise<Response> {
+    const unknown = () => errorResponse(404, 'invalid-request', 'no such approval')
+    const issued = this.#approval(approvalId)
+    if (issued === undefined) return unknown()
+    const refused = this.#decided(issued)
+    if (refused !== undefined) return refused
+    const step = this.#toolStep()
+    const waiting = step === undefined ? undefined : approvalCall(step, approvalId)
+    if (step === undefined || waiting === undefined) return unknown()
+    const meta = this.#host.record.meta!
+    const { call } = waiting
+    const { id: callId, name, input } = call
+    const subject = { conversationId: meta.id, step: step.step, callId, name, input }
+    if (!(await this.#approvals().verify(approvalId, subject))) return unknown()
+    // Decided by another request while the id was checked: the first decision stands.
+    const now = this.#approval(approvalId)
+    const raced = now === undefined ? unknown() : this.#decided(now)
+    if (raced !== undefined) return raced
+    if (this.#toolStep() !== step || waiting.state.is !== 'approval') return unknown()
+    this.#host.store.saveApproval(approvalId, {
+      ...issued,
+      status: approve ? 'approved' : 'denied',
+    } satisfies ApprovalRecord)
+    this.#resume()
+    if (approve) {
+      waiting.state = { is: 'running' }
+      this.#saveStep(step)
+      this.#run(step, waiting)
+    } else {
+      const why = reason === undefined || reason === '' ? '.' : `: ${reason}`
+      this.#answer(step, waiting, errorResult(call, `Not run: the user denied this call${why}`))
+    }
+    this.#settle()
+    return jsonResponse(202, { approvalId, approve })
+  }
+
+  /** Answers the approvals past their time as not run, and goes on (the alarm rang). */
+  expire(): void {
+    const step = this.#toolStep()
+    if (step === undefined) return
+    const now = this.#host.now()
+    const due = step.calls.filter(({ state }) => state.is === 'approval' && state.expiresAt <= now)
+    if (due.length === 0) return
+    this.#resume()
+    for (const stepCall of due) {
+      const { state, call } = stepCall
+      if (state.is !== 'approval') continue
+      const issued = this.#approval(state.approvalId)
+      if (issued !== undefined)
+        this.#host.store.saveApproval(state.approvalId, { ...issued, status: 'expired' })
+      const at = new Date(state.expiresAt).toISOString()
+      this.#answer(step, stepCall, errorResult(call, `Not run: its approval expired at ${at}.`))
+    }
+    this.#settle()
+  }
+
+  /**
+   * Answers the waiting step's client calls with a client's tool turn: the whole tool turn once
+   * every call has its result (to send as the message's turn), else undefined (the step still
+   * waits on approvals). The host has checked that they answer exactly its client calls.
+   */
+  clientResults(results: readonly ToolResult[]): ToolTurn | undefined {
+    const step = this.#toolStep()!
+    const sent = new Map(results.map((result) => [result.callId, result]))
+    const whole = step.calls.map(({ call, state }) =>
+      state.is === 'answered' ? state.result : sent.get(call.id),
+    )
+    // Complete: nothing is stored here, the message stores the tool turn once it is admitted.
+    if (whole.every((result) => result !== undefined)) return { role: 'tool', results: whole }
+    for (const stepCall of step.calls) {
+      const result = sent.get(stepCall.call.id)
+      if (result !== undefined) answerCall(stepCall, result)
+    }
+    this.#saveStep(step)
+    return undefined
+  }
+
+  /**
+   * On the host's start: what a restart cut (DESIGN §13). A model call none of whose events was
+   * stored runs again, once; one that streamed is kept as a stopped turn, and the stream gets
+   * `interrupted` before its `done`. Server tools that ran are answered as interrupted (never run
+   * twice), and the loop goes on. An answer cut before loops were kept ends with an error.
+   */
+  recover(): void {
+    const meta = this.#host.record.meta
+    if (meta === undefined || !meta.streaming) return
+    const loop = meta.loop
+    if (loop === undefined) return this.#recoverOlder()
+    if (loop.call !== undefined) return this.#recoverCall(loop, loop.call)
+    const step = this.#toolStep()
+    if (step === undefined) return this.#endLoop()
+    this.#resume()
+    for (const stepCall of step.calls) {
+      if (stepCall.state.is === 'running')
+        this.#answer(step, stepCall, errorResult(stepCall.call, INTERRUPTED))
+    }
+    this.#settle()
+  }
+
+  #recoverCall(loop: LoopState, call: NonNullable<LoopState['call']>): void {
+    const { record, store, journal } = this.#host
+    const storedLast = store.lastEventId()
+    if (storedLast <= call.firstId && !call.retried) {
+      // Nothing of it reached storage: it runs again, from its start. Its `turn` goes out again
+      // when that was lost too (a client showing it already knows it).
+      let firstId = call.firstId
+      if (storedLast < call.firstId) {
+        firstId = journal.lastId + 1
+        const asked = regenerateBase(record.turns())?.turns.at(-1)
+        if (asked !== undefined)
+          journal.publish({ type: 'turn', turn: asked, replaces: call.replaces })
+      }
+      const segment = this.#begin(firstId, 0)
+      journal.publish({ type: 'interrupted', retried: true })
+      const retried = { firstId, replaces: call.replaces, retried: true }
+      record.saveMeta({ ...record.meta!, loop: { ...loop, call: retried } })
+      segment.answer = new AnswerRun(firstId, call.replaces)
+      void this.#admit(segment.answer)
+      return
+    }
+    this.#begin(call.firstId, 0)
+    journal.publish({ type: 'interrupted', retried: false })
+    // What arrived is kept as a stopped turn; a regenerate's keeps the answer it would replace.
+    const last = call.replaces ? record.lastTurn() : undefined
+    if (last?.role === 'assistant') {
+      journal.publish({ type: 'done', turn: displayTurn(last) })
+    } else {
+      const stopped = this.#stoppedTurn(call.firstId, undefined, undefined)
+      record.addTurn(stopped)
+      journal.publish({ type: 'done', turn: stopped })
+    }
+    this.#endLoop()
+  }
+
+  /** An answer cut before loops were kept (no call to run again): it ends with an error. */
+  #recoverOlder(): void {
+    const { record, journal } = this.#host
+    const message = 'the answer was interrupted when the relay restarted: regenerate it'
+    journal.append({ type: 'error', error: { kind: 'server', message, retryable: true } })
+    journal.flush()
+    const lastError = { kind: 'server', message }
+    record.saveMeta({ ...record.meta!, streaming: false, lastError, updatedAt: this.#isoNow() })
+    this.#host.announce()
+  }
+
+  /** Runs a step's admitted model call, then stores how it ended. */
+  #call(answer: AnswerRun, call: AnswerCall): void {
+    const { journal, settings } = this.#host
+    const publish = journal.publish.bind(journal)
+    void answer.run(call, settings.idleTimeoutMs, publish).then((end) => {
+      // Undefined when the conversation was deleted meanwhile: nothing is left to store into.
+      if (end !== undefined) void this.#answered(answer, end)
+    })
+  }
+
+  /**
+   * A step's model call ended: stopped, it keeps what its stopping client showed; failed, the
+   * loop ends with the error; complete, its turn is stored, and its tool calls make the next step.
+   */
+  async #answered(answer: AnswerRun, end: CallEnd): Promise<void> {
+    if (this.#segment?.answer !== answer) return
+    if (answer.stopping) return this.#stopped(answer, end)
+    if ('failure' in end) return this.#failed(answer, end)
+    const calls = end.turn.toolCalls ?? []
+    if (calls.length === 0) {
+      this.#keep(answer, end)
+      this.#host.journal.publish({ type: 'done', turn: displayTurn(end.turn) })
+      return this.#endLoop()
+    }
+    // Approval ids are made before anything of the step is stored: a restart finds the call and
+    // its step stored together, or neither.
+    const step = await this.#stepOf(calls)
+    const segment = this.#segment
+    if (segment?.answer !== answer) return
+    if (answer.stopping) return this.#stopped(answer, end)
+    this.#keep(answer, end)
+    segment.answer = undefined
+    this.#commitStep(step)
+  }
+
+  /** Stores a complete answer (in place of the one a regenerate replaces). */
+  #keep(answer: AnswerRun, end: { turn: AssistantTurn }): void {
+    const { record } = this.#host
+    if (answer.replaces) record.dropLastTurn()
+    record.addTurn(end.turn)
+    answer.ended(end)
+  }
+
+  #stopped(answer: AnswerRun, end: CallEnd): void {
+    const { record, journal } = this.#host
+    const { state } = answer
+    const last = answer.replaces ? record.lastTurn() : undefined
+    if (last?.role === 'assistant') {
+      // A stopped regenerate changes nothing: its `done` is the answer that stays.
+      journal.publish({ type: 'done', turn: displayTurn(last) })
+    } else {
+      // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
+      // (calls without results could not be sent again), rebuilt from the answer's events up to
+      // the last one its stopping client showed.
+      const keepUntil = state.phase === 'stopping' ? state.keepUntil : undefined
+      const stopped = this.#stoppedTurn(answer.firstId, keepUntil, answer.thinking.thinkingMs())
+      record.addTurn(stopped)
+      journal.publish({ type: 'done', turn: stopped })
+    }
+    answer.ended(end)
+    this.#endLoop()
+  }
+
+  #failed(answer: AnswerRun, end: { failure: ThinkwireError }): void {
+    const error = end.failure
+    this.#host.journal.publish({ type: 'error', error })
+    answer.ended(end)
+    this.#endLoop({ kind: error.kind, message: error.message })
+  }
+
+  #stoppedTurn(firstId: number, keepUntil: number | undefined, thinkingMs: number | undefined) {
+    const frames = this.#host.journal.framesFrom(firstId, keepUntil)
+    return withThinkingTime(partialTurn(foldFrames(frames)), thinkingMs)
+  }
+
+  /** The tool step the calls of a complete model call make (not stored yet). */
+  async #stepOf(calls: readonly ToolCall[]): Promise<ToolStep> {
+    const meta = this.#host.record.meta!
+    const loop = meta.loop!
+    const step: ToolStep = { step: (meta.toolSteps ?? 0) + 1, calls: [], announced: false }
+    if (loop.steps >= loop.maxSteps) {
+      // At the limit the model may not be called again: its calls are answered as not run.
+      const { results } = notRunResults(calls, loop.maxSteps)
+      step.calls = calls.map((call, i) => ({ call, state: answered(results[i]!) }))
+      return step
+    }
+    const expiresAt = this.#host.now() + this.#host.settings.approvalMs
+    for (const call of calls) {
+      step.calls.push({ call, state: await this.#firstState(call, step.step, loop, expiresAt) })
+    }
+    return step
+  }
+
+  /** Where a call starts: run, wait for an approval, or wait for its client. */
+  async #firstState(
+    call: ToolCall,
+    step: number,
+    loop: LoopState,
+    expiresAt: number,
+  ): Promise<CallState> {
+    if (!loop.serverTools.includes(call.name)) return { is: 'client' }
+    const tool = serverTool(this.#host.tools, call.name)
+    if (tool === undefined) {
+      return answered(errorResult(call, `Not run: ${call.name} is no longer a server tool here.`))
+    }
+    if (!needsApproval(tool, call.input)) return { is: 'running' }
+    const conversationId = this.#host.record.meta!.id
+    const subject = { conversationId, step, callId: call.id, name: call.name, input: call.input }
+    return { is: 'approval', approvalId: await this.#approvals().sign(subject), expiresAt }
+  }
+
+  /**
+   * Stores a step with the turn that made it, and starts it: approvals are asked for, server
+   * tools run, results made by the relay go out.
+   */
+  #commitStep(step: ToolStep): void {
+    const { record, journal, store } = this.#host
+    const meta = record.meta!
+    record.saveMeta({ ...meta, toolSteps: step.step, loop: { ...meta.loop!, call: undefined } })
+    this.#saveStep(step)
+    for (const { call, state } of step.calls) {
+      if (state.is === 'answered') journal.publish({ type: 'tool-result', result: state.result })
+      if (state.is !== 'approval') continue
+      const { approvalId, expiresAt } = state
+      const issued: ApprovalRecord = {
+        step: step.step,
+        callId: call.id,
+        name: call.name,
+        expiresAt,
+        status: 'pending',
+      }
+      store.saveApproval(approvalId, issued)
+      journal.publish({ type: 'tool-approval', approval: approvalOf(call, approvalId, expiresAt) })
+    }
+    for (const stepCall of step.calls) {
+      if (stepCall.state.is === 'running') this.#run(step, stepCall)
+    }
+    // A restart, or an approval's expiry, is found with no browser attached.
+    this.#host.arm()
+    this.#settle()
+  }
+
+  /** Runs one server tool call of the step, with the stop signal. */
+  #run(step: ToolStep, stepCall: StepCall): void {
+    const segment = this.#segment!
+    const tool = serverTool(this.#host.tools, stepCall.call.name)!
+    const controller = (segment.tools ??= new AbortController())
+    const context = { signal: controller.signal, conversationId: this.#host.record.meta!.id }
+    void runServerTool(tool, stepCall.call, context).then((result) => {
+      // Answered meanwhile (a stop), or the conversation was deleted.
+      if (this.#step !== step || stepCall.state.is !== 'running') return
+      this.#answer(step, stepCall, result)
+      this.#settle()
+    })
+  }
+
+  /** Answers one call with a result the relay made: stored, and sent as `tool-result`. */
+  #answer(step: ToolStep, stepCall: StepCall, result: ToolResult): void {
+    if (!answerCall(stepCall, result)) return
+    this.#saveStep(step)
+    this.#host.journal.publish({ type: 'tool-result', result })
+  }
+
+  /** Once nothing of the step runs: the next model call when every call has a result, else wait. */
+  #settle(): void {
+    const step = this.#toolStep()
+    if (step === undefined || isRunning(step)) return
+    if (isAnswered(step)) return this.#completeStep(step)
+    // It waits: the stream ends with the step's `done`, and the loop is stored as it is.
+    this.#announceStep(step)
+    const { record } = this.#host
+    record.saveMeta({ ...record.meta!, streaming: false, updatedAt: this.#isoNow() })
+    this.#endSegment()
+  }
+
+  /** Every call has its result: the tool turn is stored, and the next model call made. */
+  #completeStep(step: ToolStep): void {
+    const { record } = this.#host
+    const loop = record.meta!.loop!
+    this.#announceStep(step)
+    const tools = toolTurnOf(step)
+    record.addTurn(tools)
+    this.#saveStep(undefined)
+    // At the limit the calls were answered as not run: the loop ends with them.
+    if (loop.steps >= loop.maxSteps) return this.#endLoop()
+    this.#next(tools)
+  }
+
+  /** The step's `done` (the turn that made its calls), once. */
+  #announceStep(step: ToolStep): void {
+    if (step.announced) return
+    step.announced = true
+    this.#saveStep(step)
+    const turn = this.#host.record.lastTurn()
+    if (turn?.role === 'assistant')
+      this.#host.journal.publish({ type: 'done', turn: displayTurn(turn) })
+  }
+
+  /** The loop's next model call, answering its tool turn. */
+  #next(tools: ToolTurn): void {
+    const { record, journal } = this.#host
+    const meta = record.meta!
+    const loop = meta.loop!
+    const firstId = journal.lastId + 1
+    journal.publish({ type: 'turn', turn: tools, replaces: false })
+    // Each step is stored before the next provider call: its turns, and its events.
+    journal.flush()
+    const call = { firstId, replaces: false, retried: false }
+    record.saveMeta({ ...meta, loop: { ...loop, steps: loop.steps + 1, call } })
+    const answer = new AnswerRun(firstId, false)
+    this.#segment!.answer = answer
+    void this.#admit(answer)
+  }
+
+  /**
+   * Admits a model call the loop makes by itself (a later step, a retry), as a message is
+   * admitted: the model, the conversation's room for its answer, the client's limits. A refusal
+   * ends the loop with it as the error.
+   */
+  async #admit(answer: AnswerRun): Promise<void> {
+    const { record, settings } = this.#host
+    const meta = record.meta!
+    const loop = meta.loop!
+    let refusal: ThinkwireError | undefined
+    const error: ErrorResponder = (status, kind, message, details) => {
+      const { retryable = false, retryAfterMs } = details ?? {}
+      refusal = new ThinkwireError({ kind, message, retryable, retryAfterMs, status })
+      return errorResponse(status, kind, message, details)
+    }
+    const adapter = resolveAdapter(this.#host.registry(), loop.model, settings.allows, error)
+    if (adapter instanceof Response) return this.#answered(answer, { failure: refusal! })
+    const options = withServerTools(loop.options, this.#host.tools, loop.serverTools)
+    const room = outputReserveOf(adapter, options)
+    // A retry's room was kept when its call was first admitted.
+    if (!answer.replaces && loop.call?.retried !== true) {
+      const over = sizeRefusal(
+        record.totals,
+        { turns: 1, bytes: 0, answerTokens: room },
+        settings.sizes,
+      )
+      if (over !== null) {
+        const failure = new ThinkwireError({ kind: 'invalid-request', message: over.message })
+        return this.#answered(answer, { failure })
+      }
+    }
+    const sentBytes = record.totals.bytes + utf8Length(meta.system ?? '')
+    const call = { sentBytes, adapter, options }
+    const admitted = await admitAnswer(settings.rateLimiter, meta.owner, call, error)
+    if (admitted instanceof Response) return this.#answered(answer, { failure: refusal! })
+    const { reservation } = admitted
+    if (this.#segment?.answer !== answer || answer.stopping) {
+      // Stopped or deleted meanwhile: it never reached the model.
+      endAnswer({ reservation, trace: undefined }, { type: 'released' })
+      return this.#answered(answer, { failure: abortedError(adapter.provider) })
+    }
+    const conversation = this.#conversation()
+    const trace = this.#trace(adapter, options, conversation, loop.traceparent)
+    answer.admit({ reservation, trace, waitUntil: this.#host.waitUntil })
+    this.#call(answer, { adapter, conversation, options })
+  }
+
+  /** What a model call of the loop sends: the stored turns up to the last user or tool turn. */
+  #conversation(): Conversation {
+    const meta = this.#host.record.meta!
+    const turns = regenerateBase(this.#host.record.turns())?.turns ?? []
+    const conversation: Conversation = { turns: turns.map(modelTurn) }
+    if (meta.system !== undefined) conversation.system = meta.system
+    return conversation
+  }
+
+  #trace(
+    adapter: AnswerCall['adapter'],
+    options: CallOptions,
+    conversation: Conversation,
+    traceparent: string | undefined,
+  ): CallTrace | undefined {
+    const { tracing } = this.#host.settings
+    if (tracing === undefined) return undefined
+    const { provider, model } = adapter
+    const conversationId = this.#host.record.meta!.id
+    const call = { provider, model, options, conversation, streamed: true, conversationId }
+    return traceCall(tracing, traceparent ?? null, call, callStart(), this.#host.waitUntil)
+  }
+
+  /** Stops a tool step: every call without a result is answered as stopped, and the loop ends. */
+  #stopStep(step: ToolStep): void {
+    const { record, store } = this.#host
+    this.#segment?.tools?.abort(new Error('stopped'))
+    for (const stepCall of step.calls) {
+      const { state, call } = stepCall
+      if (state.is === 'answered') continue
+      if (state.is === 'approval') {
+        const issued = this.#approval(state.approvalId)
+        if (issued !== undefined)
+          store.saveApproval(state.approvalId, { ...issued, status: 'stopped' })
+      }
+      const message = state.is === 'running' ? STOPPED_RUNNING : STOPPED_WAITING
+      this.#answer(step, stepCall, errorResult(call, message))
+    }
+    this.#announceStep(step)
+    record.addTurn(toolTurnOf(step))
+    this.#saveStep(undefined)
+    this.#endLoop()
+  }
+
+  /** The loop is over: stored as idle, and the answer's stream ends. */
+  #endLoop(lastError?: { kind: string; message: string }): void {
+    const { record } = this.#host
+    const { loop: _ended, ...meta } = record.meta!
+    const next = { ...meta, streaming: false, updatedAt: this.#isoNow() }
+    record.saveMeta(lastError === undefined ? next : { ...next, lastError })
+    this.#endSegment()
+  }
+
+  /** An answer starts at event `firstId`; its first keep-alive alarm is set after `keepAliveMs`. */
+  #begin(firstId: number, keepAliveMs: number): Segment {
+    let end!: () => void
+    const ended = new Promise<void>((resolve) => (end = resolve))
+    const arm = () => this.#host.arm()
+    const keepAlive = keepAliveMs > 0 ? setTimeout(arm, keepAliveMs) : undefined
+    const segment: Segment = { firstId, answer: undefined, tools: undefined, keepAlive, ended, end }
+    this.#segment = segment
+    if (keepAliveMs === 0) arm()
+    return segment
+  }
+
+  /** A waiting loop goes on, with no browser attached (a decision, an expiry, a restart). */
+  #resume(): void {
+    if (this.#segment !== undefined) return
+    const { record, journal } = this.#host
+    this.#begin(journal.lastId + 1, 0)
+    record.saveMeta({ ...record.meta!, streaming: true, updatedAt: this.#isoNow() })
+    this.#host.announce()
+  }
+
+  /**
+   * The answer in flight ended (or a waiting loop was answered without one): what is held is
+   * written, its streams end, and the events before it are deleted.
+   */
+  #endSegment(): void {
+    const segment = this.#segment
+    const { journal } = this.#host
+    this.#segment = undefined
+    if (segment === undefined) journal.flush()
+    else {
+      clearTimeout(segment.keepAlive)
+      journal.endAnswer(segment.firstId)
+      segment.end()
+    }
+    this.#host.announce()
+    this.#host.arm()
+  }
+
+  #toolStep(): ToolStep | undefined {
+    if (this.#step === null) {
+      const { record, store } = this.#host
+      this.#step =
+        record.meta?.loop === undefined ? undefined : (store.toolStep() as ToolStep | undefined)
+    }
+    return this.#step
+  }
+
+  #saveStep(step: ToolStep | undefined): void {
+    this.#step = step
+    this.#host.store.saveToolStep(step)
+  }
+
+  #approval(id: string): ApprovalRecord | undefined {
+    return this.#host.store.approval(id) as ApprovalRecord | undefined
+  }
+
+  /** Why approval `id` can no longer be decided (409 decided, 410 expired); undefined: it can. */
+  #decided(issued: ApprovalRecord): Response | undefined {
+    const { status } = issued
+    if (status === 'approved' || status === 'denied' || status === 'stopped') {
+      const how = status === 'stopped' ? 'answered as stopped' : status
+      return errorResponse(409, 'invalid-request', `this approval was decided already (${how})`)
+    }
+    if (status === 'expired' || issued.expiresAt <= this.#host.now()) {
+      if (status === 'pending') this.expire()
+      const at = new Date(issued.expiresAt).toISOString()
+      return errorResponse(410, 'invalid-request', `this approval expired at ${at}`)
+    }
+    return undefined
+  }
+
+  /**
+   * The signer of approval ids: the relay's keys, else the conversation's own (a random key made
+   * with its first approval and kept in its metadata, never sent). The conversation's own key
+   * keeps verifying once the relay has keys, so approvals that wait then stay good.
+   */
+  #approvals(): ApprovalSigner {
+    const { record } = this.#host
+    const own = record.meta!.approvalKey
+    let keys = [...this.#host.approvalKeys, ...(own === undefined ? [] : [own])]
+    if (keys.length === 0) {
+      const key = newApprovalKey()
+      record.saveMeta({ ...record.meta!, approvalKey: key })
+      keys = [key]
+    }
+    let made = this.#signer
+    if (made === undefined || made.keys.join() !== keys.join())
+      this.#signer = made = { keys, signer: createApprovalSigner(keys) }
+    return made.signer
+  }
+
+  #isoNow(): string {
+    return new Date(this.#host.now()).toISOString()
+  }
+}
+
+/** The call options of a loop's model call: the client's tools, and the server tools it names. */
+export function withServerTools(
+  options: CallOptions,
+  tools: ServerTools,
+  names: readonly string[],
+): CallOptions {
+  if (names.length === 0) return options
+  return { ...options, tools: [...(options.tools ?? []), ...serverToolSpecs(tools, names)] }
+}
+
+function answered(result: ToolResult): CallState {
+  return { is: 'answered', result }
+}
+
+function approvalOf(call: ToolCall, approvalId: string, expiresAt: number): WireApproval {
+  const at = new Date(expiresAt).toISOString()
+  return { approvalId, callId: call.id, name: call.name, input: call.input, expiresAt: at }
+}

@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest'
+import type { AssistantTurn, ToolTurn } from '../../../src/core/conversation.ts'
+import type { WireToolResult } from '../../../src/core/wire.ts'
+import { mock } from '../../../src/providers/mock/index.ts'
+import { readSse, readUntil } from '../sse-reader.ts'
+import { agentWorld, ALICE, dataOf, gate, ID, runs, scripted, user } from './agent-world.ts'
+
+// A durable conversation's tool loop (DESIGN §13), in Node on SQLite in memory: server tools run
+// in the host, client calls are awaited, each step is stored before the next model call.
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+describe('a conversation’s tool loop', () => {
+  it('runs a server tool the model calls, stores its turn, and answers it in the same stream', async () => {
+    const { create, ask, shown } = agentWorld()
+    await create()
+    const read = await readSse(await ask('What does the clock say?', { serverTools: ['clock'] }))
+    expect(runs(read)).toEqual([
+      'turn',
+      'thinking',
+      'tool-call',
+      'tool-result',
+      'done',
+      'turn',
+      'thinking',
+      'text',
+      'done',
+    ])
+    const [result] = dataOf<WireToolResult>(read, 'tool-result')
+    expect(result).toMatchObject({ name: 'clock', isError: false })
+    expect(result!.output).toMatch(ISO)
+    const [step, answer] = dataOf<{ turn: AssistantTurn }>(read, 'done').map((d) => d.turn)
+    expect(step).toMatchObject({ stopReason: 'tool-calls', toolCalls: [{ name: 'clock' }] })
+    expect(answer!.text).toBe(`The clock tool returned "${String(result!.output)}".`)
+    // The tool turn's `turn` event holds the stored results.
+    const toolTurn = dataOf<{ turn: ToolTurn }>(read, 'turn')[1]!.turn
+    expect(toolTurn).toEqual({ role: 'tool', results: [{ ...result, isError: undefined }] })
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(view).not.toHaveProperty('pending')
+    expect(view.streaming).toBe(false)
+  })
+
+  it('offers only the server tools a message names, and refuses a name the relay lacks', async () => {
+    const { create, ask, shown } = agentWorld()
+    await create()
+    // Not named: the mock sees no clock tool, and says how to ask for one it has.
+    const plain = await readSse(await ask('What does the clock say?'))
+    expect(runs(plain)).toEqual(['turn', 'thinking', 'text', 'done'])
+    const refused = await ask('Hi', { serverTools: ['clock', 'format_disk'] })
+    expect(refused.status).toBe(400)
+    const { error } = (await refused.json()) as { error: { field: string; message: string } }
+    expect(error.field).toBe('serverTools[1]')
+    expect(error.message).toMatch(/'format_disk' is not a server tool of this relay/)
+    expect((await shown()).conversation.turns).toHaveLength(2)
+  })
+
+  it('runs the calls of one step in parallel, and a stop answers them as stopped and aborts them', async () => {
+    const twice = scripted('twice', [
+      {
+        toolCalls: [
+          { id: 'a', name: 'slow', input: {} },
+          { id: 'b', name: 'slow', input: {} },
+        ],
+      },
+    ])
+    const { hosts, slow, create, send, shown } = agentWorld({ models: [twice] })
+    await create()
+    const running = await send({ model: 'test/twice', turn: user('Go'), serverTools: ['slow'] })
+    // Both started while neither has finished.
+    await expect.poll(() => slow.started).toBe(2)
+    expect((await shown()).streaming).toBe(true)
+    const stop = await hosts.request(ID, 'stop', ALICE)
+    expect(stop.status).toBe(204)
+    expect(slow.signals.map((signal) => signal.aborted)).toEqual([true, true])
+    const read = await readSse(running)
+    expect(runs(read)).toEqual(['turn', 'tool-call', 'tool-result', 'done'])
+    expect(dataOf<WireToolResult>(read, 'tool-result')).toEqual([
+      { callId: 'a', name: 'slow', output: 'Stopped before the tool finished.', isError: true },
+      { callId: 'b', name: 'slow', output: 'Stopped before the tool finished.', isError: true },
+    ])
+    const view = await shown()
+    expect(view.streaming).toBe(false)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool'])
+    // Nothing waits: the conversation goes on.
+    expect((await send({ model: 'mock/echo', turn: user('Next') })).status).toBe(200)
+  })
+
+  it('makes at most maxSteps model calls, answers the last calls as not run, and stores each step before the next call', async () => {
+    const seen: { roles: string[]; held: number }[] = []
+    let hostsRef: ReturnType<typeof agentWorld>['hosts'] | undefined
+    const again = scripted('again', () => {
+      const host = hostsRef!.get(ID)
+      seen.push({ roles: host.storedTurns().map((t) => t.role), held: host.stats().heldEvents })
+      return { text: 'Once more.', toolCalls: [{ name: 'clock', input: {} }] }
+    })
+    const { hosts, create, send, shown } = agentWorld({ models: [again] })
+    hostsRef = hosts
+    await create()
+    const body = { model: 'test/again', turn: user('Loop'), serverTools: ['clock'], maxSteps: 2 }
+    const read = await readSse(await send(body))
+    expect(again.calls).toHaveLength(2)
+    // When the second call was made, the first step was stored, turns and events.
+    expect(seen[1]).toEqual({ roles: ['user', 'assistant', 'tool'], held: 0 })
+    const results = dataOf<WireToolResult>(read, 'tool-result')
+    expect(results.at(-1)).toMatchObject({
+      output: 'Not run: the limit of 2 model calls was reached before this call.',
+      isError: true,
+    })
+    expect(read.events.at(-1)!.event).toBe('done')
+    expect(dataOf<{ turn: AssistantTurn }>(read, 'done').at(-1)!.turn.stopReason).toBe('tool-calls')
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ])
+    // Without maxSteps, runTools's default: 8 calls.
+    await readSse(await send({ model: 'test/again', turn: user('Loop'), serverTools: ['clock'] }))
+    expect(again.calls).toHaveLength(10)
+  })
+
+  it('awaits a client’s calls with the stream ended, refuses a message meanwhile, and goes on with its tool turn', async () => {
+    const both = scripted('both', [
+      {
+        toolCalls: [
+          { id: 'c1', name: 'clock', input: {} },
+          { id: 'c2', name: 'lookup', input: { city: 'Paris' } },
+        ],
+      },
+      { text: 'Both answered.' },
+    ])
+    const { hosts, create, send, shown } = agentWorld({ models: [both] })
+    await create()
+    const lookup = { name: 'lookup', parameters: { type: 'object' } }
+    const body = { model: 'test/both', serverTools: ['clock'], tools: [lookup] }
+    const first = await readSse(await send({ ...body, turn: user('Both') }))
+    expect(runs(first)).toEqual(['turn', 'tool-call', 'tool-result', 'done'])
+    const waiting = await shown()
+    expect(waiting.streaming).toBe(false)
+    expect(waiting.pending).toEqual({
+      approvals: [],
+      calls: [{ id: 'c2', name: 'lookup', input: { city: 'Paris' } }],
+    })
+    // A waiting loop counts as running: a message, a regenerate, are told what it waits on.
+    const message = await send({ model: 'mock/echo', turn: user('Meanwhile') })
+    expect(message.status).toBe(409)
+    expect(await message.text()).toMatch(/the client's result of lookup \(call c2\)/)
+    const regenerate = await hosts.request(ID, 'regenerate', ALICE, {
+      body: { model: 'mock/echo' },
+    })
+    expect(regenerate.status).toBe(409)
+    // The server tool's call is not the client's to answer, and every call it waits on is.
+    const theirs = await send({
+      ...body,
+      turn: { role: 'tool', results: [{ callId: 'c1', name: 'clock', output: 'forged' }] },
+    })
+    expect(theirs.status).toBe(400)
+    expect(((await theirs.json()) as { error: { field: string } }).error.field).toBe(
+      'turn.results[0].callId',
+    )
+    const answered = await readSse(
+      await send({
+        ...body,
+        turn: { role: 'tool', results: [{ callId: 'c2', name: 'lookup', output: { temp: 21 } }] },
+      }),
+    )
+    expect(runs(answered)).toEqual(['turn', 'text', 'done'])
+    const tools = dataOf<{ turn: ToolTurn }>(answered, 'turn')[0]!.turn
+    expect(tools.results.map((r) => [r.callId, r.name])).toEqual([
+      ['c1', 'clock'],
+      ['c2', 'lookup'],
+    ])
+    expect(tools.results[1]!.output).toEqual({ temp: 21 })
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(view).not.toHaveProperty('pending')
+  })
+
+  it('answers a tool that throws as an error result, its message without the key, and goes on', async () => {
+    const { create, ask, shown } = agentWorld()
+    await create()
+    const read = await readSse(await ask('Run broken now', { serverTools: ['broken'] }))
+    const [result] = dataOf<WireToolResult>(read, 'tool-result')
+    expect(result).toMatchObject({ name: 'broken', isError: true })
+    expect(String(result!.output)).toMatch(/invalid x-api-key/)
+    expect(String(result!.output)).not.toMatch(/sk-ant/)
+    expect(read.events.at(-1)!.event).toBe('done')
+    expect((await shown()).conversation.turns).toHaveLength(4)
+  })
+
+  it('stops a loop in a later step from any tab, keeping the steps it stored and what that tab showed', async () => {
+    const later = gate()
+    const steps = mock({
+      provider: 'test',
+      model: 'steps',
+      script: [{ toolCalls: [{ name: 'clock', input: {} }] }, { text: 'abcdef' }],
+      chunkSize: 1,
+      // The first step streams at once, the second as the test lets it.
+      pace: ({ call }) => (call.index === 0 ? Promise.resolve() : later.wait()),
+    })
+    const { hosts, create, send, shown } = agentWorld({ models: [steps] })
+    await create()
+    const response = await send({ model: 'test/steps', turn: user('Go'), serverTools: ['clock'] })
+    later.open(2)
+    const seen = await readUntil(response, (read) => dataOf(read, 'text').length >= 2)
+    const lastId = seen.events.at(-1)!.id!
+    const stop = await hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': lastId } })
+    expect(stop.status).toBe(204)
+    const view = await shown()
+    expect(view.streaming).toBe(false)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(view.conversation.turns[3]).toMatchObject({ text: 'ab', stopReason: 'aborted' })
+  })
+})

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import type { AssistantTurn } from '../../../src/core/conversation.ts'
+import type { WireToolResult } from '../../../src/core/wire.ts'
+import { mock } from '../../../src/providers/mock/index.ts'
+import { readSse, readUntil } from '../sse-reader.ts'
+import { agentWorld, ALICE, dataOf, gate, ID, runs, user } from './agent-world.ts'
+
+// Answers cut by a restart (DESIGN §13), in Node on SQLite in memory: `restart` starts the host
+// again on its storage, as an eviction or a deploy does, and the host it replaces writes nothing
+// more. test/worker/interrupted.test.ts kills workerd itself.
+
+/** A model whose deltas go as the test lets them, one character each. */
+function gated(model: string, text: string) {
+  const steps = gate()
+  const adapter = mock({
+    provider: 'test',
+    model,
+    script: [{ text }],
+    chunkSize: 1,
+    pace: () => steps.wait(),
+  })
+  return { adapter, steps }
+}
+
+/** The stream from after `lastEventId`, to the end of what runs. */
+const resume = (world: ReturnType<typeof agentWorld>, lastEventId: string) =>
+  world.hosts.request(ID, 'stream', ALICE, { headers: { 'last-event-id': lastEventId } })
+
+const settled = async (world: ReturnType<typeof agentWorld>) => {
+  await expect.poll(async () => (await world.shown()).streaming).toBe(false)
+  return world.shown()
+}
+
+describe('an answer cut by a restart', () => {
+  it('runs again, once, when none of its events was stored, with interrupted before its done', async () => {
+    const { adapter, steps } = gated('spell', 'abcdef')
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    const response = await world.send({ model: 'test/spell', turn: user('Spell it') })
+    steps.open()
+    const seen = await readUntil(response, (read) => read.events.length >= 2)
+    world.hosts.restart(ID)
+    // It runs again by itself, in the host that started on the storage.
+    expect((await world.shown()).streaming).toBe(true)
+    const resumed = resume(world, seen.events.at(-1)!.id!)
+    steps.open(20)
+    const read = await readSse(await resumed)
+    expect(runs(read)).toEqual(['turn', 'interrupted', 'text', 'done'])
+    expect(dataOf(read, 'interrupted')).toEqual([{ retried: true }])
+    // Its ids follow every id a client could have seen before the restart.
+    expect(Number(read.events[0]!.id)).toBeGreaterThan(4096)
+    expect(dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn.text).toBe('abcdef')
+    const view = await settled(world)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+    expect(view).not.toHaveProperty('lastError')
+    expect(adapter.calls).toHaveLength(2)
+  })
+
+  it('keeps what was stored of it as a stopped turn when its events were stored', async () => {
+    // Its first delta fills a batch of the event log, which is written at once.
+    const long = 'x'.repeat(70_000)
+    const steps = gate()
+    const adapter = mock({
+      provider: 'test',
+      model: 'long',
+      script: [{ text: `${long}abc` }],
+      chunkSize: 70_000,
+      pace: ({ index }) => (index === 0 ? Promise.resolve() : steps.wait()),
+    })
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    const response = await world.send({ model: 'test/long', turn: user('Write') })
+    const seen = await readUntil(response, (read) => read.events.length >= 2)
+    world.hosts.restart(ID)
+    const read = await readSse(await resume(world, seen.events.at(-1)!.id!))
+    expect(runs(read)).toEqual(['interrupted', 'done'])
+    expect(dataOf(read, 'interrupted')).toEqual([{ retried: false }])
+    const stopped = dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn
+    expect(stopped).toMatchObject({ text: long, stopReason: 'aborted' })
+    expect(stopped).not.toHaveProperty('items')
+    const view = await world.shown()
+    expect(view.streaming).toBe(false)
+    expect(view.conversation.turns[1]).toEqual(stopped)
+    expect(adapter.calls).toHaveLength(1)
+    steps.open(5)
+  })
+
+  it('runs an answer again only once: cut again, it is kept as it is', async () => {
+    const { adapter, steps } = gated('twice', 'abc')
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    await world.send({ model: 'test/twice', turn: user('Go') })
+    world.hosts.restart(ID)
+    await expect.poll(() => adapter.calls.length).toBe(2)
+    world.hosts.restart(ID)
+    const view = await world.shown()
+    expect(view.streaming).toBe(false)
+    expect(view.conversation.turns[1]).toMatchObject({ text: '', stopReason: 'aborted' })
+    expect(adapter.calls).toHaveLength(2)
+    steps.open(10)
+  })
+
+  it('answers a server tool that ran as interrupted, never runs it twice, and goes on', async () => {
+    const world = agentWorld()
+    await world.create()
+    const response = await world.ask('Run slow', { serverTools: ['slow'] })
+    await expect.poll(() => world.slow.started).toBe(1)
+    // A tool step sets its alarm at once: a restart is found with no request.
+    expect(world.hosts.storage(ID)!.alarm).not.toBeNull()
+    const seen = await readUntil(response, (read) =>
+      read.events.some((e) => e.event === 'tool-call'),
+    )
+    world.hosts.restart(ID)
+    const read = await readSse(await resume(world, seen.events.at(-1)!.id!))
+    expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
+    const [result] = dataOf<WireToolResult>(read, 'tool-result')
+    expect(result).toMatchObject({ name: 'slow', isError: true })
+    expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
+    // The host that ran it is gone; what it finishes now changes nothing.
+    world.slowGate.open()
+    const view = await settled(world)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(view.conversation.turns[2]).toMatchObject({ results: [{ output: result!.output }] })
+    expect(world.slow.started).toBe(1)
+  })
+
+  it('ends an answer cut before loops were kept with an error, keeping nothing half', async () => {
+    const { adapter, steps } = gated('old', 'abc')
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    await world.send({ model: 'test/old', turn: user('Before') })
+    // As the relay before tool loops stored a running answer: no loop in its metadata.
+    world.hosts.storage(ID)!.sql.exec("UPDATE meta SET json = json_remove(json, '$.loop')")
+    world.hosts.restart(ID)
+    const view = await world.shown()
+    expect(view.streaming).toBe(false)
+    expect(view.lastError?.message).toMatch(/interrupted/)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user'])
+    expect(adapter.calls).toHaveLength(1)
+    steps.open(5)
+  })
+})
