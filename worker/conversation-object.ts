@@ -7,17 +7,21 @@ import {
   type ConversationListing,
   type HostStats,
   type IndexCall,
+  type ServerTools,
   type TracingOptions,
 } from '../src/relay/index.ts'
 import { durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import {
   conversationBounds,
+  MIN_SECRET_LENGTH,
   modelsSetting,
   requestBounds,
+  secrets,
   setting,
   streamTimes,
 } from './settings.ts'
+import { serverTools } from './tools.ts'
 
 export { CLIENT_HEADER } from '../src/relay/index.ts'
 export type { ConversationListing }
@@ -48,6 +52,7 @@ export class ConversationObject extends DurableObject<Env> {
       listingOf: (id) => object(id).listing(),
       registry: () => this.registry(),
       sockets: () => ctx.getWebSockets(),
+      tools: this.serverTools(),
       settings: settingsOf(env),
     })
     // A follower's keep-alive is answered by the runtime, without waking the object.
@@ -57,6 +62,11 @@ export class ConversationObject extends DurableObject<Env> {
   /** Providers served besides those the settings configure (a test Worker adds scripted models). */
   protected providers(): { readonly [provider: string]: ProviderEntry } {
     return NO_PROVIDERS
+  }
+
+  /** The server tools a message may name (a test Worker adds its own). */
+  protected serverTools(): ServerTools {
+    return serverTools
   }
 
   /** The time dates, alarms and retention are judged by (a test moves it forward). */
@@ -147,6 +157,21 @@ function settingsOf(env: Env): ConversationHostSettings {
     ...streamTimes(env),
     ttlMs: bounds.ttlDays * DAY_MS,
     tracing: tracingOf(env),
+    approvalKeys: approvalKeysOf(env),
+  }
+}
+
+/**
+ * The keys of approval ids: `SEAL_KEYS`, the relay's keys for what crosses a browser and must come
+ * back unchanged, which rotate (the first signs, all verify). Not `CLIENT_ID_SECRET`: it names the
+ * clients and can never rotate. Without `SEAL_KEYS` (or with a wrong one, which stops the Worker
+ * before any request reaches an object), each conversation makes its own key.
+ */
+function approvalKeysOf(env: Env): string[] {
+  try {
+    return secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
+  } catch {
+    return []
   }
 }
 

@@ -114,7 +114,9 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     const id = checked.id ?? ''
     const stub = namespace.get(namespace.idFromName(op === 'list' ? `client:${clientId}` : id))
     const search = new URL(request.url).search
-    const answer = await stub.fetch(`https://conversation/${op}/${id}${search}`, {
+    const approval =
+      checked.op === 'list' || checked.approvalId === undefined ? '' : `/${checked.approvalId}`
+    const answer = await stub.fetch(`https://conversation/${op}/${id}${approval}${search}`, {
       method: op === 'get' || op === 'stream' || op === 'list' ? 'GET' : 'POST',
       headers,
       body: body ?? null,
