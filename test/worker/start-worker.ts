@@ -85,11 +85,14 @@ type Prepared = {
  * `CLIENT_ID_SECRET` unless `vars` say otherwise (see `TEST_WORKER_VARS`). `.dev.vars` is never
  * read, so a developer's real keys cannot reach the tests. The bundle and wrangler's reading of
  * wrangler.toml are made once and kept until one of their files changes (see `prepare`), so a
- * start costs workerd's own start only.
+ * start costs workerd's own start only. With `persist`, its Durable Objects keep their storage in
+ * that folder: `dispose()` kills workerd, and a Worker started on the same folder finds what the
+ * killed one stored, as a restarted runtime does.
  */
 export async function startTestWorker(
   vars: Record<string, string>,
   entry = 'test/worker/fixtures/test-worker.ts',
+  options: { persist?: string | undefined } = {},
 ): Promise<TestWorker> {
   const { bundle, workerOptions, vars: configVars } = await prepare(entry)
   const lines: string[] = []
@@ -106,6 +109,7 @@ export async function startTestWorker(
     modulesRoot: bundle,
     host: '127.0.0.1',
     port: 0,
+    ...(options.persist === undefined ? {} : { durableObjectsPersist: options.persist }),
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       collect(stdout)
       collect(stderr)
@@ -133,6 +137,7 @@ export async function startTestWorker(
       answers({
         [SETTINGS_HEADER]: JSON.stringify({ ...configVars, ...TEST_WORKER_VARS, ...settings }),
       }),
+    // Miniflare's dispose kills workerd (SIGKILL): nothing it held in memory is written.
     dispose: () => mf.dispose(),
   }
 }

@@ -91,7 +91,7 @@ export type LoopHost = {
 }
 
 /** What a loop keeps of the message that starts it (its `LoopState` but the step it is at). */
-export type LoopParams = Omit<LoopState, 'steps' | 'call'>
+export type LoopParams = Omit<LoopState, 'steps' | 'call' | 'streamFrom'>
 
 /** A message's admitted loop: the turn its first model call answers, and that call. */
 export type LoopStart = {
@@ -205,7 +205,7 @@ export class AnswerLoop {
     if (this.#toolStep() !== undefined) this.#saveStep(undefined)
     const { lastError: _cleared, ...meta } = record.meta!
     const call = { firstId, replaces: start.replaces, retried: false }
-    const loop: LoopState = { ...start.params, steps: 1, call }
+    const loop: LoopState = { ...start.params, steps: 1, streamFrom: firstId, call }
     record.saveMeta({ ...meta, streaming: true, updatedAt: this.#isoNow(), loop })
     journal.publish({ type: 'turn', turn: displayTurn(start.answered), replaces: start.replaces })
     this.#host.announce()
@@ -337,7 +337,7 @@ export class AnswerLoop {
     if (loop.call !== undefined) return this.#recoverCall(loop, loop.call)
     const step = this.#toolStep()
     if (step === undefined) return this.#endLoop()
-    this.#resume()
+    this.#begin(loop.streamFrom, 0)
     for (const stepCall of step.calls) {
       if (stepCall.state.is === 'running')
         this.#answer(step, stepCall, errorResult(stepCall.call, INTERRUPTED))
@@ -348,6 +348,8 @@ export class AnswerLoop {
   #recoverCall(loop: LoopState, call: NonNullable<LoopState['call']>): void {
     const { record, store, journal } = this.#host
     const storedLast = store.lastEventId()
+    // The answer goes on from where its stream started: what the log holds of it is kept.
+    const segment = this.#begin(loop.streamFrom, 0)
     if (storedLast <= call.firstId && !call.retried) {
       // Nothing of it reached storage: it runs again, from its start. Its `turn` goes out again
       // when that was lost too (a client showing it already knows it).
@@ -358,7 +360,6 @@ export class AnswerLoop {
         if (asked !== undefined)
           journal.publish({ type: 'turn', turn: asked, replaces: call.replaces })
       }
-      const segment = this.#begin(firstId, 0)
       journal.publish({ type: 'interrupted', retried: true })
       const retried = { firstId, replaces: call.replaces, retried: true }
       record.saveMeta({ ...record.meta!, loop: { ...loop, call: retried } })
@@ -366,7 +367,6 @@ export class AnswerLoop {
       void this.#admit(segment.answer)
       return
     }
-    this.#begin(call.firstId, 0)
     journal.publish({ type: 'interrupted', retried: false })
     // What arrived is kept as a stopped turn; a regenerate's keeps the answer it would replace.
     const last = call.replaces ? record.lastTurn() : undefined
@@ -717,12 +717,15 @@ export class AnswerLoop {
     return segment
   }
 
-  /** A waiting loop goes on, with no browser attached (a decision, an expiry, a restart). */
+  /** A waiting loop goes on, with no browser attached (a decision, an expiry). */
   #resume(): void {
     if (this.#segment !== undefined) return
     const { record, journal } = this.#host
-    this.#begin(journal.lastId + 1, 0)
-    record.saveMeta({ ...record.meta!, streaming: true, updatedAt: this.#isoNow() })
+    const streamFrom = journal.lastId + 1
+    this.#begin(streamFrom, 0)
+    const meta = record.meta!
+    const loop = { ...meta.loop!, streamFrom }
+    record.saveMeta({ ...meta, loop, streaming: true, updatedAt: this.#isoNow() })
     this.#host.announce()
   }
 

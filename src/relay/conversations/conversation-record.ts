@@ -45,6 +45,11 @@ export type LoopState = {
   maxSteps: number
   /** Model calls this loop made, the one in flight included. */
   steps: number
+  /**
+   * The first event of the answer in flight or last run (the stream a client reads, from a
+   * message's `turn` or a waiting loop's going on): after a restart, its answer goes on from there.
+   */
+  streamFrom: number
   /** The `traceparent` of the request that started it: each call's span continues it. */
   traceparent?: string | undefined
   /**

@@ -111,14 +111,16 @@ describe('an answer cut by a restart', () => {
       read.events.some((e) => e.event === 'tool-call'),
     )
     world.hosts.restart(ID)
+    // The host that ran it is gone; what it finishes now changes nothing.
+    world.slowGate.open()
+    const view = await settled(world)
+    // The log keeps the answer from its start: a client that resumes once it is over gets the
+    // rest of it, not a reset.
     const read = await readSse(await resume(world, seen.events.at(-1)!.id!))
     expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
     const [result] = dataOf<WireToolResult>(read, 'tool-result')
     expect(result).toMatchObject({ name: 'slow', isError: true })
     expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
-    // The host that ran it is gone; what it finishes now changes nothing.
-    world.slowGate.open()
-    const view = await settled(world)
     expect(view.conversation.turns.map((t) => t.role)).toEqual([
       'user',
       'assistant',
