@@ -1,0 +1,224 @@
+/**
+ * Answers cut by a restart (DESIGN §13) in workerd: each test kills the runtime (SIGKILL, see
+ * `startTestWorker`'s `persist`) in the middle of an answer or of a server tool, starts it again on
+ * the same storage, and reads what the conversation's object made of it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
+import type { WireApproval, WireToolResult } from '../../src/core/wire.ts'
+import { readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
+import { startTestWorker, type TestWorker } from './start-worker.ts'
+
+const TOKEN = 'token-alice-0123456789'
+const PACED_TEXT = 'One line of a paced answer.\n'.repeat(14)
+/** The `test/large` model's answer: about 5 MB in 1,280 events of 4,096 characters. */
+const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a large answer\n`)
+  .join('')
+  .slice(0, 5 * 1024 * 1024)
+
+/** A server the `probe` tool asks: it counts each run and never answers (the tool hangs). */
+const probe = { url: '', runs: 0, held: [] as ServerResponse[] }
+const server = createServer((_request, response) => {
+  probe.runs++
+  probe.held.push(response)
+})
+
+beforeAll(async () => {
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+  probe.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe`
+})
+
+afterAll(async () => {
+  for (const response of probe.held) response.destroy()
+  await new Promise((closed) => server.close(closed))
+})
+
+/** A Worker on a storage folder of its own, and how to kill it and start another on it. */
+async function runtime() {
+  const folder = mkdtempSync(join(tmpdir(), 'thinkwire-interrupted-'))
+  const vars = {
+    RELAY_TOKENS: TOKEN,
+    MOCK_MODELS: 'on',
+    MOCK_DELAY_MS: '0',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
+    RATE_LIMIT_TOKENS_PER_MINUTE: '0',
+    TOOL_PROBE_URL: probe.url,
+  }
+  const start = () => startTestWorker(vars, undefined, { persist: join(folder, 'state') })
+  let worker: TestWorker = await start()
+  const call = (path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, ...init.headers }
+    if (init.body !== undefined) headers['content-type'] = 'application/json'
+    return worker.fetch(path, {
+      method: init.body === undefined ? 'GET' : 'POST',
+      headers,
+      body: init.body === undefined ? null : JSON.stringify(init.body),
+    })
+  }
+  return {
+    call,
+    /** Kills workerd, as a crash or a deploy does, and starts it again on the same storage. */
+    async restart() {
+      await worker.dispose()
+      worker = await start()
+    },
+    async close() {
+      await worker.dispose()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
+type Runtime = Awaited<ReturnType<typeof runtime>>
+
+async function conversation(on: Runtime): Promise<string> {
+  const response = await on.call('/v1/conversations', { body: {} })
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { id: string }).id
+}
+
+const send = (on: Runtime, id: string, body: unknown) =>
+  on.call(`/v1/conversations/${id}/messages`, { body })
+
+const resume = (on: Runtime, id: string, after: string) =>
+  on.call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': after } })
+
+async function shown(on: Runtime, id: string) {
+  const response = await on.call(`/v1/conversations/${id}`)
+  return (await response.json()) as {
+    conversation: { turns: Turn[] }
+    streaming: boolean
+    lastError?: unknown
+  }
+}
+
+async function idle(on: Runtime, id: string) {
+  await expect.poll(async () => (await shown(on, id)).streaming, { timeout: 30_000 }).toBe(false)
+  return shown(on, id)
+}
+
+const runs = (read: ReadSse) =>
+  read.events.map((e) => e.event).filter((name, i, all) => name !== all[i - 1])
+const dataOf = <T>(read: ReadSse, name: string) =>
+  read.events.filter((e) => e.event === name).map((e) => JSON.parse(e.data) as T)
+const textOf = (read: ReadSse) =>
+  dataOf<{ text: string }>(read, 'text')
+    .map((d) => d.text)
+    .join('')
+
+describe('answers cut by killing workerd', () => {
+  it('runs an answer none of whose events was stored again, once, and every resumed stream gets it', async () => {
+    const on = await runtime()
+    try {
+      const id = await conversation(on)
+      const running = await send(on, id, {
+        model: 'test/paced',
+        turn: { role: 'user', content: 'Go' },
+      })
+      const seen = await readUntil(running, (read) => read.events.length >= 5)
+      await on.restart()
+      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+      expect(runs(read)).toEqual(['turn', 'interrupted', 'thinking', 'text', 'done'])
+      expect(dataOf(read, 'interrupted')).toEqual([{ retried: true }])
+      expect(Number(read.events[0]!.id)).toBeGreaterThan(Number(seen.events.at(-1)!.id))
+      expect(textOf(read)).toBe(PACED_TEXT)
+      const view = await idle(on, id)
+      expect(view).not.toHaveProperty('lastError')
+      expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+    } finally {
+      await on.close()
+    }
+  })
+
+  it('keeps what was stored of an answer that streamed as a stopped turn', async () => {
+    const on = await runtime()
+    try {
+      const id = await conversation(on)
+      const running = await send(on, id, {
+        model: 'test/large',
+        turn: { role: 'user', content: 'Go' },
+      })
+      // Past a few 64 KiB batches of the log, each written as it fills.
+      const seen = await readUntil(running, (read) => read.events.length >= 60)
+      await on.restart()
+      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+      expect(runs(read)).toEqual(['interrupted', 'done'])
+      expect(dataOf(read, 'interrupted')).toEqual([{ retried: false }])
+      const stopped = dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn
+      expect(stopped.stopReason).toBe('aborted')
+      // What was stored: a part of what the client saw, from the start.
+      expect(stopped.text.length).toBeGreaterThan(0)
+      expect(stopped.text.length).toBeLessThanOrEqual(textOf(seen).length)
+      expect(LARGE_TEXT.startsWith(stopped.text)).toBe(true)
+      const view = await shown(on, id)
+      expect(view.streaming).toBe(false)
+      expect(view.conversation.turns[1]).toEqual(stopped)
+    } finally {
+      await on.close()
+    }
+  })
+
+  it('answers a server tool that ran as interrupted, never runs it twice, and the loop goes on', async () => {
+    const on = await runtime()
+    try {
+      const id = await conversation(on)
+      const before = probe.runs
+      const running = await send(on, id, {
+        model: 'mock/echo',
+        turn: { role: 'user', content: 'Run probe now' },
+        serverTools: ['probe'],
+      })
+      const seen = await readUntil(running, (read) =>
+        read.events.some((e) => e.event === 'tool-call'),
+      )
+      await expect.poll(() => probe.runs).toBe(before + 1)
+      await on.restart()
+      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+      expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
+      const [result] = dataOf<WireToolResult>(read, 'tool-result')
+      expect(result).toMatchObject({ name: 'probe', isError: true })
+      expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
+      const view = await idle(on, id)
+      expect(view.conversation.turns.map((t) => t.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ])
+      expect(probe.runs).toBe(before + 1)
+    } finally {
+      await on.close()
+    }
+  })
+
+  it('keeps an approval that waits across the restart, and goes on once it is decided', async () => {
+    const on = await runtime()
+    try {
+      const id = await conversation(on)
+      const asked = await readSse(
+        await send(on, id, {
+          model: 'mock/echo',
+          turn: { role: 'user', content: 'save_note after the deploy' },
+          serverTools: ['save_note'],
+        }),
+      )
+      const [approval] = dataOf<WireApproval>(asked, 'tool-approval')
+      await on.restart()
+      const decided = await on.call(`/v1/conversations/${id}/approvals/${approval!.approvalId}`, {
+        body: { approve: true },
+      })
+      expect(decided.status).toBe(202)
+      const view = await idle(on, id)
+      expect(view.conversation.turns[2]).toMatchObject({
+        results: [{ output: 'saved: after the deploy' }],
+      })
+    } finally {
+      await on.close()
+    }
+  })
+})
