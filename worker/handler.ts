@@ -126,7 +126,10 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     // The relay's own time (body, limits, the object's checks); a message's model call starts as
     // its `turn` event is sent, so the browser times the model from that event to the first.
     const relayMs = (performance.now() - arrived).toFixed(1)
-    copy.headers.set('server-timing', `relay;dur=${relayMs};desc="checks"`)
+    // After the object's own (its server tools' time, once a loop ran them).
+    const object = answer.headers.get('server-timing')
+    const relay = `relay;dur=${relayMs};desc="checks"`
+    copy.headers.set('server-timing', object === null ? relay : `${relay}, ${object}`)
     return copy
   }
 }

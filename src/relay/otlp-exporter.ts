@@ -25,8 +25,8 @@ export type OtlpExporterOptions = {
 const TIMEOUT_MS = 5000
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
-/** The span kind CLIENT and the status codes OK and ERROR, as OTLP numbers them. */
-const SPAN_KIND_CLIENT = 3
+/** The span kinds and the status codes OK and ERROR, as OTLP numbers them. */
+const SPAN_KINDS = { internal: 1, client: 3 } as const
 const STATUS_OK = 1
 const STATUS_ERROR = 2
 
@@ -133,7 +133,7 @@ export function otlpHeaders(setting: string | undefined): Record<string, string>
 function otlpSpan(span: RelaySpan): string {
   let out = `{"traceId":${JSON.stringify(span.traceId)},"spanId":${JSON.stringify(span.spanId)}`
   if (span.parentSpanId !== undefined) out += `,"parentSpanId":${JSON.stringify(span.parentSpanId)}`
-  out += `,"name":${JSON.stringify(span.name)},"kind":${SPAN_KIND_CLIENT}`
+  out += `,"name":${JSON.stringify(span.name)},"kind":${SPAN_KINDS[span.kind]}`
   out += `,"startTimeUnixNano":"${nanos(span.startTimeMs)}","endTimeUnixNano":"${nanos(span.endTimeMs)}","attributes":[`
   let first = true
   for (const key in span.attributes) {

@@ -7,8 +7,10 @@ export type SpanValue = string | number | boolean | readonly string[]
 
 /**
  * One finished span, in OpenTelemetry's terms: ids in lowercase hex, times in milliseconds since
- * the epoch. The relay makes one per model call (`chat {model}`, kind client), with the
- * attributes of the GenAI semantic conventions.
+ * the epoch. The relay makes one per model call (`chat {model}`, kind client), and in a durable
+ * conversation's loop one per run of its server tools (`execute_tool`, kind internal, under the
+ * span of the model call that asked for them), with the attributes of the GenAI semantic
+ * conventions.
  */
 export type RelaySpan = {
   /** 32 hex digits; the caller's, when its `traceparent` was continued. */
@@ -18,7 +20,7 @@ export type RelaySpan = {
   /** The caller's span, from its `traceparent`. */
   parentSpanId?: string | undefined
   name: string
-  kind: 'client'
+  kind: 'client' | 'internal'
   startTimeMs: number
   endTimeMs: number
   attributes: Record<string, SpanValue>
@@ -63,6 +65,9 @@ export function parseTraceparent(header: string | null): TraceParent | undefined
   if (/^0+$/.test(traceId!) || /^0+$/.test(spanId!)) return undefined
   return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1 }
 }
+
+/** A span's ids, which the spans under it name as their trace and parent. */
+export type SpanContext = { traceId: string; spanId: string }
 
 /** Two hex digits per byte value, made once: ids are made per span. */
 const HEX = Array.from({ length: 256 }, (_, byte) => (byte | 256).toString(16).slice(1))
@@ -115,7 +120,11 @@ export type CallRecord = {
  * names), the error type, the cost, and the conversation's id. Prompt, answer and stop sequences
  * (text the client wrote) only when `captureContent`.
  */
-export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
+export function callSpan(
+  call: CallRecord,
+  captureContent: boolean,
+  ids: SpanContext = { traceId: call.parent?.traceId ?? randomHex(16), spanId: randomHex(8) },
+): RelaySpan {
   const { turn, options } = call
   const attributes: Record<string, SpanValue> = {
     'gen_ai.operation.name': 'chat',
@@ -166,8 +175,7 @@ export function callSpan(call: CallRecord, captureContent: boolean): RelaySpan {
     }
   }
   return {
-    traceId: call.parent?.traceId ?? randomHex(16),
-    spanId: randomHex(8),
+    ...ids,
     parentSpanId: call.parent?.spanId,
     name: `chat ${call.model}`,
     kind: 'client',
@@ -192,6 +200,8 @@ export type CallOutcome = Pick<CallRecord, 'turn' | 'finishReason' | 'error'>
 
 /** The span of one call in progress, from {@link traceCall}. */
 export type CallTrace = {
+  /** Its ids, drawn as it starts: the spans under it (its tools' runs) name it as their parent. */
+  readonly span: SpanContext
   /** An event arrived: the first one sets the time to first chunk. */
   firstChunk(): void
   /** Ends the span and hands it to the exporter (once; later calls do nothing). */
@@ -217,30 +227,89 @@ export function traceCall(
 ): CallTrace | undefined {
   if (tracing === undefined) return undefined
   const parent = parseTraceparent(traceparent)
+  const span: SpanContext = { traceId: parent?.traceId ?? randomHex(16), spanId: randomHex(8) }
   let firstChunkMs: number | undefined
   let ended = false
   return {
+    span,
     firstChunk() {
       firstChunkMs ??= performance.now() - start.perfMs
     },
     end(outcome) {
       if (ended) return
       ended = true
-      const span = callSpan(
-        {
-          ...call,
-          ...outcome,
-          parent,
-          startMs: start.epochMs,
-          firstChunkMs,
-          durationMs: performance.now() - start.perfMs,
-        },
-        tracing.captureContent === true,
-      )
-      const exported = (async () => tracing.exporter.export([span]))().catch(() => {})
-      waitUntil?.(exported)
+      const record = {
+        ...call,
+        ...outcome,
+        parent,
+        startMs: start.epochMs,
+        firstChunkMs,
+        durationMs: performance.now() - start.perfMs,
+      }
+      exportSpan(tracing, callSpan(record, tracing.captureContent === true, span), waitUntil)
     },
   }
+}
+
+/**
+ * One run of a durable conversation's server tools (a tool step of its loop, DESIGN §13): from
+ * the first call that started to the last that ended, in this process.
+ */
+export type ToolRunRecord = {
+  /** The span of the model call whose tool calls these are. */
+  parent: SpanContext
+  conversationId: string
+  /** The conversation's tool step. */
+  step: number
+  /** The calls that ran, and whether each ended in an error result. */
+  calls: readonly { callId: string; name: string; isError: boolean }[]
+  startMs: number
+  durationMs: number
+}
+
+/**
+ * The span of a run of server tools: `execute_tool` (with the tool's name when all the calls are
+ * one tool's), kind internal, a child of the model call's span, with the tool names and call ids
+ * (`gen_ai.tool.name` and `gen_ai.tool.call.id` for a run of one call), and an error status
+ * counting the calls that failed.
+ */
+export function toolRunSpan(run: ToolRunRecord): RelaySpan {
+  const names = [...new Set(run.calls.map((call) => call.name))]
+  const attributes: Record<string, SpanValue> = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.conversation.id': run.conversationId,
+    'thinkwire.tool.step': run.step,
+    'thinkwire.tool.names': names,
+    'thinkwire.tool.call_ids': run.calls.map((call) => call.callId),
+  }
+  if (names.length === 1) attributes['gen_ai.tool.name'] = names[0]!
+  if (run.calls.length === 1) attributes['gen_ai.tool.call.id'] = run.calls[0]!.callId
+  const failed = run.calls.filter((call) => call.isError).length
+  if (failed > 0) attributes['error.type'] = 'tool_error'
+  return {
+    traceId: run.parent.traceId,
+    spanId: randomHex(8),
+    parentSpanId: run.parent.spanId,
+    name: names.length === 1 ? `execute_tool ${names[0]}` : 'execute_tool',
+    kind: 'internal',
+    startTimeMs: run.startMs,
+    endTimeMs: run.startMs + run.durationMs,
+    attributes,
+    status:
+      failed === 0
+        ? { code: 'ok' }
+        : { code: 'error', message: `${failed} of ${run.calls.length} calls failed` },
+  }
+}
+
+/** Hands `span` to the exporter, the export to `waitUntil`; an exporter's failure goes nowhere. */
+export function exportSpan(
+  tracing: TracingOptions,
+  span: RelaySpan,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+): void {
+  const exported = (async () => tracing.exporter.export([span]))().catch(() => {})
+  waitUntil?.(exported)
 }
 
 /** A turn as a span shows it: the provider's opaque items (signatures, encrypted state) left out. */

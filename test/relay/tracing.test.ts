@@ -376,6 +376,33 @@ describe('otlpExporter', () => {
     })
   })
 
+  it('sends a tool run’s span as OTLP kind internal', async () => {
+    const bodies: string[] = []
+    const exporter = otlpExporter({
+      endpoint: 'https://collector.test',
+      fetch: async (_url, init) => {
+        bodies.push(init!.body as string)
+        return new Response(null, { status: 200 })
+      },
+    })
+    const base = {
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      startTimeMs: 1,
+      endTimeMs: 2,
+      attributes: {},
+      status: { code: 'ok' as const },
+    }
+    await exporter.export([
+      { ...base, name: 'execute_tool', kind: 'internal' },
+      { ...base, name: 'chat m', kind: 'client' },
+    ])
+    const sent = JSON.parse(bodies[0]!) as {
+      resourceSpans: { scopeSpans: { spans: { kind: number }[] }[] }[]
+    }
+    expect(sent.resourceSpans[0]!.scopeSpans[0]!.spans.map((span) => span.kind)).toEqual([1, 3])
+  })
+
   it('gives up on a collector that never answers, closing its connection, and the answer is unaffected', async () => {
     // A collector that reads each export and never answers it.
     const requests: IncomingMessage[] = []

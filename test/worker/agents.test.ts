@@ -179,6 +179,37 @@ describe('server tools in a durable conversation, in workerd', () => {
     expect(done.conversation.turns.filter((t) => t.role === 'tool')).toHaveLength(1)
   })
 
+  it('awaits the client’s call beside a server tool, and says the tools’ time in the answer to its results', async () => {
+    const id = await create()
+    const lookup = { name: 'lookup', parameters: { type: 'object' } }
+    const body = { serverTools: ['clock'], tools: [lookup] }
+    const asked = await readSse(
+      await call(`/v1/conversations/${id}/messages`, {
+        ...body,
+        model: 'test/mixed',
+        turn: { role: 'user', content: 'Both' },
+      }),
+    )
+    expect(runs(asked)).toEqual(['turn', 'tool-call', 'tool-result', 'done'])
+    expect((await shown(id)).pending).toEqual({
+      approvals: [],
+      calls: [{ id: 'c2', name: 'lookup', input: { city: 'Paris' } }],
+    })
+    const answered = await call(`/v1/conversations/${id}/messages`, {
+      ...body,
+      model: 'mock/echo',
+      turn: { role: 'tool', results: [{ callId: 'c2', name: 'lookup', output: 'sunny' }] },
+    })
+    // The relay's own checks, then the time the clock ran in the object.
+    expect(answered.headers.get('server-timing')).toMatch(
+      /^relay;dur=\d+\.\d;desc="checks", tools;dur=\d+\.\d;desc="server tools"$/,
+    )
+    const read = await readSse(answered)
+    const tools = dataOf<{ turn: Turn }>(read, 'turn')[0]!.turn
+    expect(tools).toMatchObject({ role: 'tool', results: [{ callId: 'c1' }, { callId: 'c2' }] })
+    expect((await idle(id)).conversation.turns).toHaveLength(4)
+  })
+
   it('lets stop, from any client of the owner, answer the waiting call as stopped', async () => {
     const { id, approval } = await waitingNote('paint the door')
     const stop = await worker.fetch(`/v1/conversations/${id}/stop`, {

@@ -18,7 +18,14 @@ import type { ErrorResponder } from '../dialects.ts'
 import { resolveAdapter } from '../failure.ts'
 import type { RateLimiter } from '../rate-limit.ts'
 import { errorResponse, jsonResponse } from '../responses.ts'
-import { callStart, traceCall, type CallTrace, type TracingOptions } from '../tracing.ts'
+import {
+  callStart,
+  exportSpan,
+  toolRunSpan,
+  traceCall,
+  type CallTrace,
+  type TracingOptions,
+} from '../tracing.ts'
 import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
 import { createApprovalSigner, newApprovalKey, type ApprovalSigner } from './approval-ids.ts'
 import type { ConversationRecord, LoopState } from './conversation-record.ts'
@@ -122,6 +129,8 @@ type Segment = {
   answer: AnswerRun | undefined
   /** Aborts the server tools of the step in flight. */
   tools: AbortController | undefined
+  /** The server tools that run now, since when (its `performance.now()` and epoch times). */
+  toolRun: { startPerf: number; startMs: number; calls: StepCall[] } | undefined
   keepAlive: ReturnType<typeof setTimeout> | undefined
   readonly ended: Promise<void>
   end(): void
@@ -193,6 +202,11 @@ export class AnswerLoop {
     return first
   }
 
+  /** How long the loop's server tools have run so far, in ms; undefined before any ran. */
+  toolMs(): number | undefined {
+    return this.#host.record.meta?.loop?.toolMs
+  }
+
   /**
    * Starts a message's loop: its `turn`, then its first model call (admitted by the host, so that
    * a refusal is the message's status). A client's tool turn that answered a waiting step starts
@@ -202,10 +216,14 @@ export class AnswerLoop {
     const { record, journal } = this.#host
     const firstId = journal.lastId + 1
     const segment = this.#begin(firstId, KEEPALIVE_AFTER_MS)
-    if (this.#toolStep() !== undefined) this.#saveStep(undefined)
     const { lastError: _cleared, ...meta } = record.meta!
     const call = { firstId, replaces: start.replaces, retried: false }
     const loop: LoopState = { ...start.params, steps: 1, streamFrom: firstId, call }
+    if (this.#toolStep() !== undefined) {
+      // A client's tool turn answered the step that waited: the loop goes on, its tools' time too.
+      this.#saveStep(undefined)
+      if (meta.loop?.toolMs !== undefined) loop.toolMs = meta.loop.toolMs
+    }
     record.saveMeta({ ...meta, streaming: true, updatedAt: this.#isoNow(), loop })
     journal.publish({ type: 'turn', turn: displayTurn(start.answered), replaces: start.replaces })
     this.#host.announce()
@@ -417,7 +435,7 @@ export class AnswerLoop {
     }
     // Approval ids are made before anything of the step is stored: a restart finds the call and
     // its step stored together, or neither.
-    const step = await this.#stepOf(calls)
+    const step = await this.#stepOf(calls, answer)
     const segment = this.#segment
     if (segment?.answer !== answer) return
     if (answer.stopping) return this.#stopped(answer, end)
@@ -467,10 +485,11 @@ export class AnswerLoop {
   }
 
   /** The tool step the calls of a complete model call make (not stored yet). */
-  async #stepOf(calls: readonly ToolCall[]): Promise<ToolStep> {
+  async #stepOf(calls: readonly ToolCall[], answer: AnswerRun): Promise<ToolStep> {
     const meta = this.#host.record.meta!
     const loop = meta.loop!
     const step: ToolStep = { step: (meta.toolSteps ?? 0) + 1, calls: [], announced: false }
+    if (answer.span !== undefined) step.trace = answer.span
     if (loop.steps >= loop.maxSteps) {
       // At the limit the model may not be called again: its calls are answered as not run.
       const { results } = notRunResults(calls, loop.maxSteps)
@@ -538,6 +557,8 @@ export class AnswerLoop {
     const segment = this.#segment!
     const tool = serverTool(this.#host.tools, stepCall.call.name)!
     const controller = (segment.tools ??= new AbortController())
+    segment.toolRun ??= { startPerf: performance.now(), startMs: Date.now(), calls: [] }
+    segment.toolRun.calls.push(stepCall)
     const context = { signal: controller.signal, conversationId: this.#host.record.meta!.id }
     void runServerTool(tool, stepCall.call, context).then((result) => {
       // Answered meanwhile (a stop), or the conversation was deleted.
@@ -558,6 +579,7 @@ export class AnswerLoop {
   #settle(): void {
     const step = this.#toolStep()
     if (step === undefined || isRunning(step)) return
+    this.#toolsRan(step)
     if (isAnswered(step)) return this.#completeStep(step)
     // It waits: the stream ends with the step's `done`, and the loop is stored as it is.
     this.#announceStep(step)
@@ -690,10 +712,43 @@ export class AnswerLoop {
       const message = state.is === 'running' ? STOPPED_RUNNING : STOPPED_WAITING
       this.#answer(step, stepCall, errorResult(call, message))
     }
+    this.#toolsRan(step)
     this.#announceStep(step)
     record.addTurn(toolTurnOf(step))
     this.#saveStep(undefined)
     this.#endLoop()
+  }
+
+  /**
+   * None of the step's server tools runs any more: their time is added to the loop's (what
+   * `server-timing` says), and, traced, their run is a span under the model call's that asked.
+   */
+  #toolsRan(step: ToolStep): void {
+    const segment = this.#segment
+    const run = segment?.toolRun
+    if (segment === undefined || run === undefined) return
+    segment.toolRun = undefined
+    const durationMs = performance.now() - run.startPerf
+    const { record, settings, waitUntil } = this.#host
+    const meta = record.meta!
+    const loop = meta.loop!
+    record.saveMeta({ ...meta, loop: { ...loop, toolMs: (loop.toolMs ?? 0) + durationMs } })
+    if (settings.tracing === undefined || step.trace === undefined) return
+    const calls = run.calls.map(({ call, state }) => ({
+      callId: call.id,
+      name: call.name,
+      isError: state.is === 'answered' && state.result.isError === true,
+    }))
+    const { startMs } = run
+    const span = toolRunSpan({
+      parent: step.trace,
+      conversationId: meta.id,
+      step: step.step,
+      calls,
+      startMs,
+      durationMs,
+    })
+    exportSpan(settings.tracing, span, waitUntil)
   }
 
   /** The loop is over: stored as idle, and the answer's stream ends. */
@@ -711,7 +766,15 @@ export class AnswerLoop {
     const ended = new Promise<void>((resolve) => (end = resolve))
     const arm = () => this.#host.arm()
     const keepAlive = keepAliveMs > 0 ? setTimeout(arm, keepAliveMs) : undefined
-    const segment: Segment = { firstId, answer: undefined, tools: undefined, keepAlive, ended, end }
+    const segment: Segment = {
+      firstId,
+      answer: undefined,
+      tools: undefined,
+      toolRun: undefined,
+      keepAlive,
+      ended,
+      end,
+    }
     this.#segment = segment
     if (keepAliveMs === 0) arm()
     return segment

@@ -10,6 +10,7 @@ import {
 } from '../answer-pipeline.ts'
 import { sentDelta, streamedCharsOf } from '../event-stream.ts'
 import { relayFailure } from '../failure.ts'
+import type { SpanContext } from '../tracing.ts'
 import type { ConversationEvent } from './journal.ts'
 import { createThinkingTimer, withThinkingTime, type ThinkingTimer } from './thinking-timer.ts'
 
@@ -71,6 +72,11 @@ export class AnswerRun {
 
   get state(): AnswerState {
     return this.#state
+  }
+
+  /** Its span's ids, when traced: its tools' runs are traced under it. */
+  get span(): SpanContext | undefined {
+    return this.#tally.trace?.span
   }
 
   /** Whether a client asked it to stop (its end is then stored as a stopped turn). */

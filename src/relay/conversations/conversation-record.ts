@@ -52,6 +52,8 @@ export type LoopState = {
   streamFrom: number
   /** The `traceparent` of the request that started it: each call's span continues it. */
   traceparent?: string | undefined
+  /** How long its server tools ran, in ms (for `server-timing`). */
+  toolMs?: number | undefined
   /**
    * The model call in flight: its events follow event `firstId` (its `turn`, or the event that
    * resumed the loop); `replaces`, a regenerate's; `retried` once a restart ran it again.

@@ -623,10 +623,19 @@ export class ConversationHost {
     return errorResponse(429, 'rate-limit', message, { retryable: true })
   }
 
-  /** A stream of the events after `after` (see `Journal.subscribe`). */
+  /**
+   * A stream of the events after `after` (see `Journal.subscribe`). Once the loop's server tools
+   * have run, its `server-timing` says for how long (`tools`).
+   */
   #subscribe(after: number, until: number | undefined, follow: boolean, first?: string) {
     const stream = this.#journal.subscribe(after, until, follow, first)
-    return new Response(stream, { status: 200, headers: SSE_HEADERS })
+    const toolMs = this.#loop.toolMs()
+    if (toolMs === undefined) return new Response(stream, { status: 200, headers: SSE_HEADERS })
+    const timing = `tools;dur=${toolMs.toFixed(1)};desc="server tools"`
+    return new Response(stream, {
+      status: 200,
+      headers: { ...SSE_HEADERS, 'server-timing': timing },
+    })
   }
 
   /**

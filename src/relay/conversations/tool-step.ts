@@ -1,6 +1,7 @@
 import type { ToolResult, ToolTurn } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import type { WirePending } from '../../core/wire.ts'
+import type { SpanContext } from '../tracing.ts'
 import { errorResult } from './server-tools.ts'
 
 /** Where one call of a tool step is. */
@@ -28,6 +29,8 @@ export type ToolStep = {
   calls: StepCall[]
   /** The `done` of the turn that made the calls has been sent. */
   announced: boolean
+  /** The span of the model call that made them, when traced: its tools' runs go under it. */
+  trace?: SpanContext | undefined
 }
 
 /** The calls still waiting for a person or a client: what `GET` lists as `pending`. */
