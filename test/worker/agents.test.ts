@@ -3,6 +3,8 @@
  * conversation's loop runs the Worker's server tools (worker/tools.ts) in its Durable Object, asks
  * for approvals and goes on when they are decided, with the offline mock model calling the tools.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { WireApproval, WirePending, WireToolResult } from '../../src/core/wire.ts'
@@ -80,6 +82,15 @@ async function waitingNote(text: string) {
   const [approval] = dataOf<WireApproval>(read, 'tool-approval')
   return { id, read, approval: approval! }
 }
+
+/** Conversations the relay stored before tool loops: see the fixture's note. */
+const STORED = JSON.parse(
+  readFileSync(
+    join(import.meta.dirname, '../relay/conversations/fixtures/stored-before-loops.json'),
+    'utf8',
+  ),
+) as { owner: string; waiting: StoredTable[] }
+type StoredTable = { name: string; sql: string; rows: Record<string, unknown>[] }
 
 describe('server tools in a durable conversation, in workerd', () => {
   it('runs clock in the object and answers with its time, in one stream', async () => {
@@ -208,6 +219,45 @@ describe('server tools in a durable conversation, in workerd', () => {
     const tools = dataOf<{ turn: Turn }>(read, 'turn')[0]!.turn
     expect(tools).toMatchObject({ role: 'tool', results: [{ callId: 'c1' }, { callId: 'c2' }] })
     expect((await idle(id)).conversation.turns).toHaveLength(4)
+  })
+
+  it('goes on with a conversation stored before tool loops: its client call, then a loop', async () => {
+    // Alice's client id, as her own conversation's object stores it.
+    const mine = await create()
+    const dumped = (await (
+      await worker.fetch(`/v1/__test/conversation?id=${mine}&dump=1`)
+    ).json()) as StoredTable[]
+    const meta = JSON.parse(String(dumped.find((t) => t.name === 'meta')!.rows[0]!['json'])) as {
+      owner: string
+    }
+    const id = 'StoredBeforeLoops00001'
+    const tables = JSON.parse(
+      JSON.stringify(STORED.waiting).replaceAll(STORED.owner, meta.owner),
+    ) as StoredTable[]
+    const loaded = await worker.fetch(`/v1/__test/conversation?id=${id}&load=1`, {
+      method: 'POST',
+      body: JSON.stringify(tables),
+    })
+    expect(loaded.status).toBe(204)
+    expect((await shown(id)).conversation.turns).toHaveLength(4)
+    const answered = await readSse(
+      await call(`/v1/conversations/${id}/messages`, {
+        model: 'mock/echo',
+        turn: { role: 'tool', results: [{ callId: 'call_1', name: 'lookup', output: 'sunny' }] },
+      }),
+    )
+    expect(answered.events.at(-1)!.event).toBe('done')
+    const looped = await readSse(await ask(id, 'What does the clock say?', ['clock']))
+    expect(runs(looped)).toContain('tool-result')
+    const view = await idle(id)
+    expect(view.conversation.turns.map((t) => t.role).slice(4)).toEqual([
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
   })
 
   it('lets stop, from any client of the owner, answer the waiting call as stopped', async () => {
