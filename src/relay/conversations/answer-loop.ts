@@ -283,10 +283,7 @@ export class AnswerLoop {
     const raced = now === undefined ? unknown() : this.#decided(now)
     if (raced !== undefined) return raced
     if (this.#toolStep() !== step || waiting.state.is !== 'approval') return unknown()
-    this.#host.store.saveApproval(approvalId, {
-      ...issued,
-      status: approve ? 'approved' : 'denied',
-    } satisfies ApprovalRecord)
+    this.#settleApproval(approvalId, approve ? 'approved' : 'denied')
     this.#resume()
     if (approve) {
       waiting.state = { is: 'running' }
@@ -311,9 +308,7 @@ export class AnswerLoop {
     for (const stepCall of due) {
       const { state, call } = stepCall
       if (state.is !== 'approval') continue
-      const issued = this.#approval(state.approvalId)
-      if (issued !== undefined)
-        this.#host.store.saveApproval(state.approvalId, { ...issued, status: 'expired' })
+      this.#settleApproval(state.approvalId, 'expired')
       const at = new Date(state.expiresAt).toISOString()
       this.#answer(step, stepCall, errorResult(call, `Not run: its approval expired at ${at}.`))
     }
@@ -386,15 +381,7 @@ export class AnswerLoop {
       return
     }
     journal.publish({ type: 'interrupted', retried: false })
-    // What arrived is kept as a stopped turn; a regenerate's keeps the answer it would replace.
-    const last = call.replaces ? record.lastTurn() : undefined
-    if (last?.role === 'assistant') {
-      journal.publish({ type: 'done', turn: displayTurn(last) })
-    } else {
-      const stopped = this.#stoppedTurn(call.firstId, undefined, undefined)
-      record.addTurn(stopped)
-      journal.publish({ type: 'done', turn: stopped })
-    }
+    this.#keepStopped(call.firstId, call.replaces, undefined, undefined)
     this.#endLoop()
   }
 
@@ -453,23 +440,36 @@ export class AnswerLoop {
   }
 
   #stopped(answer: AnswerRun, end: CallEnd): void {
-    const { record, journal } = this.#host
     const { state } = answer
-    const last = answer.replaces ? record.lastTurn() : undefined
-    if (last?.role === 'assistant') {
-      // A stopped regenerate changes nothing: its `done` is the answer that stays.
-      journal.publish({ type: 'done', turn: displayTurn(last) })
-    } else {
-      // What arrived, as plain text: no items (nothing half is replayed) and no tool calls
-      // (calls without results could not be sent again), rebuilt from the answer's events up to
-      // the last one its stopping client showed.
-      const keepUntil = state.phase === 'stopping' ? state.keepUntil : undefined
-      const stopped = this.#stoppedTurn(answer.firstId, keepUntil, answer.thinking.thinkingMs())
-      record.addTurn(stopped)
-      journal.publish({ type: 'done', turn: stopped })
-    }
+    const keepUntil = state.phase === 'stopping' ? state.keepUntil : undefined
+    this.#keepStopped(answer.firstId, answer.replaces, keepUntil, answer.thinking.thinkingMs())
     answer.ended(end)
     this.#endLoop()
+  }
+
+  /**
+   * Stores an answer that did not complete (stopped, or cut by a restart) and sends its `done`:
+   * what arrived, as plain text, no items (nothing half is replayed) and no tool calls (calls
+   * without results could not be sent again), rebuilt from its events from `firstId` to
+   * `keepUntil` (the last one its stopping client showed). A regenerate's changes nothing: its
+   * `done` is the answer that stays.
+   */
+  #keepStopped(
+    firstId: number,
+    replaces: boolean,
+    keepUntil: number | undefined,
+    thinkingMs: number | undefined,
+  ): void {
+    const { record, journal } = this.#host
+    const last = replaces ? record.lastTurn() : undefined
+    if (last?.role === 'assistant') {
+      journal.publish({ type: 'done', turn: displayTurn(last) })
+      return
+    }
+    const frames = journal.framesFrom(firstId, keepUntil)
+    const stopped = withThinkingTime(partialTurn(foldFrames(frames)), thinkingMs)
+    record.addTurn(stopped)
+    journal.publish({ type: 'done', turn: stopped })
   }
 
   #failed(answer: AnswerRun, end: { failure: ThinkwireError }): void {
@@ -477,11 +477,6 @@ export class AnswerLoop {
     this.#host.journal.publish({ type: 'error', error })
     answer.ended(end)
     this.#endLoop({ kind: error.kind, message: error.message })
-  }
-
-  #stoppedTurn(firstId: number, keepUntil: number | undefined, thinkingMs: number | undefined) {
-    const frames = this.#host.journal.framesFrom(firstId, keepUntil)
-    return withThinkingTime(partialTurn(foldFrames(frames)), thinkingMs)
   }
 
   /** The tool step the calls of a complete model call make (not stored yet). */
@@ -699,16 +694,12 @@ export class AnswerLoop {
 
   /** Stops a tool step: every call without a result is answered as stopped, and the loop ends. */
   #stopStep(step: ToolStep): void {
-    const { record, store } = this.#host
+    const { record } = this.#host
     this.#segment?.tools?.abort(new Error('stopped'))
     for (const stepCall of step.calls) {
       const { state, call } = stepCall
       if (state.is === 'answered') continue
-      if (state.is === 'approval') {
-        const issued = this.#approval(state.approvalId)
-        if (issued !== undefined)
-          store.saveApproval(state.approvalId, { ...issued, status: 'stopped' })
-      }
+      if (state.is === 'approval') this.#settleApproval(state.approvalId, 'stopped')
       const message = state.is === 'running' ? STOPPED_RUNNING : STOPPED_WAITING
       this.#answer(step, stepCall, errorResult(call, message))
     }
@@ -826,6 +817,12 @@ export class AnswerLoop {
 
   #approval(id: string): ApprovalRecord | undefined {
     return this.#host.store.approval(id) as ApprovalRecord | undefined
+  }
+
+  /** Stores how approval `id` was answered. */
+  #settleApproval(id: string, status: ApprovalRecord['status']): void {
+    const issued = this.#approval(id)
+    if (issued !== undefined) this.#host.store.saveApproval(id, { ...issued, status })
   }
 
   /** Why approval `id` can no longer be decided (409 decided, 410 expired); undefined: it can. */
