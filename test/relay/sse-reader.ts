@@ -44,3 +44,13 @@ export async function readUntil(
 export function payloads(read: ReadSse): { event: string | undefined; data: unknown }[] {
   return read.events.map((e) => ({ event: e.event, data: JSON.parse(e.data) as unknown }))
 }
+
+/** The event names of a stream, a run of the same name said once (`text`, not `text` × 40). */
+export function runs(read: ReadSse): (string | undefined)[] {
+  return read.events.map((e) => e.event).filter((name, i, all) => name !== all[i - 1])
+}
+
+/** The data of each event named `name`, parsed. */
+export function dataOf<T = Record<string, unknown>>(read: ReadSse, name: string): T[] {
+  return read.events.filter((e) => e.event === name).map((e) => JSON.parse(e.data) as T)
+}

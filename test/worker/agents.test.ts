@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { WireApproval, WirePending, WireToolResult } from '../../src/core/wire.ts'
-import { readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
+import { dataOf, readSse, readUntil, runs } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const ALICE = 'token-alice-0123456789'
@@ -69,11 +69,6 @@ async function idle(id: string): Promise<Shown> {
   await expect.poll(async () => (await shown(id)).streaming, { timeout: 15_000 }).toBe(false)
   return shown(id)
 }
-
-const runs = (read: ReadSse) =>
-  read.events.map((e) => e.event).filter((name, i, all) => name !== all[i - 1])
-const dataOf = <T>(read: ReadSse, name: string) =>
-  read.events.filter((e) => e.event === name).map((e) => JSON.parse(e.data) as T)
 
 /** A conversation whose loop waits on the approval of a `save_note` of `text`. */
 async function waitingNote(text: string) {

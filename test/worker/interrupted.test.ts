@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { WireApproval, WireToolResult } from '../../src/core/wire.ts'
-import { readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
+import { dataOf, readSse, readUntil, runs, type ReadSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-alice-0123456789'
@@ -102,10 +102,6 @@ async function idle(on: Runtime, id: string) {
   return shown(on, id)
 }
 
-const runs = (read: ReadSse) =>
-  read.events.map((e) => e.event).filter((name, i, all) => name !== all[i - 1])
-const dataOf = <T>(read: ReadSse, name: string) =>
-  read.events.filter((e) => e.event === name).map((e) => JSON.parse(e.data) as T)
 const textOf = (read: ReadSse) =>
   dataOf<{ text: string }>(read, 'text')
     .map((d) => d.text)

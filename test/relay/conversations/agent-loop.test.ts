@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, ToolTurn } from '../../../src/core/conversation.ts'
 import type { WireToolResult } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
-import { readSse, readUntil } from '../sse-reader.ts'
-import { agentWorld, ALICE, dataOf, gate, ID, runs, scripted, user } from './agent-world.ts'
+import { dataOf, readSse, readUntil, runs } from '../sse-reader.ts'
+import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 
 // A durable conversation's tool loop (DESIGN §13), in Node on SQLite in memory: server tools run
 // in the host, client calls are awaited, each step is stored before the next model call.

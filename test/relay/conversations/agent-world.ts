@@ -11,7 +11,6 @@ import { createMock, mock, type MockResponse } from '../../../src/providers/mock
 import type { ConversationHostSettings, ServerTools } from '../../../src/relay/index.ts'
 import { serverTools } from '../../../worker/tools.ts'
 import { memoryHosts } from '../../helpers/memory-hosts.ts'
-import type { ReadSse } from '../sse-reader.ts'
 
 export const ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 export const ALICE = 'client-alice'
@@ -120,14 +119,4 @@ export function agentWorld(
   /** The stream of what runs now, from its start (to its end). */
   const stream = (id = ID) => hosts.request(id, 'stream', ALICE)
   return { hosts, tools, slow, slowGate, create, send, ask, shown, decide, stream }
-}
-
-/** The event names of a stream, a run of the same name said once. */
-export function runs(read: ReadSse): (string | undefined)[] {
-  return read.events.map((e) => e.event).filter((name, i, all) => name !== all[i - 1])
-}
-
-/** The data of each event named `name`. */
-export function dataOf<T = Record<string, unknown>>(read: ReadSse, name: string): T[] {
-  return read.events.filter((e) => e.event === name).map((e) => JSON.parse(e.data) as T)
 }

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { WireApproval } from '../../../src/core/wire.ts'
 import { createApprovalSigner } from '../../../src/relay/conversations/approval-ids.ts'
-import { readSse, readUntil } from '../sse-reader.ts'
-import {
-  agentWorld,
-  ALICE,
-  BOB,
-  dataOf,
-  ID,
-  runs,
-  scripted,
-  user,
-  type Shown,
-} from './agent-world.ts'
+import { dataOf, readSse, readUntil, runs } from '../sse-reader.ts'
+import { agentWorld, ALICE, BOB, ID, scripted, user, type Shown } from './agent-world.ts'
 
 // Approvals of server tools' calls (DESIGN §13), in Node on SQLite in memory: single use, bound
 // to the call's exact input, decided only by the conversation's owner, and kept across restarts.

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import type { WireToolResult } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
-import { readSse, readUntil } from '../sse-reader.ts'
-import { agentWorld, ALICE, dataOf, gate, ID, runs, user } from './agent-world.ts'
+import { dataOf, readSse, readUntil, runs } from '../sse-reader.ts'
+import { agentWorld, ALICE, gate, ID, user } from './agent-world.ts'
 
 // Answers cut by a restart (DESIGN §13), in Node on SQLite in memory: `restart` starts the host
 // again on its storage, as an eviction or a deploy does, and the host it replaces writes nothing

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { WireApproval } from '../../../src/core/wire.ts'
 import type { RelaySpan, SpanExporter } from '../../../src/relay/index.ts'
 import { toolRunSpan } from '../../../src/relay/tracing.ts'
-import { readSse } from '../sse-reader.ts'
-import { agentWorld, ALICE, dataOf, ID, scripted, user } from './agent-world.ts'
+import { dataOf, readSse } from '../sse-reader.ts'
+import { agentWorld, ALICE, ID, scripted, user } from './agent-world.ts'
 
 // What a loop tells of its server tools (DESIGN §13): each run of a tool step is a span under the
 // span of the model call that asked for it, and `server-timing` says how long they ran.

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { StoredTable } from '../../helpers/memory-hosts.ts'
-import { readSse } from '../sse-reader.ts'
-import { agentWorld, runs, user } from './agent-world.ts'
+import { readSse, runs } from '../sse-reader.ts'
+import { agentWorld, user } from './agent-world.ts'
 
 // Conversations the relay stored before tool loops (rows written by that code, see the fixture's
 // note) read and go on: a client tool call it left waiting is answered as it was then, a loop
