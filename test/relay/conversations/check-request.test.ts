@@ -84,7 +84,7 @@ describe('checkConversationRequest', () => {
     expect(large.ok || large.response.status).toBe(413)
   })
 
-  it('counts a create, a read and a refused body against the client rate; a list or a stream not', async () => {
+  it('counts a create, a read, a decision and a refused body against the client rate; a list or a stream not', async () => {
     const count = async (method: string, path: string, body?: string) => {
       const limiter = memoryRateLimiter({ requestsPerMinute: 1 }, () => 0)
       await limiter.check('c', { tokens: 0 })
@@ -95,6 +95,9 @@ describe('checkConversationRequest', () => {
     }
     expect(await count('POST', '/v1/conversations')).toBe(429)
     expect(await count('GET', `/v1/conversations/${ID}`)).toBe(429)
+    // A decision on an approval counts, as the work it lets go on does.
+    const approval = `/v1/conversations/${ID}/approvals/${'z'.repeat(43)}`
+    expect(await count('POST', approval, '{"approve":true}')).toBe(429)
     expect(await count('POST', `/v1/conversations/${ID}/messages`, 'not json')).toBe(429)
     expect(await count('GET', '/v1/conversations')).toBe('admitted')
     expect(await count('GET', `/v1/conversations/${ID}/stream`)).toBe('admitted')
