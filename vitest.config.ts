@@ -64,6 +64,9 @@ export default defineConfig({
     // that streams megabytes took 18 s and a file's Workers 40 s to start.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The same for `expect.poll` (1 s by default): a host's loop, a Worker's answer or a page that
+    // settles in milliseconds on a quiet machine took over a second when it was twice as busy.
+    expect: { poll: { timeout: 20_000 } },
     projects: [
       {
         extends: true,
