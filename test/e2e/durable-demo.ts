@@ -19,8 +19,9 @@ import { link, type DemoPage, type DemoServer, type Worker } from './harness.ts'
 
 // The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
 // what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
-// flight. The mock model sends each delta only when the test lets it go (see `gate.ts`): an answer
-// is in flight, exactly as far as the test allowed, for as long as the test needs.
+// flight. The mock model sends each delta only when the test lets it go (see
+// `test/helpers/gate.ts`): an answer is in flight, exactly as far as the test allowed, for as long
+// as the test needs.
 const TIMEOUT = 90_000
 /**
  * The end of the mock's answer to {@link LONG_PROMPT} (thinking, then a quote of it in some 30

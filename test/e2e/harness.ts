@@ -19,7 +19,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, onTestFailed } from 'vitest'
 import { CHROMIUM, launchChromium } from '../helpers/chromium.ts'
 import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
-import { startGate, type Gate } from './gate.ts'
+import { startGate, type Gate } from '../helpers/gate.ts'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
 // snapshots of both), driven in headless Chromium.
@@ -59,6 +59,8 @@ const GATED_ENTRY = 'test/worker/fixtures/gated-worker.ts'
 const SOURCES = ['demo', 'src', 'worker']
 const SOURCE_FILES = [
   GATED_ENTRY,
+  // What the gated entry imports from beside it.
+  'test/worker/fixtures/gate-pace.ts',
   'wrangler.toml',
   'package.json',
   'package-lock.json',

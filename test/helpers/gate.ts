@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** A delta the gated mock model is about to send (see `test/worker/fixtures/gated-worker.ts`). */
+/** A delta a gated mock model is about to send (see `test/worker/fixtures/gate-pace.ts`). */
 export type Step = {
   /** Which answer (model call) it belongs to. */
   call: string
@@ -18,7 +18,7 @@ export type Step = {
 export type Sent = { thinking: string; text: string; steps: number }
 
 /**
- * A gate on loopback that the gated mock model asks before each delta: while it holds, each
+ * A gate on loopback that a gated mock model asks before each delta: while it holds, each
  * delta waits until the test lets it go, so a test sees an answer exactly as far as it allowed,
  * whatever the speed of the machine. It starts open (every delta goes at once).
  */
