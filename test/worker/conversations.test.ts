@@ -10,6 +10,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { ShownAssistantTurn } from '../../src/core/wire.ts'
+import { startGate, type Gate } from '../helpers/gate.ts'
 import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 import { LEAKED_KEY } from './fixtures/scripted-models.ts'
@@ -42,8 +43,11 @@ const STORED = JSON.parse(
 let worker: TestWorker
 let small: TestWorker
 let limited: TestWorker
+/** What paces `worker`'s `gated/paced` model: its deltas go when the test lets them. */
+let gate: Gate
 
 beforeAll(async () => {
+  gate = await startGate()
   const base = {
     RELAY_TOKENS: `${ALICE},${BOB}`,
     MOCK_MODELS: 'on',
@@ -53,7 +57,7 @@ beforeAll(async () => {
   }
   ;[worker, small, limited] = await Promise.all([
     // 5 MB answers are 1.3 million tokens: no tokens-per-minute limit here (`limited` keeps one).
-    startTestWorker({ ...base, RATE_LIMIT_TOKENS_PER_MINUTE: '0' }),
+    startTestWorker({ ...base, RATE_LIMIT_TOKENS_PER_MINUTE: '0', MOCK_GATE_URL: gate.url }),
     startTestWorker({
       ...base,
       CONVERSATION_MAX_TURNS: '4',
@@ -70,6 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([worker?.dispose(), small?.dispose(), limited?.dispose()])
+  await gate?.close()
 })
 
 type Call = { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }
@@ -162,6 +167,19 @@ async function readEach(
     while (handled < events.length) await onEvent(events[handled]!, handled++)
   }
   return events
+}
+
+/** Whether an event is a delta of the answer (its thinking or its text). */
+function isDelta(event: EventSourceMessage): boolean {
+  return event.event === 'thinking' || event.event === 'text'
+}
+
+/** The thinking and text of a stream's events, joined in order. */
+function deltasOf(read: ReadSse): string {
+  return read.events
+    .filter(isDelta)
+    .map((event) => (JSON.parse(event.data) as { text: string }).text)
+    .join('')
 }
 
 /** The text of a stream's `text` events, joined. */
@@ -360,33 +378,50 @@ describe('durable conversations in workerd', () => {
     // Each answer is timed on its own: how long it thought is the one figure that may differ.
     const untimed = (text: string) => text.replace(/"thinkingMs":\d+/, '"thinkingMs":0')
     const whole = await create()
+    // The gate is open: this answer goes at once.
     const full = untimed(
-      frames((await readSse(await send(whole, ask('Pace it', 'test/paced')))).raw),
+      frames((await readSse(await send(whole, ask('Pace it', 'gated/paced')))).raw),
     )
     const total = parseSse(full).events.length
     expect(total).toBeGreaterThan(50)
+    const deltas = parseSse(full).events.filter(isDelta).length
 
     const random = seeded(SEED)
-    for (let round = 0; round < 3; round++) {
-      const cut = 1 + Math.floor(random() * (total - 2))
-      const id = await create()
-      const controller = new AbortController()
-      const response = await send(id, ask('Pace it', 'test/paced'), controller.signal)
-      const seen = await readUntil(response, (read) => read.events.length >= cut)
-      controller.abort()
-      const before = frames(seen.raw)
-      const lastId = parseSse(before).events.at(-1)!.id
-      const rest = await call(`/v1/conversations/${id}/stream`, {
-        headers: { 'last-event-id': lastId! },
-      })
-      expect(rest.status).toBe(200)
-      const after = frames((await readSse(rest)).raw)
-      expect(untimed(before + after), `seed ${SEED}, round ${round}, cut after ${cut} events`).toBe(
-        full,
-      )
+    try {
+      for (let round = 0; round < 3; round++) {
+        // The client leaves after `cut` deltas; the answer goes on to `resumed` before it is back,
+        // and on past it (one delta at least) once it is.
+        const cut = Math.floor(random() * (deltas - 1))
+        const resumed = cut + Math.floor(random() * (deltas - cut))
+        const id = await create()
+        const controller = new AbortController()
+        gate.hold()
+        const response = await send(id, ask('Pace it', 'gated/paced'), controller.signal)
+        const sent = await gate.sendUntil((gone) => gone.steps >= cut)
+        const seen = await readUntil(
+          response,
+          (read) =>
+            read.events[0]?.event === 'turn' && deltasOf(read) === sent.thinking + sent.text,
+        )
+        controller.abort()
+        await gate.sendUntil((gone) => gone.steps >= resumed)
+        const before = frames(seen.raw)
+        const lastId = parseSse(before).events.at(-1)!.id
+        const rest = await call(`/v1/conversations/${id}/stream`, {
+          headers: { 'last-event-id': lastId! },
+        })
+        expect(rest.status).toBe(200)
+        gate.open()
+        const after = frames((await readSse(rest)).raw)
+        expect(
+          untimed(before + after),
+          `seed ${SEED}, round ${round}: left after ${cut} deltas, back after ${resumed}`,
+        ).toBe(full)
+      }
+    } finally {
+      gate.open()
     }
-    // Four paced answers, each about two seconds.
-  }, 40_000)
+  })
 
   it('keeps answering when its client leaves, and stores the answer complete', async () => {
     const id = await create()
