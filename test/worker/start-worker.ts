@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { build, version as esbuildVersion, type BuildOptions } from 'esbuild'
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare'
@@ -60,62 +60,41 @@ const BUILD = {
   absWorkingDir: root,
 } as const satisfies BuildOptions
 
-/**
- * Changed when `prepareOnce` makes its bundle otherwise than `BUILD` says (it takes `minify` from
- * wrangler.toml), so that records kept by an earlier recipe are not read.
- */
-const RECIPE = 2
+/** Changed when what a record holds changes, so that records kept by an earlier recipe are not read. */
+const RECIPE = 3
 
-/** A test entry, bundled, with what Miniflare needs to run it as wrangler.toml describes it. */
-type Prepared = {
-  /** The folder holding the bundle's `index.js`. */
-  bundle: string
+/** Size and modification time of every file a record was made from (null: none there). */
+type Inputs = Record<string, [size: number, modified: number] | null>
+
+/** wrangler's reading of wrangler.toml, as Miniflare takes it. */
+type WranglerConfig = {
   /** Miniflare's options for the Worker of wrangler.toml, with a stand-in demo as its assets. */
   workerOptions: WorkerOptions
+  /** wrangler.toml's `[vars]`. */
   vars: Record<string, string>
-  /** Size and modification time of every file the above was made from (null: none there). */
-  inputs: Record<string, [size: number, modified: number] | null>
+  /** wrangler.toml's `minify` and `keep_names`, which a bundle follows. */
+  minify: boolean
+  keepNames: boolean
 }
 
 /**
  * Starts the test entry (`fixtures/test-worker.ts`: the deployed Worker plus scripted models, or
- * `entry`, a path from the repository root) in workerd, configured from wrangler.toml
- * (compatibility date and flags, the Durable Object, the assets routing), with these settings over
- * the `[vars]` and a stand-in demo as its assets. It is open to anyone (`ALLOW_ANONYMOUS`) and has a
- * `CLIENT_ID_SECRET` unless `vars` say otherwise (see `TEST_WORKER_VARS`). `.dev.vars` is never
- * read, so a developer's real keys cannot reach the tests. The bundle and wrangler's reading of
- * wrangler.toml are made once and kept until one of their files changes (see `prepare`), so a
- * start costs workerd's own start only. With `persist`, its Durable Objects keep their storage in
- * that folder: `dispose()` kills workerd, and a Worker started on the same folder finds what the
- * killed one stored, as a restarted runtime does.
+ * `entry`, a path from the repository root) in workerd (see {@link startWorkerd}), with these
+ * settings over the `[vars]` and a stand-in demo as its assets. It is open to anyone
+ * (`ALLOW_ANONYMOUS`) and has a `CLIENT_ID_SECRET` unless `vars` say otherwise (see
+ * `TEST_WORKER_VARS`). The bundle and wrangler's reading of wrangler.toml are made once and kept
+ * until one of their files changes (see `bundle`), so a start costs workerd's own start only.
+ * With `persist`, its Durable Objects keep their storage in that folder: `dispose()` kills
+ * workerd, and a Worker started on the same folder finds what the killed one stored, as a
+ * restarted runtime does.
  */
 export async function startTestWorker(
   vars: Record<string, string>,
   entry = 'test/worker/fixtures/test-worker.ts',
   options: { persist?: string | undefined } = {},
 ): Promise<TestWorker> {
-  const { bundle, workerOptions, vars: configVars } = await prepare(entry)
-  const lines: string[] = []
-  const collect = (stream: Readable) => {
-    stream.setEncoding('utf8')
-    stream.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter((l) => l !== '')))
-  }
-  const mf = new Miniflare({
-    ...workerOptions,
-    bindings: { ...configVars, ...TEST_WORKER_VARS, ...vars },
-    // The bundle is one module, named here: given `modules: true` and a script path, Miniflare
-    // would parse the whole bundle with acorn to find its imports, at every start.
-    modules: [{ type: 'ESModule', path: join(bundle, 'index.js') }],
-    modulesRoot: bundle,
-    host: '127.0.0.1',
-    port: 0,
-    ...(options.persist === undefined ? {} : { durableObjectsPersist: options.persist }),
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      collect(stdout)
-      collect(stderr)
-    },
-  } as MiniflareOptions)
-  const url = await mf.ready
+  const [script, { vars: configVars }] = await Promise.all([bundle(entry), wranglerConfig()])
+  const { url, logs, dispose } = await startWorkerd({ script, vars, persist: options.persist })
   const answers = (headers: Record<string, string>): WorkerAnswers => ({
     fetch(path, init = {}) {
       const sent = new Headers(init.headers)
@@ -127,7 +106,7 @@ export async function startTestWorker(
       } as RequestInit)
     },
     postAlone: (path, more, body) => postAlone(new URL(path, url), { ...more, ...headers }, body),
-    logs: () => [...lines],
+    logs,
   })
   return {
     ...answers({}),
@@ -137,9 +116,66 @@ export async function startTestWorker(
       answers({
         [SETTINGS_HEADER]: JSON.stringify({ ...configVars, ...TEST_WORKER_VARS, ...settings }),
       }),
-    // Miniflare's dispose kills workerd (SIGKILL): nothing it held in memory is written.
-    dispose: () => mf.dispose(),
+    // workerd is killed (SIGKILL): nothing it held in memory is written.
+    dispose,
   }
+}
+
+/** What {@link startWorkerd} runs. */
+export type WorkerdOptions = {
+  /** The Worker's bundle: one ES module. */
+  script: string
+  /** Its settings, over wrangler.toml's `[vars]` and `TEST_WORKER_VARS`. */
+  vars: Record<string, string>
+  /** The folder served as its assets. @defaultValue a stand-in demo */
+  assets?: string | undefined
+  /** Where its Durable Objects are stored, kept after it ends. @defaultValue memory only */
+  persist?: string | undefined
+}
+
+/** A Worker running in workerd alone. */
+export type Workerd = {
+  url: URL
+  /** Every line the Worker wrote to stdout and stderr so far. */
+  logs(): string[]
+  /** Ends workerd at once (Miniflare sends it SIGKILL): nothing it holds is flushed or said. */
+  dispose(): Promise<void>
+}
+
+/**
+ * Starts `script` (a bundle made here or elsewhere, such as the e2e snapshot's) in workerd,
+ * configured from wrangler.toml (compatibility date and flags, the Durable Objects, the assets
+ * routing), with these settings over its `[vars]`. `.dev.vars` is never read, so a developer's
+ * real keys cannot reach the tests. No wrangler process runs: a start costs workerd's own.
+ */
+export async function startWorkerd(options: WorkerdOptions): Promise<Workerd> {
+  const { workerOptions, vars: configVars } = await wranglerConfig()
+  const lines: string[] = []
+  const collect = (stream: Readable) => {
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => lines.push(...chunk.split('\n').filter((l) => l !== '')))
+  }
+  const assets =
+    options.assets === undefined
+      ? {}
+      : { assets: { ...workerOptions.assets!, directory: options.assets } }
+  const mf = new Miniflare({
+    ...workerOptions,
+    ...assets,
+    bindings: { ...configVars, ...TEST_WORKER_VARS, ...options.vars },
+    // The bundle is one module, named here: given `modules: true` and a script path, Miniflare
+    // would parse the whole bundle with acorn to find its imports, at every start.
+    modules: [{ type: 'ESModule', path: options.script }],
+    modulesRoot: dirname(options.script),
+    ...(options.persist === undefined ? {} : { defaultPersistRoot: options.persist }),
+    host: '127.0.0.1',
+    port: 0,
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      collect(stdout)
+      collect(stderr)
+    },
+  } as MiniflareOptions)
+  return { url: await mf.ready, logs: () => [...lines], dispose: () => mf.dispose() }
 }
 
 /**
@@ -151,84 +187,117 @@ export async function startTestWorker(
 export const ownConnections = new Agent({ pipelining: 0 })
 
 /**
- * The bundle of `entry` and wrangler's reading of wrangler.toml, from the cache when none of the
- * files they were made from changed, else made now (and kept). Importing wrangler and bundling
- * take seconds each, which every test file starting a Worker would pay. Each build goes to a
- * folder of its own, and the record naming it is replaced whole, so files running at once never
- * read half of one.
+ * The bundle of `entry` (the path of its one module), from the cache when none of the files it was
+ * made from changed, else made now (and kept). Importing wrangler and bundling take seconds each,
+ * which every test file starting a Worker would pay. Each build goes to a folder of its own, and
+ * the record naming it is replaced whole, so files running at once never read half of one.
  */
-function prepare(entry: string): Promise<Prepared> {
-  let prepared = preparing.get(entry)
-  if (prepared === undefined) preparing.set(entry, (prepared = prepareOnce(entry)))
-  return prepared
+function bundle(entry: string): Promise<string> {
+  let bundled = bundling.get(entry)
+  if (bundled === undefined) bundling.set(entry, (bundled = bundleOnce(entry)))
+  return bundled
 }
 
-/** One test file's preparations, by entry: its Workers start from the same. */
-const preparing = new Map<string, Promise<Prepared>>()
+/** One test file's bundles, by entry: its Workers start from the same. */
+const bundling = new Map<string, Promise<string>>()
 
-async function prepareOnce(entry: string): Promise<Prepared> {
+function bundleOnce(entry: string): Promise<string> {
   const key = createHash('sha256')
     .update(JSON.stringify([entry, BUILD, esbuildVersion, RECIPE]))
     .digest('hex')
     .slice(0, 16)
+  return kept(key, async () => {
+    const config = await wranglerConfig()
+    const folder = await mkdtemp(join(CACHE, `${key}-`))
+    const script = join(folder, 'index.js')
+    const { metafile } = await build({
+      ...BUILD,
+      // Minified as wrangler.toml asks, keeping names as wrangler does unless told otherwise: the
+      // bundle the relay runs in production, and a third of the size for Miniflare to copy and
+      // workerd to compile at every start.
+      minify: config.minify,
+      keepNames: config.keepNames,
+      entryPoints: [join(root, entry)],
+      outfile: script,
+      metafile: true,
+    })
+    await pruneBuilds(key, folder)
+    return {
+      value: script,
+      sources: [
+        ...Object.keys(metafile.inputs).map((input) => resolve(root, input)),
+        WRANGLER_TOML,
+      ],
+      made: [script],
+    }
+  })
+}
+
+/** wrangler's reading of wrangler.toml, from the cache as {@link bundle}'s, once per test file. */
+function wranglerConfig(): Promise<WranglerConfig> {
+  reading ??= kept(`wrangler-${RECIPE}`, async () => {
+    const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
+    const config = unstable_readConfig({ config: WRANGLER_TOML })
+    const assets = join(CACHE, 'assets')
+    await mkdir(assets, { recursive: true })
+    // Written once: rewriting it would make every kept record look stale.
+    await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>', {
+      flag: 'wx',
+    }).catch(() => {})
+    const { workerOptions } = unstable_getMiniflareWorkerOptions(config, undefined, {
+      overrides: { assets: { directory: assets } },
+    })
+    return {
+      value: {
+        workerOptions: workerOptions as WorkerOptions,
+        vars: config.vars as Record<string, string>,
+        minify: config.minify ?? false,
+        keepNames: config.keep_names ?? true,
+      },
+      sources: [
+        WRANGLER_TOML,
+        join(root, 'node_modules/wrangler/package.json'),
+        join(root, 'node_modules/miniflare/package.json'),
+      ],
+      made: [join(assets, 'index.html')],
+    }
+  })
+  return reading
+}
+
+let reading: Promise<WranglerConfig> | undefined
+
+/**
+ * The value kept in the cache as `key`, when none of the files it was made from changed since;
+ * else made now by `make`, from `sources`, into `made` (a kept value whose files went missing is
+ * made again), and kept, unless a source changed while it was made (a build could hold half of
+ * the edit).
+ */
+async function kept<T>(
+  key: string,
+  make: () => Promise<{ value: T; sources: string[]; made: string[] }>,
+): Promise<T> {
   const record = join(CACHE, `${key}.json`)
-  const kept = await readFile(record, 'utf8').then(
-    (text) => JSON.parse(text) as Prepared,
+  const found = await readFile(record, 'utf8').then(
+    (text) => JSON.parse(text) as { value: T; inputs: Inputs },
     () => undefined,
   )
-  if (kept !== undefined && (await unchanged(kept.inputs))) return kept
+  if (found !== undefined && (await unchanged(found.inputs))) return found.value
 
   await mkdir(CACHE, { recursive: true })
   const started = Date.now()
-  const bundle = await mkdtemp(join(CACHE, `${key}-`))
-  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
-  const config = unstable_readConfig({ config: WRANGLER_TOML })
-  const { metafile } = await build({
-    ...BUILD,
-    // Minified as wrangler.toml asks, keeping names as wrangler does unless told otherwise: the
-    // bundle the relay runs in production, and a third of the size for Miniflare to copy and
-    // workerd to compile at every start.
-    minify: config.minify ?? false,
-    keepNames: config.keep_names ?? true,
-    entryPoints: [join(root, entry)],
-    outfile: join(bundle, 'index.js'),
-    metafile: true,
-  })
-  const assets = join(CACHE, 'assets')
-  await mkdir(assets, { recursive: true })
-  // Written once: rewriting it would make every other kept build look stale.
-  await writeFile(join(assets, 'index.html'), '<!doctype html><title>thinkwire demo</title>', {
-    flag: 'wx',
-  }).catch(() => {})
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config, undefined, {
-    overrides: { assets: { directory: assets } },
-  })
-  const sources = [
-    ...Object.keys(metafile.inputs).map((input) => resolve(root, input)),
-    WRANGLER_TOML,
-    join(root, 'node_modules/wrangler/package.json'),
-    join(root, 'node_modules/miniflare/package.json'),
-  ]
+  const { value, sources, made } = await make()
   const stamps = await Promise.all(sources.map(stamp))
-  // What was made, so that a kept build whose files went missing is made again.
-  const made = [join(bundle, 'index.js'), join(assets, 'index.html')]
-  const prepared: Prepared = {
-    bundle,
-    workerOptions: workerOptions as WorkerOptions,
-    vars: config.vars as Record<string, string>,
-    inputs: Object.fromEntries([
-      ...sources.map((path, i) => [path, stamps[i]!]),
-      ...(await Promise.all(made.map(async (path) => [path, await stamp(path)]))),
-    ]),
-  }
-  // A source edited while it was bundled may be half in the bundle: such a build is not kept.
+  const inputs: Inputs = Object.fromEntries([
+    ...sources.map((path, i) => [path, stamps[i]!]),
+    ...(await Promise.all(made.map(async (path) => [path, await stamp(path)]))),
+  ])
   if (stamps.every((was) => was === null || was[1] < started)) {
     const temp = `${record}.${randomUUID()}`
-    await writeFile(temp, JSON.stringify(prepared))
+    await writeFile(temp, JSON.stringify({ value, inputs }))
     await rename(temp, record)
   }
-  await pruneBuilds(key, bundle)
-  return prepared
+  return value
 }
 
 async function stamp(path: string): Promise<[number, number] | null> {
@@ -238,7 +307,7 @@ async function stamp(path: string): Promise<[number, number] | null> {
   )
 }
 
-async function unchanged(inputs: Prepared['inputs']): Promise<boolean> {
+async function unchanged(inputs: Inputs): Promise<boolean> {
   const now = await Promise.all(Object.keys(inputs).map(stamp))
   return Object.values(inputs).every((was, i) => JSON.stringify(was) === JSON.stringify(now[i]))
 }
