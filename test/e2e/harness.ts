@@ -19,6 +19,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, onTestFailed } from 'vitest'
 import { CHROMIUM, launchChromium } from '../helpers/chromium.ts'
 import { startWranglerDev, type WranglerDev } from '../wrangler-dev.ts'
+import { startWorkerd } from '../worker/start-worker.ts'
 import { startGate, type Gate } from '../helpers/gate.ts'
 
 // The built demo, served by the real Worker under `wrangler dev` (as `npm start` does, from
@@ -242,11 +243,17 @@ function pruneBuilds(current: string): void {
   }
 }
 
-/** One `wrangler dev` serving the snapshot with its own settings. */
+/**
+ * A Worker serving the snapshot with its own settings: under `wrangler dev` ({@link startWorker}),
+ * or in workerd alone ({@link startInWorkerd}).
+ */
 export type Worker = WranglerDev
 
 /** Which Worker of the snapshot: the deployed one, or the one whose mock models are gated. */
 export type Entry = 'worker' | 'gated'
+
+/** The tests send more than a person would: no rate limits unless a test sets them. */
+const NO_RATE_LIMITS = { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_TOKENS_PER_MINUTE: '0' }
 
 /**
  * Starts `wrangler dev` on the snapshot's `entry` with these settings (`--var NAME:value`), in a
@@ -260,14 +267,10 @@ export async function startWorker(
   options: {
     entry?: Entry | undefined
     ready?: ((response: Response) => boolean) | undefined
-    /** A state folder of the caller's, kept when the Worker stops (another may start on it). */
-    persist?: string | undefined
   } = {},
 ): Promise<Worker> {
-  const persist = options.persist ?? mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
-  const removeState = () => {
-    if (options.persist === undefined) rmSync(persist, { recursive: true, force: true })
-  }
+  const persist = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
+  const removeState = () => rmSync(persist, { recursive: true, force: true })
   const starting = startWranglerDev({
     args: [
       '--config',
@@ -279,7 +282,7 @@ export async function startWorker(
       '--persist-to',
       persist,
     ],
-    vars: { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_TOKENS_PER_MINUTE: '0', ...vars },
+    vars: { ...NO_RATE_LIMITS, ...vars },
     ready: options.ready,
   })
   try {
@@ -305,6 +308,39 @@ export async function startWorker(
       )
       .finally(removeState)
     throw error
+  }
+}
+
+/**
+ * Starts the snapshot's `entry` in workerd alone, as Miniflare runs it under `wrangler dev` but
+ * without wrangler's process, its proxy Worker or its build watcher (see `startWorkerd`): a start
+ * costs about a third of the CPU. With the settings and rate limits of {@link startWorker}, on the
+ * state folder `persist` (kept when it stops). `stop` and `kill` both end workerd at once
+ * (SIGKILL), as a crash would: for a Worker that a test kills and starts again.
+ */
+export async function startInWorkerd(
+  snapshot: Snapshot,
+  vars: Readonly<Record<string, string>>,
+  options: { entry?: Entry | undefined; persist: string },
+): Promise<Worker> {
+  const entry = options.entry ?? 'worker'
+  const workerd = await within(
+    `workerd (${entry})`,
+    START_MS,
+    startWorkerd({
+      script: snapshot[entry],
+      assets: snapshot.assets,
+      persist: options.persist,
+      vars: { ...NO_RATE_LIMITS, ...vars },
+    }),
+  )
+  return {
+    base: workerd.url.origin,
+    get output() {
+      return workerd.logs().map((line) => `${line}\n`)
+    },
+    stop: workerd.dispose,
+    kill: workerd.dispose,
   }
 }
 
@@ -397,8 +433,9 @@ export type DemoServer = {
   readonly browser: Browser
   readonly gate: Gate
   /**
-   * Starts another gated Worker of the same snapshot, settings and gate, on the state folder
-   * `persist` (kept when it stops: a Worker started on it next finds what this one stored).
+   * Starts another gated Worker of the same snapshot, settings and gate, in workerd alone (see
+   * {@link startInWorkerd}), on the state folder `persist` (kept when it stops: a Worker started on
+   * it next finds what this one stored).
    */
   startAnother(persist: string): Promise<Worker>
 }
@@ -424,7 +461,7 @@ export function serveDemo(
     server.gate = gate
     const gated = { ...vars, MOCK_MODELS: 'off', MOCK_GATE_URL: gate.url }
     server.worker = await startWorker(snapshot, gated, { entry: 'gated' })
-    server.startAnother = (persist) => startWorker(snapshot, gated, { entry: 'gated', persist })
+    server.startAnother = (persist) => startInWorkerd(snapshot, gated, { entry: 'gated', persist })
     server.browser = await chromium()
   }, SETUP_MS)
   afterEach(() => server.gate?.open())
