@@ -58,7 +58,8 @@ function setUp(launched: () => Promise<Browser>): void {
       ['keys', Object.fromEntries(PROVIDERS.map(([, key, value]) => [key, value]))],
       // Nothing set: the offline mock, paced by its own clock (MOCK_DELAY_MS of wrangler.toml).
       ['nothing', {}],
-      ['tokens', { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '20' }],
+      // The mock answers at once: these tests are about the token, not about streaming.
+      ['tokens', { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '0' }],
     ]
     // Two at a time, each kept as it starts (so that one failing to start leaves none of the others
     // running): four starting at once beside another test file have twice kept this setup from
