@@ -25,12 +25,14 @@ export const BUNDLE_TARGET = 5632
  * dates and `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and
  * whole seconds in the header).
  *
- * - `relayConversation + useConversation` (about 5,770 B) holds the durable store, which keeps its
+ * - `relayConversation + useConversation` (about 6,140 B) holds the durable store, which keeps its
  *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so), tool
- *   answers, and a follower's WebSocket (about 370 B: the ticket, the socket read as the body of a
+ *   answers, a follower's WebSocket (about 370 B: the ticket, the socket read as the body of a
  *   follow stream, its ping, the fall back to SSE, and a stream that connects after a dispose
- *   closed at once). It is over the target by that socket, which lets an idle conversation's
- *   Durable Object sleep.
+ *   closed at once), and the relay's tool loop (about 370 B: what it waits on from `GET` and from
+ *   the stream, results beside their calls, approve and deny, an interrupted answer). It is over
+ *   the target by that socket, which lets an idle conversation's Durable Object sleep, and that
+ *   loop; its budget is the ceiling of a browser path, 6,144 B.
  * - `relay + useChat` (about 5,750 B) holds `Chat` and its tool loop (about 1.5 KiB of it), and an
  *   adapter that keeps the whole stream contract itself (abort, idle timeout, the `done` turn folded
  *   from the events); the body it leaves to end after `done` is the reader's `drainMs`. It is over
@@ -44,7 +46,7 @@ export const BUNDLE_TARGET = 5632
  */
 export const BUNDLE_BUDGETS: Readonly<Record<BrowserPath, number>> = {
   'relay + useChat': 5850,
-  'relayConversation + useConversation': 5830,
+  'relayConversation + useConversation': 6144,
 }
 
 /** What each browser path imports, by name. */

@@ -1,6 +1,6 @@
 import type { ChatInput, ChatSnapshot, ChatStatus, Scheduler } from '../core/chat.ts'
 import type { ChatStore } from '../core/chat-store.ts'
-import type { Conversation, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
+import type { ToolResult, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
 import { nextFrame } from '../core/next-frame.ts'
@@ -8,7 +8,15 @@ import { createNotifier } from '../core/notifier.ts'
 import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
 import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
-import type { WireCallOptions, WireConversationEvents } from '../core/wire.ts'
+import type {
+  WireApproval,
+  WireApprovalDecision,
+  WireCallOptions,
+  WireConversationEvents,
+  WireConversationRead,
+  WireLoopOptions,
+  WireToolResult,
+} from '../core/wire.ts'
 import { isRecord } from '../kit/json.ts'
 import { readEventStream, type EventSourceMessage } from '../kit/read-event-stream.ts'
 import { parseEvent, relayError } from './parse-event.ts'
@@ -26,8 +34,11 @@ export type RelayConversationOptions = {
   headers?: RelayHeaders | undefined
   /** @defaultValue `globalThis.fetch` */
   fetch?: typeof globalThis.fetch | undefined
-  /** Call options of every send (thinking, tools, ...). */
-  options?: WireCallOptions | undefined
+  /**
+   * Call options of every send (thinking, tools, ...), and the loop's on the relay: the server
+   * tools its model may call (`serverTools`) and its most model calls (`maxSteps`).
+   */
+  options?: (WireCallOptions & WireLoopOptions) | undefined
   /** Answers tool calls in the browser; each answer is sent as a tool turn, which continues the loop. */
   onToolCall?: ((call: ToolCall, context: ToolContext) => unknown) | undefined
   /** Most tool turns one send answers. @defaultValue 8 */
@@ -125,6 +136,13 @@ export class RelayConversation implements ChatStore {
   /** A turn the relay refused (it never reached the conversation): shown, and sent again by `regenerate()`. */
   #refused: UserTurn | ToolTurn | undefined
   #pending: TurnState | undefined
+  /** What the relay's tool loop waits on: approvals, and this client's own calls. */
+  #approvals: WireApproval[] = []
+  #calls: ToolCall[] = []
+  /** Results of the waiting step (`tool-result`, or sent by this store), shown beside their calls until its tool turn. */
+  #results: ToolResult[] = []
+  /** A restart of the relay cut the last answer (`interrupted`), until the next one starts. */
+  #interrupted = false
   /** A regenerate runs: its answer replaces the last one only once it is complete. */
   #replacing = false
   /** Stopped here: the answer stays as it was at the stop until its `done` comes. */
@@ -189,12 +207,7 @@ export class RelayConversation implements ChatStore {
       this.#listen('addEventListener')
     }
     if (this.#id === undefined) return
-    let body: {
-      conversation: Conversation
-      streaming: boolean
-      lastEventId: number
-      lastError?: { kind: string; message: string } | undefined
-    }
+    let body: WireConversationRead
     try {
       body = await (await this.#fetch(`/${this.#id}`, 'GET')).json()
     } catch (caught) {
@@ -221,6 +234,8 @@ export class RelayConversation implements ChatStore {
       }
     }
     this.#turns = body.conversation.turns
+    this.#approvals = body.pending?.approvals ?? []
+    this.#calls = body.pending?.calls ?? []
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
     this.#lastEventId = body.streaming ? 0 : body.lastEventId
     if (body.lastError !== undefined) {
@@ -235,7 +250,8 @@ export class RelayConversation implements ChatStore {
     else if (body.streaming) void this.#attach()
   }
 
-  async send(input: ChatInput, options?: WireCallOptions): Promise<void> {
+  /** Sends a message; `options` are this send's (see `RelayConversationOptions.options`). */
+  async send(input: ChatInput, options?: WireCallOptions & WireLoopOptions): Promise<void> {
     if (this.#busy()) return
     const turn: UserTurn =
       typeof input === 'string' || Array.isArray(input) ? { role: 'user', content: input } : input
@@ -247,7 +263,7 @@ export class RelayConversation implements ChatStore {
    * Asks again: a new answer to the last user or tool turn, which replaces the last answer once
    * complete. After a send the relay refused (401, 429, a dropped connection), sends that turn again.
    */
-  async regenerate(options?: WireCallOptions): Promise<void> {
+  async regenerate(options?: WireCallOptions & WireLoopOptions): Promise<void> {
     if (this.#busy()) return
     const refused = this.#refused
     this.#refused = undefined
@@ -281,6 +297,38 @@ export class RelayConversation implements ChatStore {
     this.#halted = true
     this.#notifier.emit()
     void this.#fetch(`/${this.#id}/stop?lastEventId=${this.#lastEventId}`, 'POST').catch(() => {})
+  }
+
+  /**
+   * Approves a server tool's call that waits (the snapshot's `pending.approvals`): the loop goes on
+   * on the relay, and its answer streams into every tab. A refusal is the store's `error`, as a
+   * send's is: no such approval (404), decided already (409), expired (410); the call then waits
+   * no more.
+   */
+  approve(approvalId: string): Promise<void> {
+    return this.#decide(approvalId, { approve: true })
+  }
+
+  /** Denies a call that waits, as `approve()` approves it: the model reads the denial and `reason`. */
+  deny(approvalId: string, reason?: string): Promise<void> {
+    return this.#decide(approvalId, { approve: false, reason })
+  }
+
+  async #decide(approvalId: string, decision: WireApprovalDecision): Promise<void> {
+    // As the relay listed it (base64url: nothing to escape).
+    const path = `/${this.#id}/approvals/${approvalId}`
+    try {
+      await this.#fetch(path, 'POST', JSON.stringify(decision))
+    } catch (error) {
+      // Refused (no such approval, decided already, expired): it waits no more. One that did not
+      // reach the relay (fetch's own error) may still wait.
+      if (error instanceof ThinkwireError)
+        this.#approvals = this.#approvals.filter((a) => a.approvalId !== approvalId)
+      return this.#fail(error)
+    }
+    // The loop goes on on the relay, its `tool-result` first (which ends the wait in every tab):
+    // a store that does not follow reads it.
+    if (!this.#options.follow) void this.#attach(this.#lastEventId)
   }
 
   /** Stops reading and listening; the answer goes on on the relay, and `load()` attaches again. */
@@ -324,6 +372,13 @@ export class RelayConversation implements ChatStore {
       }
       const body = { model: this.#options.model, ...this.#options.options, ...options, turn }
       const response = await this.#fetch(`/${this.#id}/${route}`, 'POST', JSON.stringify(body))
+      if (response.status === 202) {
+        // A tool turn's results, stored while approvals wait: the loop goes on once they are decided.
+        this.#results = [...this.#results, ...(turn as ToolTurn).results]
+        this.#calls = []
+        this.#sent = undefined
+        return this.#setStatus('ready')
+      }
       await this.#read(response.body)
     } catch (error) {
       // Not accepted (no `turn` event came back): the turn stays on screen, to be sent again.
@@ -331,8 +386,8 @@ export class RelayConversation implements ChatStore {
       this.#fail(error)
       return
     }
-    const last = this.#turns.at(-1)
-    const calls = last?.role === 'assistant' ? (last.toolCalls ?? []) : []
+    // This client's own calls (the relay runs its server tools).
+    const calls = this.#calls
     const execute = this.#options.onToolCall
     if (this.#status !== 'ready' || calls.length === 0 || execute === undefined) return
     if (step + 1 >= (this.#options.maxSteps ?? 8)) return
@@ -380,10 +435,14 @@ export class RelayConversation implements ChatStore {
       if (id <= this.#lastEventId) return undefined
       this.#lastEventId = id
     }
-    if (message.event === 'reset') {
+    const name = message.event
+    // The conversation's own events carry JSON data, read here; the answer's, by `parseEvent`.
+    const data: unknown = /^(tool-|turn|interrupted|reset)/.test(name ?? '')
+      ? JSON.parse(message.data)
+      : 0
+    if (name === 'reset') {
       // Resumed from before what the relay's log holds: the conversation as it is now, then what
       // follows it (the answer in flight, from its start).
-      const data: unknown = JSON.parse(message.data)
       const { conversation, streaming }: Partial<WireConversationEvents['reset']> = isRecord(data)
         ? data
         : {}
@@ -395,9 +454,33 @@ export class RelayConversation implements ChatStore {
       }
       return undefined
     }
-    if (message.event === 'turn') {
-      const data: unknown = JSON.parse(message.data)
+    if (name === 'tool-approval' && isRecord(data)) {
+      const approval = data as WireApproval
+      // Once: an answer read again from its start asks again.
+      this.#approvals = [...this.#approvals.filter((a) => a.callId !== approval.callId), approval]
+      return undefined
+    }
+    if (name === 'tool-result' && isRecord(data)) {
+      // Its call waits no more, for a person or for this client.
+      const result = data as WireToolResult
+      this.#results = [...this.#results, result]
+      this.#approvals = this.#approvals.filter((a) => a.callId !== result.callId)
+      this.#calls = this.#calls.filter((c) => c.id !== result.callId)
+      return undefined
+    }
+    if (name === 'interrupted') {
+      // Retried, what was shown of it comes again; else what was kept of it is its `done`.
+      if ((data as { retried?: unknown } | null)?.retried === true) this.#pending = undefined
+      this.#interrupted = true
+      return undefined
+    }
+    if (name === 'turn') {
       const { turn, replaces }: Partial<WireConversationEvents['turn']> = isRecord(data) ? data : {}
+      // A tool turn answers every call of its step; a user turn comes only when nothing waits.
+      this.#approvals = []
+      this.#calls = []
+      this.#results = []
+      this.#interrupted = false
       // The turn this answer answers: ours just sent, or (attaching, regenerating) one we have.
       const asked = this.#turns.findLast((t) => t.role !== 'assistant')
       const known = this.#sent === undefined && JSON.stringify(asked) === JSON.stringify(turn)
@@ -422,6 +505,9 @@ export class RelayConversation implements ChatStore {
         // A regenerate's answer replaces the one after the last user or tool turn.
         if (this.#replacing && turns.at(-1)?.role === 'assistant') turns = turns.slice(0, -1)
         this.#turns = [...turns, event.turn]
+        // Its calls the relay neither answered nor asks a person about are this client's.
+        const known = [...this.#results, ...this.#approvals].map((r) => r.callId)
+        this.#calls = (event.turn.toolCalls ?? []).filter((call) => !known.includes(call.id))
         this.#pending = undefined
         this.#replacing = false
         this.#setStatus('ready')
@@ -596,7 +682,10 @@ export class RelayConversation implements ChatStore {
 
   #makeSnapshot(): ChatSnapshot {
     const asked = this.#sent ?? this.#refused
-    const shown = asked === undefined ? this.#turns : [...this.#turns, asked]
+    // The waiting step's results, beside their calls, as the tool turn that will hold them.
+    const shown = [...this.#turns]
+    if (this.#results.length > 0) shown.push({ role: 'tool', results: this.#results })
+    if (asked) shown.push(asked)
     const messages = toMessages(shown)
     if (this.#pending !== undefined) {
       // A regenerate's answer streams in the place of the answer it will replace.
@@ -607,7 +696,10 @@ export class RelayConversation implements ChatStore {
     }
     return {
       conversation: { turns: this.#turns },
+      // The answers a restart cut, marked.
       messages,
+      interrupted: this.#interrupted,
+      pending: { approvals: this.#approvals, calls: this.#calls },
       status: this.#status,
       error: this.#error,
       reconnecting: this.#reconnecting,

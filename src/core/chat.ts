@@ -5,6 +5,7 @@ import type { Event, ToolCall } from './events.ts'
 import { createNotifier, type Scheduler } from './notifier.ts'
 import { messageId, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
+import type { WirePending } from './wire.ts'
 import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
 
 /** Where a chat is: idle, waiting for the first event, receiving, or failed. */
@@ -49,6 +50,17 @@ export type ChatSnapshot = {
    * while an answer is in flight. A stateless chat never sets it.
    */
   readonly reconnecting?: boolean | undefined
+  /**
+   * What a durable conversation's tool loop waits on (`relayConversation`): server tool calls
+   * that wait for a person's decision, and this client's own calls. A stateless chat never sets it.
+   */
+  readonly pending?: WirePending | undefined
+  /**
+   * A restart of the relay cut the last answer (a durable conversation's `interrupted` event):
+   * it was kept as it stood (a stopped turn), or it is asked again. False again once another
+   * answer starts.
+   */
+  readonly interrupted?: boolean | undefined
 }
 
 /** What `send()` takes: text, parts, or a whole user turn. */

@@ -311,4 +311,64 @@ describe('relayConversation', () => {
     store.dispose()
     restored.dispose()
   })
+  describe('with the Worker’s save_note, which waits for approval', () => {
+    /** A store whose message names save_note, and another on the same conversation, following it. */
+    async function askToSave(text: string) {
+      const store = onWorker({ options: { serverTools: ['save_note'] } })
+      await store.send(`save_note: ${text}`)
+      const other = onWorker({ id: store.id, follow: true, followOver: 'sse' })
+      await other.load()
+      return { store, other }
+    }
+
+    it('is approved in one store, which reads the loop going on, and a store that follows sees it', async () => {
+      const { store, other } = await askToSave('buy milk')
+      const [approval] = store.getSnapshot().pending?.approvals ?? []
+      expect(approval).toMatchObject({ name: 'save_note', input: { text: expect.any(String) } })
+      expect(other.getSnapshot().pending?.approvals).toEqual([approval])
+      await store.approve(approval!.approvalId)
+      for (const tab of [store, other]) {
+        await vi.waitFor(() => {
+          const { conversation, pending, status } = tab.getSnapshot()
+          expect(conversation.turns.map((t) => t.role)).toEqual([
+            'user',
+            'assistant',
+            'tool',
+            'assistant',
+          ])
+          expect(status).toBe('ready')
+          expect(pending?.approvals).toEqual([])
+        })
+      }
+      const [, asks, tools, answer] = store.getSnapshot().conversation.turns
+      expect((tools as ToolTurn).results).toMatchObject([
+        { output: expect.stringMatching(/^saved: /) },
+      ])
+      expect(store.getSnapshot().messages[1]?.toolCalls[0]?.result).toMatchObject({
+        output: expect.stringMatching(/^saved: /),
+      })
+      expect(asks).toMatchObject({ stopReason: 'tool-calls' })
+      expect(answer).toMatchObject({ text: expect.stringContaining('saved: ') })
+      // Decided: a second decision is refused, and says why.
+      await other.approve(approval!.approvalId)
+      expect(other.getSnapshot().error?.message).toMatch(/decided already/)
+      store.dispose()
+      other.dispose()
+    })
+
+    it('is denied with a reason: the model reads the denial, and nothing is saved', async () => {
+      const { store, other } = await askToSave('sell the car')
+      const [approval] = store.getSnapshot().pending?.approvals ?? []
+      await store.deny(approval!.approvalId, 'not today')
+      await vi.waitFor(() => {
+        expect(store.getSnapshot().conversation.turns).toHaveLength(4)
+        expect(store.getSnapshot().status).toBe('ready')
+      })
+      const result = (store.getSnapshot().conversation.turns[2] as ToolTurn).results[0]
+      expect(result).toMatchObject({ isError: true, output: expect.stringContaining('not today') })
+      await vi.waitFor(() => expect(other.getSnapshot().pending?.approvals).toEqual([]))
+      store.dispose()
+      other.dispose()
+    })
+  })
 })
