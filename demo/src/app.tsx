@@ -1,6 +1,7 @@
 import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { ChatMessage } from '../../src/react/index.ts'
 import { answerEnd } from './answer-end.ts'
+import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
 import type { DemoChat, DemoChatOptions } from './demo-chat.ts'
 import { MessageView } from './message-view.tsx'
@@ -48,6 +49,8 @@ export function App() {
   const { models, error: modelsError, needsToken, tokenReason, forToken } = useModels(token)
   const [model, setModel] = useState(settings.model ?? 'mock/echo')
   const [thinking, setThinking] = useState<ThinkingLevel>(settings.thinking)
+  /** Durable mode: each message names the Worker's server tools. */
+  const [serverTools, setServerTools] = useState(false)
   const [draft, setDraft] = useState('')
   // The question whose failed answer was dismissed: it stays unanswered, and says why.
   const [dismissedFailure, setDismissedFailure] = useState<string>()
@@ -69,7 +72,7 @@ export function App() {
       ? 'medium'
       : (levels.find((l) => l !== 'off') ?? levels[0])
 
-  const chat = useDemoChat({ model, thinking: level, headers, live, token })
+  const chat = useDemoChat({ model, thinking: level, headers, live, token, serverTools })
   const { messages, status, error, stop } = chat
   const busy = status === 'submitted' || status === 'streaming'
 
@@ -245,6 +248,17 @@ export function App() {
               </select>
             </label>
           )}
+          {!STATELESS && (
+            <label className="toggle">
+              <input
+                type="checkbox"
+                data-testid="server-tools"
+                checked={serverTools}
+                onChange={(event) => setServerTools(event.target.checked)}
+              />
+              <span>Server tools</span>
+            </label>
+          )}
           <button
             type="button"
             className="secondary"
@@ -327,6 +341,20 @@ export function App() {
             </footer>
           </article>
         )}
+        {chat.approvals?.waiting.map((approval) => (
+          <ApprovalCard
+            key={approval.approvalId}
+            approval={approval}
+            onApprove={() => {
+              chat.approvals?.approve(approval.approvalId)
+              focusPrompt()
+            }}
+            onDeny={() => {
+              chat.approvals?.deny(approval.approvalId)
+              focusPrompt()
+            }}
+          />
+        ))}
         {status === 'submitted' && (
           <div className="pending" role="img" aria-label="Waiting for the model">
             <span />

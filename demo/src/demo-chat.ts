@@ -1,3 +1,4 @@
+import type { WireApproval } from '../../src/core/wire.ts'
 import type { ThinkwireError } from '../../src/index.ts'
 import type { ChatMessage, ChatStatus } from '../../src/react/index.ts'
 import type { AnswerStats, ThinkingLevel } from './storage.ts'
@@ -30,6 +31,12 @@ export type DemoChat = {
   open(id: string): void
   /** The timings of an answer, when this page timed it. */
   statsFor(message: ChatMessage): AnswerStats | undefined
+  /** Durable mode: the server tools' calls that wait for a person, and the decisions on them. */
+  approvals?: {
+    waiting: readonly WireApproval[]
+    approve(approvalId: string): void
+    deny(approvalId: string): void
+  }
 }
 
 /** One line of the list of earlier chats. */
@@ -46,4 +53,6 @@ export type DemoChatOptions = {
   live: LiveTiming
   /** The relay token changed: what failed for want of it may be loaded again. */
   token: string
+  /** Durable mode: messages name the Worker's server tools (`clock`, `save_note`). */
+  serverTools: boolean
 }

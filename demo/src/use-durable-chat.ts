@@ -27,6 +27,9 @@ const idle: ChatStore = {
   regenerate: async () => {},
 }
 
+/** The Worker's server tools (`worker/tools.ts`), named by each message when the page says so. */
+const SERVER_TOOLS = ['clock', 'save_note']
+
 /** The conversation the page's address names (`?c=<id>`). */
 function idInUrl(): string | undefined {
   return new URLSearchParams(location.search).get('c') ?? undefined
@@ -75,7 +78,7 @@ async function listConversations(headers: HeadersInit, signal: AbortSignal) {
  * earlier ones come from `GET /v1/conversations`.
  */
 export function useDurableChat(options: DemoChatOptions): DemoChat {
-  const { model, thinking, headers, live, token } = options
+  const { model, thinking, headers, live, token, serverTools } = options
   /** The conversation open (none yet: the first send creates one); `n` counts openings. */
   const [open, setOpen] = useState(() => ({ id: idInUrl(), n: 0 }))
   const [store, setStore] = useState<RelayConversation>()
@@ -153,7 +156,10 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     return () => controller.abort()
   }, [busy, token, store, headers])
 
-  const call = () => (thinking === undefined ? undefined : { thinking })
+  const call = () => ({
+    ...(thinking === undefined ? {} : { thinking }),
+    ...(serverTools ? { serverTools: SERVER_TOOLS } : {}),
+  })
   const timeCall = () => {
     live.current = { startedAt: performance.now() }
   }
@@ -194,6 +200,11 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
         : undefined
     },
     newChat: () => reopen(undefined),
+    approvals: {
+      waiting: chat.pending?.approvals ?? [],
+      approve: (approvalId) => void chat.approve(approvalId),
+      deny: (approvalId) => void chat.deny(approvalId),
+    },
     previous: previous.filter((item) => item.id !== openId),
     open: (id) => reopen(id),
     statsFor: (message: ChatMessage) => {

@@ -554,4 +554,42 @@ function suite(): void {
     },
     TIMEOUT,
   )
+  it(
+    'shows a save_note approval in every tab and after a reload; one tab approves it for both',
+    async () => {
+      gate().open()
+      const first = await openDemo()
+      await first.check('[data-testid="server-tools"]')
+      await ask(first, 'save_note: buy milk')
+      const card = (page: DemoPage) => page.getByRole('region', { name: /save_note/ })
+      await card(first).waitFor()
+      await expect(trimmed(card(first).getByTestId('approval-input'))).resolves.toContain('"text"')
+      // The card takes focus when it appears: Tab reaches its Approve button.
+      await expect(focused(first)).resolves.toBe('approval')
+      const id = conversationOf(first)!
+
+      const second = await openDemo(`/?c=${id}`)
+      await card(second).waitFor()
+      // The relay keeps it: a reload while it waits shows it again.
+      await first.reload()
+      await card(first).waitFor()
+
+      await card(second).getByRole('button', { name: 'Approve' }).click()
+      for (const page of [first, second]) {
+        await page.locator('[data-testid="approval"]').waitFor({ state: 'detached' })
+        await answers(page).filter({ hasText: 'saved: ' }).waitFor()
+      }
+      await expect(focused(second)).resolves.toBe('prompt')
+      const { conversation } = await stored(id)
+      expect(conversation.turns.map((turn) => turn.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ])
+      await close(second)
+      await close(first)
+    },
+    TIMEOUT,
+  )
 }
