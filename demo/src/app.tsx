@@ -249,14 +249,14 @@ export function App() {
             </label>
           )}
           {!STATELESS && (
-            <label className="toggle">
+            <label className="tools-toggle">
               <input
                 type="checkbox"
                 data-testid="server-tools"
                 checked={serverTools}
                 onChange={(event) => setServerTools(event.target.checked)}
               />
-              <span>Server tools</span>
+              Server tools
             </label>
           )}
           <button
