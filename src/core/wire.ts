@@ -55,8 +55,9 @@ export type WireConversationEvents = WireEvents & {
   /** The user or tool turn an answer answers; a regenerate's says that it replaces the last answer. */
   turn: { turn: Turn; replaces?: true | undefined }
   /**
-   * The first event of a resume from before what the relay's log holds: the conversation as it is
-   * now (its id stands for every event up to it), and whether an answer is in flight.
+   * The conversation as it is now (its id stands for every event up to it), and whether an answer
+   * is in flight: the first event of a resume from before what the relay's log holds, and what
+   * follows a stop of a tool loop that waited (its stored tool turn starts no answer).
    */
   reset: { conversation: Conversation; streaming: boolean }
   /** The last event of a stream the relay closed before its answer's end: resume after `lastEventId`. */

@@ -356,6 +356,27 @@ describe('relayConversation', () => {
       other.dispose()
     })
 
+    it('is answered as stopped by a stop, and a store that follows shows the stored tool turn', async () => {
+      const { store, other } = await askToSave('paint the fence')
+      const id = store.id!
+      const stop = await worker.fetch(`/v1/conversations/${id}/stop`, {
+        method: 'POST',
+        headers,
+      })
+      expect(stop.status).toBe(204)
+      const held = (await stored(id)).conversation as { turns: { role: string }[] }
+      expect(held.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool'])
+      // The tool turn the stop stored reaches the store that follows, and nothing waits.
+      await vi.waitFor(() => {
+        const { conversation, pending, status } = other.getSnapshot()
+        expect(conversation).toEqual(held)
+        expect(pending?.approvals).toEqual([])
+        expect(status).toBe('ready')
+      })
+      store.dispose()
+      other.dispose()
+    })
+
     it('is denied with a reason: the model reads the denial, and nothing is saved', async () => {
       const { store, other } = await askToSave('sell the car')
       const [approval] = store.getSnapshot().pending?.approvals ?? []

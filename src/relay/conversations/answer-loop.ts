@@ -706,6 +706,9 @@ export class AnswerLoop {
     this.#toolsRan(step)
     this.#announceStep(step)
     record.addTurn(toolTurnOf(step))
+    // No answer follows this tool turn, which a `turn` event would announce: every tab that
+    // follows gets the conversation as it now is, as a resume from before the log would.
+    this.#host.journal.publish({ type: 'reset', conversation: record.shownJson() })
     this.#saveStep(undefined)
     this.#endLoop()
   }

@@ -23,6 +23,8 @@ export type ConversationEvent =
   | { type: 'tool-approval'; approval: WireApproval }
   | { type: 'tool-result'; result: ToolResult }
   | { type: 'interrupted'; retried: boolean }
+  /** The conversation as it is now (its shown turns' JSON), after a change no other event says. */
+  | { type: 'reset'; conversation: string }
 
 /** What a conversation's journal holds, for a host's `stats()`. */
 export type JournalStats = {
@@ -151,6 +153,9 @@ export class Journal {
         const data: WireConversationEvents['interrupted'] = { retried: event.retried }
         return this.#log.append('interrupted', JSON.stringify(data))
       }
+      case 'reset':
+        // The stored turns' JSON goes in as it is, as a resume's `reset` has it (nothing runs).
+        return this.#log.append('reset', `{"conversation":${event.conversation},"streaming":false}`)
       default:
         return this.#log.append(event.type, relayData.delta(event))
     }

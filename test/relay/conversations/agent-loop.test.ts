@@ -79,7 +79,8 @@ describe('a conversation’s tool loop', () => {
     expect(stop.status).toBe(204)
     expect(slow.signals.map((signal) => signal.aborted)).toEqual([true, true])
     const read = await readSse(running)
-    expect(runs(read)).toEqual(['turn', 'tool-call', 'tool-result', 'done'])
+    // The stop's tool turn starts no answer: the stream ends with the conversation as it now is.
+    expect(runs(read)).toEqual(['turn', 'tool-call', 'tool-result', 'done', 'reset'])
     expect(dataOf<WireToolResult>(read, 'tool-result')).toEqual([
       { callId: 'a', name: 'slow', output: 'Stopped before the tool finished.', isError: true },
       { callId: 'b', name: 'slow', output: 'Stopped before the tool finished.', isError: true },
@@ -87,6 +88,7 @@ describe('a conversation’s tool loop', () => {
     const view = await shown()
     expect(view.streaming).toBe(false)
     expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(dataOf(read, 'reset')).toEqual([{ conversation: view.conversation, streaming: false }])
     // Nothing waits: the conversation goes on.
     expect((await send({ model: 'mock/echo', turn: user('Next') })).status).toBe(200)
   })

@@ -223,7 +223,18 @@ describe('approvals of server tools', () => {
     const refused = await world.decide(approval.approvalId, { approve: true })
     expect(refused.status).toBe(409)
     expect(await body(refused)).toMatch(/answered as stopped/)
+    // A tab that follows is given the conversation as it now is: no answer follows the tool turn.
+    type Reset = { conversation: { turns: { role: string }[] }; streaming: boolean }
+    const told = await readUntil(follower, (read) => dataOf(read, 'reset').length > 0)
     await follower.body!.cancel()
+    const [reset] = dataOf<Reset>(told, 'reset')
+    expect(reset!.streaming).toBe(false)
+    expect(reset!.conversation).toEqual(view.conversation)
+    expect(reset!.conversation.turns.map((turn) => turn.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ])
     // The conversation goes on.
     expect((await world.ask('Next')).status).toBe(200)
   })
