@@ -44,3 +44,36 @@ export function userContent(
   const parts: readonly unknown[] = content
   return { role: 'user', content: parts.map((value, j) => partOf(value, `${field}[${j}]`)) }
 }
+
+/**
+ * A field path of `validateChatRequest` inside a turn: the turn's index in the conversation, and
+ * the rest of the path (`.text`, `.toolCalls[0].input`, ...). Each dialect names it anew.
+ */
+export const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
+
+/**
+ * A call option's field path (`maxTokens`, `toolChoice.name`): the option, its name in a dialect
+ * (`names`), and the rest of the path; undefined for a path of no option `names` lists.
+ */
+export function optionField(
+  field: string,
+  names: Readonly<Record<string, string>>,
+): { option: string; name: string; rest: string } | undefined {
+  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
+  return Object.hasOwn(names, option) ? { option, name: names[option]!, rest } : undefined
+}
+
+/**
+ * A refusal of `validateChatRequest` in a dialect's terms: its field as `rename` gives it, and its
+ * message, which starts with the field, starting with the new name.
+ */
+export function renamedRefusal(
+  error: { field: string; message: string },
+  rename: (field: string) => string,
+): { field: string; message: string } {
+  const field = rename(error.field)
+  const message = error.message.startsWith(error.field)
+    ? `${field}${error.message.slice(error.field.length)}`
+    : error.message
+  return { field, message }
+}

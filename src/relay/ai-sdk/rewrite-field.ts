@@ -1,3 +1,5 @@
+import { renamedRefusal, TURN_FIELD } from '../request-parts.ts'
+
 /**
  * Where a turn came from: its message, and the part of each entry of its list (a user turn's
  * `content`, an assistant turn's `toolCalls`, a tool turn's `results`).
@@ -10,7 +12,6 @@ export type TurnOrigin = {
   entries: string[]
 }
 
-const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
 const ENTRY_FIELD = /^\.(content|toolCalls|results)\[(\d+)\](.*)$/s
 
 /** The fields of a turn's entries, by the request's names: `toolCalls[j].id` → `toolCallId`. */
@@ -56,9 +57,5 @@ export function rewriteUiError(
   error: { field: string; message: string },
   origins: readonly TurnOrigin[],
 ): { field: string; message: string } {
-  const field = rewriteUiField(error.field, origins)
-  const message = error.message.startsWith(error.field)
-    ? `${field}${error.message.slice(error.field.length)}`
-    : error.message
-  return { field, message }
+  return renamedRefusal(error, (path) => rewriteUiField(path, origins))
 }

@@ -1,6 +1,6 @@
 import type { TurnSource } from './translate-messages.ts'
+import { optionField, renamedRefusal, TURN_FIELD } from '../request-parts.ts'
 
-const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
 /** A part, result or tool call of a turn: `.content[j]`, `.results[j]`, `.toolCalls[j]`. */
 const ENTRY_FIELD = /^\.(content|results|toolCalls)\[(\d+)\](.*)$/s
 const TOOL_FIELD = /^tools\[(\d+)\]\.parameters(.*)$/s
@@ -57,9 +57,9 @@ export function rewriteField(field: string, sources: readonly TurnSource[]): str
   const tool = TOOL_FIELD.exec(field)
   if (tool !== null) return `tools[${tool[1]}].input_schema${tool[2]}`
   if (field === 'thinking.budgetTokens') return 'thinking.budget_tokens'
-  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
-  const name = Object.hasOwn(OPTION_FIELDS, option) ? OPTION_FIELDS[option] : undefined
-  if (name === undefined) return field
+  const named = optionField(field, OPTION_FIELDS)
+  if (named === undefined) return field
+  const { option, name, rest } = named
   if (option === 'responseFormat' && (rest === '' || rest === '.type'))
     return 'output_config.format'
   return `${name}${rest}`
@@ -70,11 +70,7 @@ export function rewriteError(
   error: { field: string; message: string },
   sources: readonly TurnSource[],
 ): { field: string; message: string } {
-  const field = rewriteField(error.field, sources)
-  const message = error.message.startsWith(error.field)
-    ? `${field}${error.message.slice(error.field.length)}`
-    : error.message
-  return { field, message }
+  return renamedRefusal(error, (path) => rewriteField(path, sources))
 }
 
 /** The field of the message a turn came from, for the rest of the turn's path. */

@@ -24,7 +24,15 @@ import {
 } from '../validate-json.ts'
 import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
-import { argumentsOf, given, imageOfUrl, userContent } from '../request-parts.ts'
+import {
+  argumentsOf,
+  given,
+  imageOfUrl,
+  optionField,
+  renamedRefusal,
+  TURN_FIELD,
+  userContent,
+} from '../request-parts.ts'
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
 export type TranslatedRequest = {
@@ -402,7 +410,6 @@ function toolResult(message: JsonRecord, field: string, calls: Map<string, strin
   return { callId, name, output: textContent(own(message, 'content'), `${field}.content`) }
 }
 
-const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
 const RESULT_FIELD = /^\.results\[(\d+)\](.*)$/s
 const CALL_FIELD = /^\.toolCalls\[(\d+)\](.*)$/s
 const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
@@ -435,9 +442,9 @@ export function rewriteField(field: string, messageOfTurn: readonly number[]): s
   if (field === 'conversation' || field.startsWith('conversation.')) return 'messages'
   const tool = TOOL_FIELD.exec(field)
   if (tool !== null) return `tools[${tool[1]}].function.${tool[2]}${tool[3]}`
-  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
-  const name = Object.hasOwn(OPTION_FIELDS, option) ? OPTION_FIELDS[option] : undefined
-  if (name === undefined) return field
+  const named = optionField(field, OPTION_FIELDS)
+  if (named === undefined) return field
+  const { option, name, rest } = named
   if (option === 'thinking') return name
   if (option === 'toolChoice' && rest === '.name') return `${name}.function.name`
   if (option === 'responseFormat' && rest !== '' && rest !== '.type')
@@ -450,11 +457,8 @@ export function rewriteError(
   error: { field: string; message: string },
   messageOfTurn: readonly number[],
 ): { param: string; message: string } {
-  const param = rewriteField(error.field, messageOfTurn)
-  const message = error.message.startsWith(error.field)
-    ? `${param}${error.message.slice(error.field.length)}`
-    : error.message
-  return { param, message }
+  const { field, message } = renamedRefusal(error, (path) => rewriteField(path, messageOfTurn))
+  return { param: field, message }
 }
 
 /** The field of message `i` for the rest of a turn's path (`.text`, `.toolCalls[0].input`, …). */

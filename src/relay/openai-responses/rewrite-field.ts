@@ -1,6 +1,6 @@
 import type { TurnSource } from './translate-input.ts'
+import { optionField, renamedRefusal, TURN_FIELD } from '../request-parts.ts'
 
-const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
 const PART_FIELD = /^\.(?:results|toolCalls)\[(\d+)\](.*)$/s
 const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
 
@@ -30,10 +30,9 @@ export function rewriteResponsesField(field: string, sources: readonly TurnSourc
   }
   if (field === 'conversation.system') return 'instructions'
   if (field === 'conversation' || field.startsWith('conversation.')) return 'input'
-  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
-  const name = Object.hasOwn(OPTION_FIELDS, option) ? OPTION_FIELDS[option] : undefined
-  if (name === undefined) return field
-  return option === 'thinking' ? name : `${name}${rest}`
+  const option = optionField(field, OPTION_FIELDS)
+  if (option === undefined) return field
+  return option.option === 'thinking' ? option.name : `${option.name}${option.rest}`
 }
 
 /** {@link rewriteResponsesField} for a refusal: the field, and the message that starts with it. */
@@ -41,11 +40,8 @@ export function rewriteResponsesError(
   error: { field: string; message: string },
   sources: readonly TurnSource[],
 ): { param: string; message: string } {
-  const param = rewriteResponsesField(error.field, sources)
-  const message = error.message.startsWith(error.field)
-    ? `${param}${error.message.slice(error.field.length)}`
-    : error.message
-  return { param, message }
+  const { field, message } = renamedRefusal(error, (path) => rewriteResponsesField(path, sources))
+  return { param: field, message }
 }
 
 /** The field of a turn's input item for the rest of its path (`.text`, `.toolCalls[0].input`, …). */
