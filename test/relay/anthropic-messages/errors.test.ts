@@ -6,21 +6,12 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages'
 import { describe, expect, it } from 'vitest'
-import type { Adapter } from '../../../src/core/adapter.ts'
-import { ThinkwireError, type ErrorKind } from '../../../src/core/errors.ts'
-import { mock } from '../../../src/providers/mock/index.ts'
+import { endless, refusalProviders, refusalRelays } from '../refusal-relays.ts'
 import {
   anthropicStatus,
   messagesErrorResponse,
 } from '../../../src/relay/anthropic-messages/index.ts'
-import {
-  createRelay,
-  refuseRequest,
-  type LimitDecision,
-  type RateLimiter,
-  type Relay,
-  type RelayOptions,
-} from '../../../src/relay/index.ts'
+import { createRelay, refuseRequest, type Relay } from '../../../src/relay/index.ts'
 import { unchanged, withBody, withHeaders, type Rewrite } from '../completions/openai-errors.ts'
 import {
   expectMessagesError,
@@ -66,78 +57,7 @@ describe('anthropicStatus', () => {
 })
 
 const TOKEN = 'token-messages-errors-01'
-const failing = (kind: ErrorKind) =>
-  mock({ model: kind, script: [{ fail: { kind, retryAfterMs: 2000 } }] })
-/** Silent from the start, or after its first event, until the idle timeout ends it. */
-const stalling = (model: string, events: number) =>
-  mock({ model, script: [{ text: 'Halb', chunkSize: 4, stallAfterEvents: events }] })
-const providers = {
-  mock: [
-    mock(),
-    mock({ model: 'hidden' }),
-    failing('rate-limit'),
-    failing('server'),
-    failing('overloaded'),
-    failing('timeout'),
-    failing('context-length'),
-    failing('auth'),
-    stalling('stall', 0),
-    stalling('stall-later', 1),
-    mock({
-      model: 'fail-later',
-      script: [{ text: 'Halb', fail: { kind: 'server', afterEvents: 1 } }],
-    }),
-  ],
-  broken: {
-    create: (): Adapter => {
-      throw new ThinkwireError({ kind: 'auth', message: 'broken: no API key', provider: 'broken' })
-    },
-    models: ['m'],
-  },
-}
-const options = {
-  providers,
-  auth: [TOKEN],
-  cors: { origins: ['https://app.test'] },
-  limits: { bodyBytes: 4096, bodyTimeoutMs: 100 },
-  idleTimeoutMs: 50,
-  heartbeatMs: 60_000,
-} satisfies RelayOptions
-const refusing = (decision: LimitDecision): RateLimiter => ({ check: () => decision })
-const relays = {
-  open: createRelay(options),
-  filtered: createRelay({ ...options, models: ['mock/echo'] }),
-  rated: createRelay({ ...options, rateLimiter: refusing({ ok: false, retryAfterMs: 3000 }) }),
-  budgeted: createRelay({
-    ...options,
-    rateLimiter: refusing({
-      ok: false,
-      retryAfterMs: 7_200_000,
-      budget: { period: 'day', limitUsd: 5, spentUsd: 5.25, resetsAt: '2026-05-02T00:00:00.000Z' },
-    }),
-  }),
-  limiterDown: createRelay({
-    ...options,
-    rateLimiter: {
-      check: () => {
-        throw new Error('the limiter is down')
-      },
-    },
-  }),
-  faulty: createRelay({
-    ...options,
-    auth: () => {
-      throw new Error('the auth hook failed')
-    },
-  }),
-}
-
-/** A body that sends an opening brace and then never ends. */
-const endless = () =>
-  new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(new TextEncoder().encode('{')),
-    pull: () => new Promise(() => {}),
-  })
+const relays = refusalRelays(TOKEN)
 
 /** The Anthropic SDK on `relay`, each request changed by `rewrite` on its way. */
 function client(relay: Relay, rewrite: Rewrite = unchanged, apiKey = TOKEN): Anthropic {
@@ -479,7 +399,7 @@ describe('the relay token on /v1/messages', () => {
   it('hands an auth hook the token from x-api-key as a bearer token', async () => {
     const seen: (string | null)[] = []
     const relay = createRelay({
-      providers,
+      providers: refusalProviders,
       auth: (request) => {
         seen.push(request.headers.get('authorization'))
         return request.headers.get('authorization') === `Bearer ${TOKEN}` ? 'client-1' : null
@@ -512,7 +432,7 @@ describe('what a refused request is told on /v1/messages', () => {
   ])(
     'answers an auth hook’s refusal %o as %i %s, with its reason',
     async (refusal, status, type) => {
-      const relay = createRelay({ providers, auth: () => refusal })
+      const relay = createRelay({ providers: refusalProviders, auth: () => refusal })
       const response = await relay.fetch(call())
       expect(response.status).toBe(status)
       expect(await response.json()).toEqual({
