@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { WebSocket } from 'undici'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { ShownAssistantTurn } from '../../src/core/wire.ts'
 import { startGate, type Gate } from '../helpers/gate.ts'
@@ -236,7 +236,21 @@ function seeded(seed: number): () => number {
   }
 }
 
+/**
+ * Sends a message to `gated/paced` with the gate holding, and lets `steps` of its deltas go: the
+ * answer then waits, mid-way, for the test's next step (`gate.open()` lets the rest go at once).
+ */
+async function sendHeld(id: string, content: string, steps: number, signal?: AbortSignal) {
+  gate.hold()
+  const response = await send(id, ask(content, 'gated/paced'), signal)
+  await gate.sendUntil((sent) => sent.steps >= steps)
+  return response
+}
+
 describe('durable conversations in workerd', () => {
+  // An answer a test left held goes on at once for the next test.
+  afterEach(() => gate.open())
+
   it('creates, lists, shows, answers and deletes a conversation', async () => {
     const id = await create()
     expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/)
@@ -428,14 +442,15 @@ describe('durable conversations in workerd', () => {
   it('keeps answering when its client leaves, and stores the answer complete', async () => {
     const id = await create()
     const controller = new AbortController()
-    const response = await send(id, ask('Leave early', 'test/paced'), controller.signal)
+    const response = await sendHeld(id, 'Leave early', 3, controller.signal)
     await readUntil(response, (read) => read.events.length >= 3)
     controller.abort()
+    gate.open()
 
     const shown = await settled(id)
     const answer = shown.conversation.turns[1] as AssistantTurn
     expect(answer).toMatchObject({ role: 'assistant', text: PACED_TEXT, stopReason: 'stop' })
-    expect((await stored(id)).turns[1]).toMatchObject({ items: { provider: 'test' } })
+    expect((await stored(id)).turns[1]).toMatchObject({ items: { provider: 'gated' } })
     // Everything is still there to replay, ending in the same turn.
     const replay = await readSse(
       await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': '0' } }),
@@ -445,7 +460,7 @@ describe('durable conversations in workerd', () => {
 
   it('ends every stream of a conversation deleted mid-answer with a reconnect event', async () => {
     const id = await create()
-    const first = await send(id, ask('Delete me', 'test/paced'))
+    const first = await sendHeld(id, 'Delete me', 3)
     const second = await call(`/v1/conversations/${id}/stream`)
     const seen = await readUntil(first, (read) => read.events.length >= 3)
     expect((await call(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204)
@@ -464,9 +479,10 @@ describe('durable conversations in workerd', () => {
 
   it('sends two subscribers the same events, and a late one the answer from its start', async () => {
     const id = await create()
-    const first = await send(id, ask('Together', 'test/paced'))
+    const first = await sendHeld(id, 'Together', 3)
     const second = await call(`/v1/conversations/${id}/stream`)
     expect(second.status).toBe(200)
+    gate.open()
     const [a, b] = await Promise.all([readSse(first), readSse(second)])
     expect(frames(b.raw)).toBe(frames(a.raw))
     expect(names(a)[0]).toBe('turn')
@@ -475,16 +491,23 @@ describe('durable conversations in workerd', () => {
 
   it('gives many resumes opened during an answer and after it the same bytes, each to its end', async () => {
     const id = await create()
-    const first = await send(id, ask('Many readers', 'test/paced'))
+    const first = await sendHeld(id, 'Many readers', 3)
     const seen = await readUntil(first, (read) => read.events.length >= 3)
     // Resumes from the start and from each event seen so far, by the id they last saw.
     const froms = ['0', ...seen.events.slice(0, 2).map((event) => event.id!)]
-    const resume = (from: string) =>
+    const open = (from: string) =>
       call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': from } })
-        .then(readSse)
-        .then((read) => ({ from: Number(from), read }))
-    // 15 while the answer streams, then 30 at once after it ended.
-    const during = Array.from({ length: 15 }, (_, i) => resume(froms[i % froms.length]!))
+    const read = (from: string, response: Response) =>
+      readSse(response).then((read) => ({ from: Number(from), read }))
+    const resume = (from: string) => open(from).then((response) => read(from, response))
+    // 15 opened while the answer waits mid-way, then 30 at once after it ended.
+    const opened = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => froms[i % froms.length]!).map(
+        async (from) => [from, await open(from)] as const,
+      ),
+    )
+    gate.open()
+    const during = opened.map(([from, response]) => read(from, response))
     const sent = frames(seen.raw + (await readRest(first)))
     const after = Array.from({ length: 30 }, (_, i) => resume(froms[i % froms.length]!))
     const replay = await resume('0')
@@ -535,12 +558,14 @@ describe('durable conversations in workerd', () => {
     )
     expect(frames(within.raw)).toBe(frames(last.raw))
     // With an answer in flight: the conversation (its question included), then the answer.
-    const running = await send(id, ask('Three', 'test/paced'))
+    const running = await sendHeld(id, 'Three', 1)
     const seen = await readUntil(running, (read) => read.events.length >= 2)
     const turnId = Number(seen.events[0]!.id)
-    const joined = await readSse(
-      await call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': '1' } }),
-    )
+    const joining = await call(`/v1/conversations/${id}/stream`, {
+      headers: { 'last-event-id': '1' },
+    })
+    gate.open()
+    const joined = await readSse(joining)
     const answered = parseSse(seen.raw + (await readRest(running)))
     expect(names(joined)[0]).toBe('reset')
     expect(joined.events[0]!.id).toBe(String(turnId))
@@ -605,7 +630,7 @@ describe('durable conversations in workerd', () => {
 
   it('stops for every subscriber when one stops, storing what arrived without items', async () => {
     const id = await create()
-    const first = await send(id, ask('Stop me', 'test/paced'))
+    const first = await sendHeld(id, 'Stop me', 5)
     const second = await call(`/v1/conversations/${id}/stream`)
     const reading = readSse(second)
     const seen = await readUntil(first, (read) => read.events.length >= 5)
@@ -633,7 +658,9 @@ describe('durable conversations in workerd', () => {
 
   it('keeps a stopped answer up to the last event its stopping client showed, for every subscriber', async () => {
     const id = await create()
-    const first = await send(id, ask('Stop where I looked', 'test/paced'))
+    gate.hold()
+    const first = await send(id, ask('Stop where I looked', 'gated/paced'))
+    await gate.sendUntil((sent) => sent.text.length >= 24)
     const second = await call(`/v1/conversations/${id}/stream`)
     const reading = readSse(second)
     const texts = (read: ReadSse) => read.events.filter((event) => event.event === 'text')
@@ -687,7 +714,7 @@ describe('durable conversations in workerd', () => {
 
   it('refuses a stop whose Last-Event-ID is not a whole number, and stops nothing', async () => {
     const id = await create()
-    const running = await send(id, ask('Keep going', 'test/paced'))
+    const running = await sendHeld(id, 'Keep going', 1)
     for (const [query, headers] of [
       ['?lastEventId=soon', {}],
       ['', { 'last-event-id': '-3' }],
@@ -698,12 +725,13 @@ describe('durable conversations in workerd', () => {
         error: { kind: 'invalid-request', field: 'Last-Event-ID' },
       })
     }
+    gate.open()
     expect(lastDone(await readSse(running))).toMatchObject({ text: PACED_TEXT, stopReason: 'stop' })
   })
 
   it('keeps how long each answer thought with its turn, in its done and in GET, and none for one that did not think', async () => {
     const id = await create()
-    const thought = lastDone(await readSse(await send(id, ask('Think first', 'test/paced'))))
+    const thought = lastDone(await readSse(await send(id, ask('Think first', 'gated/paced'))))
     expect((thought as ShownAssistantTurn).thinkingMs).toEqual(expect.any(Number))
     expect((thought as ShownAssistantTurn).thinkingMs).toBeGreaterThanOrEqual(0)
     const plain = lastDone(await readSse(await send(id, ask('Just say it', 'test/short'))))
@@ -720,11 +748,12 @@ describe('durable conversations in workerd', () => {
     const empty = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
     expect(empty.status).toBe(409)
 
-    const running = await send(id, ask('First', 'test/paced'))
+    const running = await sendHeld(id, 'First', 1)
     const busy = await send(id, ask('Second'))
     expect(busy.status).toBe(409)
     const again = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
     expect(again.status).toBe(409)
+    gate.open()
     const read = await readSse(running)
     const lastId = read.events.at(-1)!.id!
     await settled(id)
@@ -1108,7 +1137,7 @@ describe('durable conversations in workerd', () => {
     await settled(id)
     await readSse(await send(id, ask('Broken', 'test/break')))
     await settled(id)
-    const running = await send(id, ask('Stopped', 'test/paced'))
+    const running = await sendHeld(id, 'Stopped', 3)
     await readUntil(running, (read) => read.events.length >= 3)
     await call(`/v1/conversations/${id}/stop`, { method: 'POST' })
     const { turns } = await stored(id)
@@ -1128,11 +1157,12 @@ describe('durable conversations in workerd', () => {
 
   it('runs an answer an eviction cut before any of its events was stored again, for every stream that resumes', async () => {
     const id = await create()
-    const response = await send(id, ask('Evicted', 'test/paced'))
+    const response = await sendHeld(id, 'Evicted', 5)
     const seen = await readUntil(response, (read) => read.events.length >= 5)
     const reset = await worker.fetch(`/v1/__test/conversation?id=${id}`, { method: 'POST' })
     expect(reset.status).toBe(204)
     await readRest(response).catch(() => '')
+    gate.open()
 
     // A subscriber that resumes learns the answer runs again, then gets it whole; its ids never
     // repeat an old one. (test/worker/interrupted.test.ts kills workerd itself.)

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { WireApproval, WireToolResult } from '../../src/core/wire.ts'
 import { dataOf, readSse, readUntil, runs, type ReadSse } from '../relay/sse-reader.ts'
+import { startGate, type Gate } from '../helpers/gate.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-alice-0123456789'
@@ -28,12 +29,21 @@ const server = createServer((_request, response) => {
   probe.held.push(response)
 })
 
+/** What paces the `gated/paced` model: its deltas go when a test lets them. */
+let gate: Gate
+/** The one runtime every test kills and starts again (each on a conversation of its own). */
+let on: Runtime
+
 beforeAll(async () => {
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
   probe.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe`
+  gate = await startGate()
+  on = await runtime()
 })
 
 afterAll(async () => {
+  await on?.close()
+  await gate?.close()
   for (const response of probe.held) response.destroy()
   await new Promise((closed) => server.close(closed))
 })
@@ -48,6 +58,7 @@ async function runtime() {
     RATE_LIMIT_REQUESTS_PER_MINUTE: '0',
     RATE_LIMIT_TOKENS_PER_MINUTE: '0',
     TOOL_PROBE_URL: probe.url,
+    MOCK_GATE_URL: gate.url,
   }
   const start = () => startTestWorker(vars, undefined, { persist: join(folder, 'state') })
   let worker: TestWorker = await start()
@@ -109,117 +120,101 @@ const textOf = (read: ReadSse) =>
 
 describe('answers cut by killing workerd', () => {
   it('runs an answer none of whose events was stored again, once, and every resumed stream gets it', async () => {
-    const on = await runtime()
-    try {
-      const id = await conversation(on)
-      const running = await send(on, id, {
-        model: 'test/paced',
-        turn: { role: 'user', content: 'Go' },
-      })
-      const seen = await readUntil(running, (read) => read.events.length >= 5)
-      await on.restart()
-      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
-      expect(runs(read)).toEqual(['turn', 'interrupted', 'thinking', 'text', 'done'])
-      expect(dataOf(read, 'interrupted')).toEqual([{ retried: true }])
-      expect(Number(read.events[0]!.id)).toBeGreaterThan(Number(seen.events.at(-1)!.id))
-      expect(textOf(read)).toBe(PACED_TEXT)
-      const view = await idle(on, id)
-      expect(view).not.toHaveProperty('lastError')
-      expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
-    } finally {
-      await on.close()
-    }
+    const id = await conversation(on)
+    // The gate holds the answer after four deltas, and lets its run after the restart go at once.
+    gate.hold()
+    const running = await send(on, id, {
+      model: 'gated/paced',
+      turn: { role: 'user', content: 'Go' },
+    })
+    await gate.sendUntil((sent) => sent.steps >= 4)
+    const seen = await readUntil(running, (read) => read.events.length >= 5)
+    await on.restart()
+    gate.open()
+    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    expect(runs(read)).toEqual(['turn', 'interrupted', 'thinking', 'text', 'done'])
+    expect(dataOf(read, 'interrupted')).toEqual([{ retried: true }])
+    expect(Number(read.events[0]!.id)).toBeGreaterThan(Number(seen.events.at(-1)!.id))
+    expect(textOf(read)).toBe(PACED_TEXT)
+    const view = await idle(on, id)
+    expect(view).not.toHaveProperty('lastError')
+    expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
   })
 
   it('keeps what was stored of an answer that streamed as a stopped turn', async () => {
-    const on = await runtime()
-    try {
-      const id = await conversation(on)
-      const running = await send(on, id, {
-        model: 'test/large',
-        turn: { role: 'user', content: 'Go' },
-      })
-      // Past a few 64 KiB batches of the log, each written as it fills.
-      const seen = await readUntil(running, (read) => read.events.length >= 60)
-      await on.restart()
-      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
-      // The stored events the client had not read when the runtime died (the log writes a batch
-      // as it fills, whatever its readers have taken), if any, then the answer's end.
-      const names = runs(read)
-      expect(names.slice(-2)).toEqual(['interrupted', 'done'])
-      expect(names.slice(0, -2).every((name) => name === 'text')).toBe(true)
-      expect(dataOf(read, 'interrupted')).toEqual([{ retried: false }])
-      const stopped = dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn
-      expect(stopped.stopReason).toBe('aborted')
-      // What was stored: from the start, a part of what the client saw, resumed stream included.
-      expect(stopped.text.length).toBeGreaterThan(0)
-      expect((textOf(seen) + textOf(read)).startsWith(stopped.text)).toBe(true)
-      if (names.length > 2) expect(stopped.text).toBe(textOf(seen) + textOf(read))
-      expect(LARGE_TEXT.startsWith(stopped.text)).toBe(true)
-      const view = await shown(on, id)
-      expect(view.streaming).toBe(false)
-      expect(view.conversation.turns[1]).toEqual(stopped)
-    } finally {
-      await on.close()
-    }
+    const id = await conversation(on)
+    const running = await send(on, id, {
+      model: 'test/large',
+      turn: { role: 'user', content: 'Go' },
+    })
+    // Past a few 64 KiB batches of the log, each written as it fills.
+    const seen = await readUntil(running, (read) => read.events.length >= 60)
+    await on.restart()
+    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    // The stored events the client had not read when the runtime died (the log writes a batch
+    // as it fills, whatever its readers have taken), if any, then the answer's end.
+    const names = runs(read)
+    expect(names.slice(-2)).toEqual(['interrupted', 'done'])
+    expect(names.slice(0, -2).every((name) => name === 'text')).toBe(true)
+    expect(dataOf(read, 'interrupted')).toEqual([{ retried: false }])
+    const stopped = dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn
+    expect(stopped.stopReason).toBe('aborted')
+    // What was stored: from the start, a part of what the client saw, resumed stream included.
+    expect(stopped.text.length).toBeGreaterThan(0)
+    expect((textOf(seen) + textOf(read)).startsWith(stopped.text)).toBe(true)
+    if (names.length > 2) expect(stopped.text).toBe(textOf(seen) + textOf(read))
+    expect(LARGE_TEXT.startsWith(stopped.text)).toBe(true)
+    const view = await shown(on, id)
+    expect(view.streaming).toBe(false)
+    expect(view.conversation.turns[1]).toEqual(stopped)
   })
 
   it('answers a server tool that ran as interrupted, never runs it twice, and the loop goes on', async () => {
-    const on = await runtime()
-    try {
-      const id = await conversation(on)
-      const before = probe.runs
-      const running = await send(on, id, {
-        model: 'mock/echo',
-        turn: { role: 'user', content: 'Run probe now' },
-        serverTools: ['probe'],
-      })
-      const seen = await readUntil(running, (read) =>
-        read.events.some((e) => e.event === 'tool-call'),
-      )
-      await expect.poll(() => probe.runs).toBe(before + 1)
-      await on.restart()
-      const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
-      expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
-      const [result] = dataOf<WireToolResult>(read, 'tool-result')
-      expect(result).toMatchObject({ name: 'probe', isError: true })
-      expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
-      const view = await idle(on, id)
-      expect(view.conversation.turns.map((t) => t.role)).toEqual([
-        'user',
-        'assistant',
-        'tool',
-        'assistant',
-      ])
-      expect(probe.runs).toBe(before + 1)
-    } finally {
-      await on.close()
-    }
+    const id = await conversation(on)
+    const before = probe.runs
+    const running = await send(on, id, {
+      model: 'mock/echo',
+      turn: { role: 'user', content: 'Run probe now' },
+      serverTools: ['probe'],
+    })
+    const seen = await readUntil(running, (read) =>
+      read.events.some((e) => e.event === 'tool-call'),
+    )
+    await expect.poll(() => probe.runs).toBe(before + 1)
+    await on.restart()
+    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
+    const [result] = dataOf<WireToolResult>(read, 'tool-result')
+    expect(result).toMatchObject({ name: 'probe', isError: true })
+    expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
+    const view = await idle(on, id)
+    expect(view.conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(probe.runs).toBe(before + 1)
   })
 
   it('keeps an approval that waits across the restart, and goes on once it is decided', async () => {
-    const on = await runtime()
-    try {
-      const id = await conversation(on)
-      const asked = await readSse(
-        await send(on, id, {
-          model: 'mock/echo',
-          turn: { role: 'user', content: 'save_note after the deploy' },
-          serverTools: ['save_note'],
-        }),
-      )
-      const [approval] = dataOf<WireApproval>(asked, 'tool-approval')
-      await on.restart()
-      const decided = await on.call(`/v1/conversations/${id}/approvals/${approval!.approvalId}`, {
-        body: { approve: true },
-      })
-      expect(decided.status).toBe(202)
-      const view = await idle(on, id)
-      expect(view.conversation.turns[2]).toMatchObject({
-        results: [{ output: 'saved: after the deploy' }],
-      })
-    } finally {
-      await on.close()
-    }
+    const id = await conversation(on)
+    const asked = await readSse(
+      await send(on, id, {
+        model: 'mock/echo',
+        turn: { role: 'user', content: 'save_note after the deploy' },
+        serverTools: ['save_note'],
+      }),
+    )
+    const [approval] = dataOf<WireApproval>(asked, 'tool-approval')
+    await on.restart()
+    const decided = await on.call(`/v1/conversations/${id}/approvals/${approval!.approvalId}`, {
+      body: { approve: true },
+    })
+    expect(decided.status).toBe(202)
+    const view = await idle(on, id)
+    expect(view.conversation.turns[2]).toMatchObject({
+      results: [{ output: 'saved: after the deploy' }],
+    })
   })
 })
