@@ -497,9 +497,9 @@ describe('durable conversations in workerd', () => {
     const froms = ['0', ...seen.events.slice(0, 2).map((event) => event.id!)]
     const open = (from: string) =>
       call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': from } })
-    const read = (from: string, response: Response) =>
+    const readFrom = (from: string, response: Response) =>
       readSse(response).then((read) => ({ from: Number(from), read }))
-    const resume = (from: string) => open(from).then((response) => read(from, response))
+    const resume = (from: string) => open(from).then((response) => readFrom(from, response))
     // 15 opened while the answer waits mid-way, then 30 at once after it ended.
     const opened = await Promise.all(
       Array.from({ length: 15 }, (_, i) => froms[i % froms.length]!).map(
@@ -507,7 +507,7 @@ describe('durable conversations in workerd', () => {
       ),
     )
     gate.open()
-    const during = opened.map(([from, response]) => read(from, response))
+    const during = opened.map(([from, response]) => readFrom(from, response))
     const sent = frames(seen.raw + (await readRest(first)))
     const after = Array.from({ length: 30 }, (_, i) => resume(froms[i % froms.length]!))
     const replay = await resume('0')

@@ -87,19 +87,18 @@ async function runtime() {
 
 type Runtime = Awaited<ReturnType<typeof runtime>>
 
-async function conversation(on: Runtime): Promise<string> {
+async function conversation(): Promise<string> {
   const response = await on.call('/v1/conversations', { body: {} })
   expect(response.status).toBe(201)
   return ((await response.json()) as { id: string }).id
 }
 
-const send = (on: Runtime, id: string, body: unknown) =>
-  on.call(`/v1/conversations/${id}/messages`, { body })
+const send = (id: string, body: unknown) => on.call(`/v1/conversations/${id}/messages`, { body })
 
-const resume = (on: Runtime, id: string, after: string) =>
+const resume = (id: string, after: string) =>
   on.call(`/v1/conversations/${id}/stream`, { headers: { 'last-event-id': after } })
 
-async function shown(on: Runtime, id: string) {
+async function shown(id: string) {
   const response = await on.call(`/v1/conversations/${id}`)
   return (await response.json()) as {
     conversation: { turns: Turn[] }
@@ -108,9 +107,9 @@ async function shown(on: Runtime, id: string) {
   }
 }
 
-async function idle(on: Runtime, id: string) {
-  await expect.poll(async () => (await shown(on, id)).streaming, { timeout: 30_000 }).toBe(false)
-  return shown(on, id)
+async function idle(id: string) {
+  await expect.poll(async () => (await shown(id)).streaming, { timeout: 30_000 }).toBe(false)
+  return shown(id)
 }
 
 const textOf = (read: ReadSse) =>
@@ -120,10 +119,10 @@ const textOf = (read: ReadSse) =>
 
 describe('answers cut by killing workerd', () => {
   it('runs an answer none of whose events was stored again, once, and every resumed stream gets it', async () => {
-    const id = await conversation(on)
+    const id = await conversation()
     // The gate holds the answer after four deltas, and lets its run after the restart go at once.
     gate.hold()
-    const running = await send(on, id, {
+    const running = await send(id, {
       model: 'gated/paced',
       turn: { role: 'user', content: 'Go' },
     })
@@ -131,26 +130,26 @@ describe('answers cut by killing workerd', () => {
     const seen = await readUntil(running, (read) => read.events.length >= 5)
     await on.restart()
     gate.open()
-    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    const read = await readSse(await resume(id, seen.events.at(-1)!.id!))
     expect(runs(read)).toEqual(['turn', 'interrupted', 'thinking', 'text', 'done'])
     expect(dataOf(read, 'interrupted')).toEqual([{ retried: true }])
     expect(Number(read.events[0]!.id)).toBeGreaterThan(Number(seen.events.at(-1)!.id))
     expect(textOf(read)).toBe(PACED_TEXT)
-    const view = await idle(on, id)
+    const view = await idle(id)
     expect(view).not.toHaveProperty('lastError')
     expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
   })
 
   it('keeps what was stored of an answer that streamed as a stopped turn', async () => {
-    const id = await conversation(on)
-    const running = await send(on, id, {
+    const id = await conversation()
+    const running = await send(id, {
       model: 'test/large',
       turn: { role: 'user', content: 'Go' },
     })
     // Past a few 64 KiB batches of the log, each written as it fills.
     const seen = await readUntil(running, (read) => read.events.length >= 60)
     await on.restart()
-    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    const read = await readSse(await resume(id, seen.events.at(-1)!.id!))
     // The stored events the client had not read when the runtime died (the log writes a batch
     // as it fills, whatever its readers have taken), if any, then the answer's end.
     const names = runs(read)
@@ -164,15 +163,15 @@ describe('answers cut by killing workerd', () => {
     expect((textOf(seen) + textOf(read)).startsWith(stopped.text)).toBe(true)
     if (names.length > 2) expect(stopped.text).toBe(textOf(seen) + textOf(read))
     expect(LARGE_TEXT.startsWith(stopped.text)).toBe(true)
-    const view = await shown(on, id)
+    const view = await shown(id)
     expect(view.streaming).toBe(false)
     expect(view.conversation.turns[1]).toEqual(stopped)
   })
 
   it('answers a server tool that ran as interrupted, never runs it twice, and the loop goes on', async () => {
-    const id = await conversation(on)
+    const id = await conversation()
     const before = probe.runs
-    const running = await send(on, id, {
+    const running = await send(id, {
       model: 'mock/echo',
       turn: { role: 'user', content: 'Run probe now' },
       serverTools: ['probe'],
@@ -182,12 +181,12 @@ describe('answers cut by killing workerd', () => {
     )
     await expect.poll(() => probe.runs).toBe(before + 1)
     await on.restart()
-    const read = await readSse(await resume(on, id, seen.events.at(-1)!.id!))
+    const read = await readSse(await resume(id, seen.events.at(-1)!.id!))
     expect(runs(read)).toEqual(['tool-result', 'done', 'turn', 'thinking', 'text', 'done'])
     const [result] = dataOf<WireToolResult>(read, 'tool-result')
     expect(result).toMatchObject({ name: 'probe', isError: true })
     expect(String(result!.output)).toMatch(/^Interrupted: the relay restarted while the tool ran/)
-    const view = await idle(on, id)
+    const view = await idle(id)
     expect(view.conversation.turns.map((t) => t.role)).toEqual([
       'user',
       'assistant',
@@ -198,9 +197,9 @@ describe('answers cut by killing workerd', () => {
   })
 
   it('keeps an approval that waits across the restart, and goes on once it is decided', async () => {
-    const id = await conversation(on)
+    const id = await conversation()
     const asked = await readSse(
-      await send(on, id, {
+      await send(id, {
         model: 'mock/echo',
         turn: { role: 'user', content: 'save_note after the deploy' },
         serverTools: ['save_note'],
@@ -212,7 +211,7 @@ describe('answers cut by killing workerd', () => {
       body: { approve: true },
     })
     expect(decided.status).toBe(202)
-    const view = await idle(on, id)
+    const view = await idle(id)
     expect(view.conversation.turns[2]).toMatchObject({
       results: [{ output: 'saved: after the deploy' }],
     })
