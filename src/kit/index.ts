@@ -27,6 +27,7 @@ export { buildClient, sdkTransportError, type SdkTransportErrors } from './sdk-e
 export { nodeFetchTimeout } from './node-fetch-timeout.ts'
 export { abortedError, toThinkwireError } from '../core/errors.ts'
 export { keepStopSequences } from './stop-sequences.ts'
+export { withJsonInstruction } from './json-instruction.ts'
 export { levelForBudget, nearestLevel, type BudgetThresholds } from './effort.ts'
 export { modelTable, type ModelTable } from './model-table.ts'
 export { parsePartialJson, type PartialJson } from './partial-json.ts'

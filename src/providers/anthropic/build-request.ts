@@ -5,6 +5,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
+import { withJsonInstruction } from '../../kit/json-instruction.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
 import { cacheControlOf, markCacheBreakpoints } from './cache-control.ts'
@@ -20,8 +21,6 @@ export type BuiltRequest = {
   /** The body replays `thinking`/`redacted_thinking` blocks (so a stale-signature 400 can be retried without them). */
   replayedThinking: boolean
 }
-
-const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
 
 /**
  * Builds the Messages request for one call: thinking per model, tools and tool choice, output
@@ -81,14 +80,7 @@ export function buildRequest(
         format: { type: 'json_schema', schema: format.schema },
       }
     } else {
-      const schema =
-        format.schema === undefined
-          ? ''
-          : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
-      system =
-        system === undefined || system === ''
-          ? JSON_INSTRUCTION + schema
-          : `${system}\n\n${JSON_INSTRUCTION}${schema}`
+      system = withJsonInstruction(system, format)
     }
   }
   if (system !== undefined && system !== '') body.system = system

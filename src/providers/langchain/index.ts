@@ -5,6 +5,7 @@ import type { Conversation, Usage } from '../../core/conversation.ts'
 import { abortedError } from '../../core/errors.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { guardStream, type Delta, type Producer } from '../../kit/guard-stream.ts'
+import { withJsonInstruction } from '../../kit/json-instruction.ts'
 import { isRecord } from '../../kit/json.ts'
 import { encodeMessages, type LangChainTurnRecord, type NativeMessage } from './encode-messages.ts'
 import { mapLangChainError } from './map-error.ts'
@@ -53,7 +54,7 @@ export function fromLangChain(
   function produce(conversation: Conversation, callOptions: CallOptions): Producer {
     return async function* ({ signal, tag }) {
       const warnings = unsupported(callOptions)
-      const messages = encodeMessages(withJsonInstruction(conversation, callOptions), tag)
+      const messages = encodeMessages(askingForJson(conversation, callOptions), tag)
       const runnable = withTools(chatModel, callOptions, warnings)
       const extra = callOptions.providerOptions?.[provider]
       const stop = callOptions.stop?.length ? { stop: callOptions.stop } : {}
@@ -184,22 +185,11 @@ function unsupported(options: CallOptions): string[] {
   return warnings
 }
 
-const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
-
 /** The conversation with JSON asked for in its system prompt, when the call wants JSON. */
-function withJsonInstruction(conversation: Conversation, options: CallOptions): Conversation {
+function askingForJson(conversation: Conversation, options: CallOptions): Conversation {
   const format = options.responseFormat
   if (format === undefined) return conversation
-  const schema =
-    format.schema === undefined
-      ? ''
-      : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
-  const system = conversation.system
-  const ask = JSON_INSTRUCTION + schema
-  return {
-    ...conversation,
-    system: system === undefined || system === '' ? ask : `${system}\n\n${ask}`,
-  }
+  return { ...conversation, system: withJsonInstruction(conversation.system, format) }
 }
 
 /**

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/responses/responses'
 import type { CacheOptions, CallOptions, ToolChoice } from '../../core/adapter.ts'
 import type { Conversation } from '../../core/conversation.ts'
+import { withJsonInstruction } from '../../kit/json-instruction.ts'
 import { mergeProviderOptions } from '../../kit/provider-options.ts'
 import type { ReplayTag } from '../../kit/replay.ts'
 import { keepStopSequences } from '../../kit/stop-sequences.ts'
@@ -34,8 +35,6 @@ export type RequestPlan = {
 }
 
 const ENCRYPTED_REASONING = 'reasoning.encrypted_content'
-
-const JSON_INSTRUCTION = 'Answer with one JSON value only: no prose, no code fences.'
 
 /**
  * Builds the Responses request for one call: `store: false` with the conversation inline, reasoning
@@ -83,14 +82,7 @@ export function buildRequest(
     } else {
       // `json_object` needs the word JSON in the input; the instruction carries it.
       if (row.json) body.text = { format: { type: 'json_object' } }
-      const schema =
-        format.schema === undefined
-          ? ''
-          : ` It must match this JSON Schema: ${JSON.stringify(format.schema)}`
-      instructions =
-        instructions === undefined || instructions === ''
-          ? JSON_INSTRUCTION + schema
-          : `${instructions}\n\n${JSON_INSTRUCTION}${schema}`
+      instructions = withJsonInstruction(instructions, format)
     }
   }
   if (instructions !== undefined && instructions !== '') body.instructions = instructions
