@@ -1,6 +1,7 @@
 import { ApiError } from '@google/genai'
 import { isRecord } from '../../kit/json.ts'
-import { mapGeminiError, type HeaderSource } from './map-error.ts'
+import { mapGeminiError } from './map-error.ts'
+import type { HeaderSource } from './retry-info.ts'
 
 /**
  * Throws for `{ error: { code, status } }` with an HTTP error code, sent in place of a chunk: the

@@ -7,9 +7,7 @@ import {
 import { httpError } from '../../kit/http-error.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
 import { nodeFetchTimeout } from '../../kit/node-fetch-timeout.ts'
-
-/** Response headers, as `httpError` reads them. */
-export type HeaderSource = { get(name: string): string | null }
+import { errorDetails, withRetryInfo, type HeaderSource } from './retry-info.ts'
 
 /**
  * Maps what the Gemini SDK throws to a `ThinkwireError`. The SDK's `ApiError` carries the HTTP
@@ -31,17 +29,12 @@ export function mapGeminiError(
   const body = errorBody(error.message)
   const message = typeof body?.['message'] === 'string' ? body['message'] : error.message
   const grpc = typeof body?.['status'] === 'string' ? ` ${body['status']}` : ''
-  const delay = retryDelayMs(body)
   return httpError({
     provider,
     status,
     message: `${message} (HTTP ${status}${grpc})`,
     kind: kindOf(status, body),
-    // RetryInfo says the same as a `retry-after-ms` header would, and takes precedence.
-    headers:
-      delay === undefined
-        ? headers
-        : { get: (name) => (name === 'retry-after-ms' ? String(delay) : null) },
+    headers: withRetryInfo(body, headers),
     cause: error,
   })
 }
@@ -73,25 +66,8 @@ function errorBody(message: string): JsonRecord | undefined {
  * as 400, and 504 is a deadline. Undefined: the kit's reading of the status and message.
  */
 function kindOf(status: number, body: JsonRecord | undefined): ErrorKind | undefined {
-  if (status === 400 && details(body).some((d) => d['reason'] === 'API_KEY_INVALID')) return 'auth'
+  const keyInvalid = errorDetails(body).some((detail) => detail['reason'] === 'API_KEY_INVALID')
+  if (status === 400 && keyInvalid) return 'auth'
   if (status === 504) return 'timeout'
-  return undefined
-}
-
-function details(body: JsonRecord | undefined): JsonRecord[] {
-  const list = body?.['details']
-  return Array.isArray(list) ? list.filter(isRecord) : []
-}
-
-/** `RetryInfo.retryDelay` (a protobuf duration such as `"34.4s"`) in milliseconds. */
-function retryDelayMs(body: JsonRecord | undefined): number | undefined {
-  for (const detail of details(body)) {
-    const type = detail['@type']
-    const delay = detail['retryDelay']
-    if (typeof type !== 'string' || !type.endsWith('google.rpc.RetryInfo')) continue
-    if (typeof delay !== 'string') continue
-    const match = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim())
-    if (match !== null) return Math.round(Number(match[1]) * 1000)
-  }
   return undefined
 }

@@ -9,9 +9,7 @@ import {
 import { httpError } from '../../../kit/http-error.ts'
 import { isRecord, type JsonRecord } from '../../../kit/json.ts'
 import { nodeFetchTimeout } from '../../../kit/node-fetch-timeout.ts'
-
-/** Response headers, as `httpError` reads them. */
-type HeaderSource = { get(name: string): string | null }
+import { withRetryInfo, type HeaderSource } from '../retry-info.ts'
 
 /**
  * The HTTP status of each error code of the Interactions API (its error reference lists them:
@@ -88,7 +86,6 @@ function failureOf(
   const message = typeof body?.['message'] === 'string' ? body['message'] : fallback
   const code = codeOf(body)
   const said = code === undefined ? '' : ` ${code}`
-  const delay = retryDelayMs(body)
   return httpError({
     provider,
     status,
@@ -96,11 +93,7 @@ function failureOf(
     kind: kindOf(status, code),
     // A daily quota comes back when it resets, not within a retry's wait.
     retryable: code === 'quota_exceeded' ? false : undefined,
-    // RetryInfo says the same as a `retry-after-ms` header would, and takes precedence.
-    headers:
-      delay === undefined
-        ? headers
-        : { get: (name) => (name === 'retry-after-ms' ? String(delay) : null) },
+    headers: withRetryInfo(body, headers),
     cause,
   })
 }
@@ -141,21 +134,6 @@ function codeOf(body: JsonRecord | undefined): string | undefined {
 function statusOfCode(code: unknown): number | undefined {
   if (typeof code !== 'string') return undefined
   return STATUS_OF_CODE.get((code.split(/[/#]/).at(-1) ?? code).toLowerCase())
-}
-
-/** `RetryInfo.retryDelay` (a protobuf duration such as `"34.4s"`) in milliseconds. */
-function retryDelayMs(body: JsonRecord | undefined): number | undefined {
-  const details = body?.['details']
-  for (const detail of Array.isArray(details) ? details : []) {
-    if (!isRecord(detail)) continue
-    const type = detail['@type']
-    const delay = detail['retryDelay'] ?? detail['retry_delay']
-    if (typeof type !== 'string' || !type.endsWith('google.rpc.RetryInfo')) continue
-    if (typeof delay !== 'string') continue
-    const match = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim())
-    if (match !== null) return Math.round(Number(match[1]) * 1000)
-  }
-  return undefined
 }
 
 function isHeaders(value: unknown): value is HeaderSource {
