@@ -1,11 +1,9 @@
 import type { ToolCall } from '../../core/events.ts'
 import type { Delta } from '../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../kit/json.ts'
+import { createDeltaBatch, type Deltas } from './delta-batch.ts'
 import type { GeminiCandidateMetadata } from './map-sources.ts'
 import { createPartialArgs, type PartialArgs } from './partial-args.ts'
-
-/** The deltas of one chunk: usually one, sometimes several (parallel calls), often none. */
-export type ChunkDeltas = Delta | Delta[] | undefined
 
 /** Everything a finished stream said, for the `done` turn. */
 export type ChunkSummary = {
@@ -35,7 +33,7 @@ export type ChunkSummary = {
 /** Maps one stream's chunks; see {@link createChunkMapper}. */
 export type ChunkMapper = {
   /** The deltas of one parsed chunk. The mapper owns the chunk from then on (parts are kept). */
-  map(chunk: unknown): ChunkDeltas
+  map(chunk: unknown): Deltas
   /** True once a chunk carried the candidate's `finishReason` or the prompt's `blockReason`. */
   readonly ended: boolean
   /**
@@ -90,13 +88,7 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
   let runThought = false
   let runText = ''
   // The deltas of the chunk being mapped.
-  let out: ChunkDeltas
-
-  function emit(delta: Delta): void {
-    if (out === undefined) out = delta
-    else if (Array.isArray(out)) out.push(delta)
-    else out = [out, delta]
-  }
+  const { emit, collect } = createDeltaBatch()
 
   function push(part: JsonRecord): void {
     if (run !== undefined) {
@@ -221,18 +213,18 @@ export function createChunkMapper(makeCallId: (index: number) => string): ChunkM
 
   const ended = () => finishReason !== undefined || blockReason !== undefined
 
+  function readChunk(chunk: unknown): void {
+    if (!isRecord(chunk)) return
+    const counts = chunk['usageMetadata']
+    if (isRecord(counts)) usage = counts
+    readFeedback(chunk['promptFeedback'])
+    readCandidate(chunk['candidates'])
+    // Counts that come with the end, or after it, are the whole turn's.
+    if (isRecord(counts) && ended()) usageFinal = true
+  }
+
   return {
-    map(chunk) {
-      out = undefined
-      if (!isRecord(chunk)) return undefined
-      const counts = chunk['usageMetadata']
-      if (isRecord(counts)) usage = counts
-      readFeedback(chunk['promptFeedback'])
-      readCandidate(chunk['candidates'])
-      // Counts that come with the end, or after it, are the whole turn's.
-      if (isRecord(counts) && ended()) usageFinal = true
-      return out
-    },
+    map: (chunk) => collect(() => readChunk(chunk)),
     get ended() {
       return ended()
     },

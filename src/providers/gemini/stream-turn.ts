@@ -6,7 +6,8 @@ import { END, readEventStream, type EventSourceMessage } from '../../kit/read-ev
 import { buildConfig } from './build-config.ts'
 import { encodeContents } from './encode-conversation.ts'
 import { createBareErrorCheck, throwIfErrorChunk } from './error-chunk.ts'
-import { createChunkMapper, type ChunkDeltas } from './map-chunks.ts'
+import type { Deltas } from './delta-batch.ts'
+import { createChunkMapper } from './map-chunks.ts'
 import { cutsOpenCall, finishOf } from './map-finish.ts'
 import type { GeminiModel } from './models.ts'
 import { sendRequest } from './send-request.ts'
@@ -63,7 +64,7 @@ export async function* streamTurn(
   // the chunk that ended the turn may be when usage is still to come.
   const held: Delta[] = []
   let pastEnd = 0
-  const decode = (message: EventSourceMessage): ChunkDeltas | typeof END => {
+  const decode = (message: EventSourceMessage): Deltas | typeof END => {
     const chunk: unknown = JSON.parse(message.data)
     throwIfErrorChunk(chunk, provider, headers)
     const wasEnded = mapper.ended

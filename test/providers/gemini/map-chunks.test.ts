@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolCall } from '../../../src/core/events.ts'
 import type { Delta } from '../../../src/kit/guard-stream.ts'
-import { createChunkMapper, type ChunkDeltas } from '../../../src/providers/gemini/map-chunks.ts'
+import type { Deltas } from '../../../src/providers/gemini/delta-batch.ts'
+import { createChunkMapper } from '../../../src/providers/gemini/map-chunks.ts'
 import { createPartialArgs, parsePath } from '../../../src/providers/gemini/partial-args.ts'
 
-const list = (deltas: ChunkDeltas): Delta[] =>
+const list = (deltas: Deltas): Delta[] =>
   deltas === undefined ? [] : Array.isArray(deltas) ? deltas : [deltas]
 
 function read(...partsPerChunk: unknown[][]) {
   const seen: string[] = []
   const calls: ToolCall[] = []
   const mapper = createChunkMapper((index) => `made_${index}`)
-  const take = (deltas: ChunkDeltas) => {
+  const take = (deltas: Deltas) => {
     for (const delta of list(deltas)) {
       if (delta.type === 'tool-call') calls.push(delta.call)
       else seen.push(`${delta.type}:${delta.text}`)

@@ -1,10 +1,7 @@
-import type { Delta } from '../../../kit/guard-stream.ts'
 import { isRecord, type JsonRecord } from '../../../kit/json.ts'
+import { createDeltaBatch, type Deltas } from '../delta-batch.ts'
 import { annotationsOf, type Citation } from './map-sources.ts'
 import { streamError } from './map-error.ts'
-
-/** The deltas of one event: usually one, sometimes several, often none. */
-export type EventDeltas = Delta | Delta[] | undefined
 
 /** Everything a finished stream said, for the `done` turn. */
 export type InteractionSummary = {
@@ -39,13 +36,13 @@ export type InteractionSummary = {
 /** Maps one stream's events; see {@link createEventMapper}. */
 export type EventMapper = {
   /** The deltas of one parsed event (`name` is its SSE `event:` line, used when the data has no `event_type`). */
-  map(event: unknown, name?: string | undefined): EventDeltas
+  map(event: unknown, name?: string | undefined): Deltas
   /** True once `interaction.completed` came: the stream's terminal event. */
   readonly ended: boolean
   /** The status so far. */
   readonly status: string | undefined
   /** Closes the function calls whose step never stopped, as if it had: their deltas. */
-  closeOpenCalls(): EventDeltas
+  closeOpenCalls(): Deltas
   /** Drops the function calls whose step never stopped: never emitted, not kept. */
   dropOpenCalls(): void
   /** What the stream said, once it is over. */
@@ -101,13 +98,7 @@ export function createEventMapper(
   let interactionId: string | undefined
   let continuationToken: string | undefined
   let ended = false
-  let out: EventDeltas
-
-  function emit(delta: Delta): void {
-    if (out === undefined) out = delta
-    else if (Array.isArray(out)) out.push(delta)
-    else out = [out, delta]
-  }
+  const { emit, collect } = createDeltaBatch()
 
   /** Writes a run of text to its item; the next text starts from what the item holds. */
   function flush(state: OpenStep): void {
@@ -315,39 +306,39 @@ export function createEventMapper(
     return order.filter((s) => !s.stopped && !s.dropped && s.step['type'] === 'function_call')
   }
 
+  function readEvent(event: unknown, name: string | undefined): void {
+    if (!isRecord(event)) return
+    const type = typeof event['event_type'] === 'string' ? event['event_type'] : name
+    const index = typeof event['index'] === 'number' ? event['index'] : -1
+    switch (type) {
+      case 'step.start':
+        startStep(index, event['step'])
+        break
+      case 'step.delta':
+        readDelta(index, event['delta'])
+        if (isRecord(event['metadata']) && isRecord(event['metadata']['total_usage']))
+          usage = event['metadata']['total_usage']
+        break
+      case 'step.stop':
+        stopStep(index)
+        if (isRecord(event['usage'])) usage = event['usage']
+        break
+      case 'interaction.created':
+        readInteraction(event['interaction'])
+        break
+      case 'interaction.status_update':
+        readStatus(event)
+        break
+      case 'interaction.completed':
+        complete(event['interaction'])
+        break
+      case 'error':
+        throw streamError(isRecord(event['error']) ? event['error'] : {}, provider)
+    }
+  }
+
   return {
-    map(event, name) {
-      out = undefined
-      if (!isRecord(event)) return undefined
-      const type = typeof event['event_type'] === 'string' ? event['event_type'] : name
-      const index = typeof event['index'] === 'number' ? event['index'] : -1
-      switch (type) {
-        case 'step.start':
-          startStep(index, event['step'])
-          break
-        case 'step.delta':
-          readDelta(index, event['delta'])
-          if (isRecord(event['metadata']) && isRecord(event['metadata']['total_usage']))
-            usage = event['metadata']['total_usage']
-          break
-        case 'step.stop':
-          stopStep(index)
-          if (isRecord(event['usage'])) usage = event['usage']
-          break
-        case 'interaction.created':
-          readInteraction(event['interaction'])
-          break
-        case 'interaction.status_update':
-          readStatus(event)
-          break
-        case 'interaction.completed':
-          complete(event['interaction'])
-          break
-        case 'error':
-          throw streamError(isRecord(event['error']) ? event['error'] : {}, provider)
-      }
-      return out
-    },
+    map: (event, name) => collect(() => readEvent(event, name)),
     get ended() {
       return ended
     },
@@ -355,9 +346,9 @@ export function createEventMapper(
       return status
     },
     closeOpenCalls() {
-      out = undefined
-      for (const state of openCalls()) stopStep(state.index)
-      return out
+      return collect(() => {
+        for (const state of openCalls()) stopStep(state.index)
+      })
     },
     dropOpenCalls() {
       for (const state of openCalls()) state.dropped = true

@@ -3,8 +3,9 @@ import type { Capabilities } from '../../../core/capabilities.ts'
 import type { Conversation } from '../../../core/conversation.ts'
 import type { Delta, DeltaSource, Finish, StreamContext } from '../../../kit/guard-stream.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../../kit/read-event-stream.ts'
+import type { Deltas } from '../delta-batch.ts'
 import { buildRequest } from './build-request.ts'
-import { createEventMapper, type EventDeltas } from './map-events.ts'
+import { createEventMapper } from './map-events.ts'
 import { createErrorBodyCheck } from './error-body.ts'
 import { cutsOpenCalls, finishOf } from './map-finish.ts'
 import { sendInteraction, type InteractionsTransport } from './send-interaction.ts'
@@ -40,8 +41,8 @@ export async function* streamInteraction(
   const turnPosition = conversation.turns.length
   const mapper = createEventMapper(provider, (index) => `gemini_${turnPosition}_${index}`)
   // The terminal event's own deltas: the reader stops at it, so they go out after the loop.
-  const terminal: { deltas: EventDeltas } = { deltas: undefined }
-  const decode = (message: EventSourceMessage): EventDeltas | typeof END => {
+  const terminal: { deltas: Deltas } = { deltas: undefined }
+  const decode = (message: EventSourceMessage): Deltas | typeof END => {
     if (message.data === '[DONE]') return undefined
     const event: unknown = JSON.parse(message.data)
     const deltas = mapper.map(event, message.event)
