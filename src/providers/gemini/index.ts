@@ -5,10 +5,12 @@ import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapGeminiError } from './map-error.ts'
 import { geminiCapabilities, geminiModel, geminiModels } from './models.ts'
+import type { GeminiSettings } from './settings.ts'
 import { streamTurn, type TurnSetup } from './stream-turn.ts'
 
 export { geminiCapabilities, geminiModels }
 export type { GeminiModel } from './models.ts'
+export type { GeminiSettings } from './settings.ts'
 export {
   createGeminiInteractions,
   geminiInteractions,
@@ -16,24 +18,6 @@ export {
   type GeminiInteractionsSettings,
 } from './interactions/adapter.ts'
 export { geminiInteractionsCapabilities } from './interactions/models.ts'
-
-/** How to reach the Gemini API: everything of {@link GeminiOptions} but the model. */
-export type GeminiSettings = {
-  /** A Gemini API key. It travels in the `x-goog-api-key` header, never in a URL. */
-  apiKey: string
-  /** @defaultValue `https://generativelanguage.googleapis.com` */
-  baseURL?: string | undefined
-  /**
-   * A `fetch` to send requests with (tests pass one that replays recorded streams).
-   * @defaultValue `globalThis.fetch`, as it is at each request. In Node, that fetch gives up after
-   * 300 s without response headers, or between two parts of the body (a `timeout` error that says
-   * so); a model that thinks longer than that in silence needs a fetch that waits longer, see
-   * {@link gemini}.
-   */
-  fetch?: typeof globalThis.fetch | undefined
-  /** Extra headers on every request. */
-  headers?: Record<string, string> | undefined
-}
 
 /** Options of {@link gemini}. */
 export type GeminiOptions = GeminiSettings & {

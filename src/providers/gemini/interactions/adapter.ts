@@ -2,27 +2,13 @@ import type { Adapter } from '../../../core/adapter.ts'
 import type { AdapterFactory } from '../../../core/registry.ts'
 import { defineAdapter } from '../../../kit/define-adapter.ts'
 import { geminiModels } from '../models.ts'
+import type { GeminiSettings } from '../settings.ts'
 import { mapInteractionsError } from './map-error.ts'
 import { geminiInteractionsCapabilities } from './models.ts'
-import type { InteractionsTransport } from './send-interaction.ts'
 import { streamInteraction, type InteractionSetup } from './stream-interaction.ts'
 
-/** How to reach the Interactions API: everything of {@link GeminiInteractionsOptions} but the model. */
-export type GeminiInteractionsSettings = {
-  /** A Gemini API key. It travels in the `x-goog-api-key` header, never in a URL. */
-  apiKey: string
-  /** @defaultValue `https://generativelanguage.googleapis.com` */
-  baseURL?: string | undefined
-  /**
-   * A `fetch` to send requests with (tests pass one that replays recorded streams). It is called
-   * as `fetch(url, init)`.
-   * @defaultValue `globalThis.fetch`, as it is at each request (in Node, with its 300 s limits:
-   * see `gemini()` for a fetch that waits longer)
-   */
-  fetch?: typeof globalThis.fetch | undefined
-  /** Extra headers on every request. */
-  headers?: Record<string, string> | undefined
-}
+/** How to reach the Interactions API: the same settings as `gemini()`'s ({@link GeminiSettings}). */
+export type GeminiInteractionsSettings = GeminiSettings
 
 /** Options of {@link geminiInteractions}. */
 export type GeminiInteractionsOptions = GeminiInteractionsSettings & {
@@ -51,7 +37,7 @@ const PROVIDER = 'gemini-interactions'
  * ```
  */
 export function createGeminiInteractions(settings: GeminiInteractionsSettings): AdapterFactory {
-  const transport: InteractionsTransport = {
+  const transport: GeminiSettings = {
     apiKey: settings.apiKey,
     baseURL: settings.baseURL,
     headers: settings.headers,

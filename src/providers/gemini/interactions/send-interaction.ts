@@ -1,15 +1,8 @@
 import { GoogleGenAI } from '@google/genai'
 import { buildClient } from '../../../kit/sdk-error.ts'
+import type { GeminiSettings } from '../settings.ts'
 import type { InteractionBody } from './build-request.ts'
 import { mapInteractionsError } from './map-error.ts'
-
-/** How to reach the Interactions API. */
-export type InteractionsTransport = {
-  apiKey: string
-  baseURL?: string | undefined
-  headers?: Record<string, string> | undefined
-  fetch?: typeof globalThis.fetch | undefined
-}
 
 /**
  * Sends `interactions.create({ stream: true })` with `@google/genai` and returns the raw response,
@@ -26,7 +19,7 @@ export type InteractionsTransport = {
  * the SDK hands over a `Request`.
  */
 export async function sendInteraction(
-  transport: InteractionsTransport,
+  transport: GeminiSettings,
   body: InteractionBody,
   signal: AbortSignal,
   provider: string,

@@ -4,18 +4,19 @@ import type { Conversation } from '../../../core/conversation.ts'
 import type { Delta, DeltaSource, Finish, StreamContext } from '../../../kit/guard-stream.ts'
 import { END, readEventStream, type EventSourceMessage } from '../../../kit/read-event-stream.ts'
 import type { Deltas } from '../delta-batch.ts'
+import type { GeminiSettings } from '../settings.ts'
 import { buildRequest } from './build-request.ts'
 import { createEventMapper } from './map-events.ts'
 import { createErrorBodyCheck } from './error-body.ts'
 import { cutsOpenCalls, finishOf } from './map-finish.ts'
-import { sendInteraction, type InteractionsTransport } from './send-interaction.ts'
+import { sendInteraction } from './send-interaction.ts'
 
 /** What every turn of one adapter shares. */
 export type InteractionSetup = {
   provider: string
   model: string
   capabilities: Capabilities
-  transport: InteractionsTransport
+  transport: GeminiSettings
 }
 
 /**
