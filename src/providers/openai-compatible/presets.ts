@@ -28,6 +28,15 @@ const effort: ThinkingControl = {
   levels: { low: 'low', medium: 'medium', high: 'high', max: 'high' },
 }
 
+/** Takes no thinking setting; may stream reasoning inline, in `<think>` tags, as well as in a field. */
+const inlineTags = { thinkTags: 'tags', control: { type: 'none' } } as const
+
+/** Takes no thinking setting, and writes no `<think>` tags inline to look for. */
+const noInlineTags = { thinkTags: 'off', control: { type: 'none' } } as const
+
+/** OpenAI's open-weight gpt-oss models, which several servers host: effort levels. */
+const gptOss = { reasoning: { control: effort } } as const
+
 // DeepSeek's prices in US dollars per million tokens (cache-hit input, cache-miss input, output;
 // reasoning is output), from https://api-docs.deepseek.com/quick_start/pricing (model versions
 // DeepSeek-V4.1-Flash-1017 and DeepSeek-V4-Pro-0813), read 2026-12-06. These are the peak rates;
@@ -71,7 +80,7 @@ export const presets = {
   'openai-chat': {
     provider: 'openai-chat',
     baseURL: 'https://api.openai.com/v1',
-    reasoning: { thinkTags: 'off', control: { type: 'none' } },
+    reasoning: noInlineTags,
     models: {
       '*': { cacheKey: true, maxTokensField: 'max_completion_tokens' },
       'gpt-5*': openaiReasoning,
@@ -85,7 +94,7 @@ export const presets = {
   groq: {
     provider: 'groq',
     baseURL: 'https://api.groq.com/openai/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
+    reasoning: inlineTags,
     models: {
       // Qwen3 thinks or not: any level turns it on.
       'qwen/qwen3*': {
@@ -97,7 +106,7 @@ export const presets = {
           },
         },
       },
-      'openai/gpt-oss*': { reasoning: { control: effort } },
+      'openai/gpt-oss*': gptOss,
     },
     modelIds: [
       'openai/gpt-oss-120b',
@@ -172,8 +181,8 @@ export const presets = {
   together: {
     provider: 'together',
     baseURL: 'https://api.together.xyz/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
-    models: { 'openai/gpt-oss*': { reasoning: { control: effort } } },
+    reasoning: inlineTags,
+    models: { 'openai/gpt-oss*': gptOss },
     modelIds: [
       'openai/gpt-oss-120b',
       'openai/gpt-oss-20b',
@@ -186,8 +195,8 @@ export const presets = {
   fireworks: {
     provider: 'fireworks',
     baseURL: 'https://api.fireworks.ai/inference/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
-    models: { 'accounts/fireworks/models/gpt-oss*': { reasoning: { control: effort } } },
+    reasoning: inlineTags,
+    models: { 'accounts/fireworks/models/gpt-oss*': gptOss },
     modelIds: [
       'accounts/fireworks/models/gpt-oss-120b',
       'accounts/fireworks/models/gpt-oss-20b',
@@ -199,7 +208,7 @@ export const presets = {
   mistral: {
     provider: 'mistral',
     baseURL: 'https://api.mistral.ai/v1',
-    reasoning: { thinkTags: 'off', control: { type: 'none' } },
+    reasoning: noInlineTags,
     modelIds: [
       'mistral-large-latest',
       'mistral-medium-latest',
@@ -216,7 +225,7 @@ export const presets = {
   xai: {
     provider: 'xai',
     baseURL: 'https://api.x.ai/v1',
-    reasoning: { thinkTags: 'off', control: { type: 'none' } },
+    reasoning: noInlineTags,
     models: {
       'grok-3-mini*': {
         stopSequences: 0,
@@ -243,19 +252,19 @@ export const presets = {
   vllm: {
     provider: 'vllm',
     baseURL: 'http://localhost:8000/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
+    reasoning: inlineTags,
   },
   /** Ollama: `reasoning` on thinking models, or inline tags. */
   ollama: {
     provider: 'ollama',
     baseURL: 'http://localhost:11434/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
+    reasoning: inlineTags,
   },
   /** LM Studio: `reasoning_content` when it separates reasoning, else inline tags. */
   lmstudio: {
     provider: 'lmstudio',
     baseURL: 'http://localhost:1234/v1',
-    reasoning: { thinkTags: 'tags', control: { type: 'none' } },
+    reasoning: inlineTags,
   },
 } as const satisfies Record<string, CompatiblePreset>
 
