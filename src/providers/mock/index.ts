@@ -1,5 +1,11 @@
 import type { Adapter, CallOptions } from '../../core/adapter.ts'
-import type { Conversation, StopReason, Usage } from '../../core/conversation.ts'
+import type {
+  Conversation,
+  StopReason,
+  ToolTurn,
+  Usage,
+  UserTurn,
+} from '../../core/conversation.ts'
 import { abortedError, ThinkwireError, type ErrorKind } from '../../core/errors.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sleep } from '../../core/sleep.ts'
@@ -101,10 +107,10 @@ export type MockStep = {
   call: MockCall
 }
 
-/** A turn of {@link MockCall.request}. */
+/** A turn of {@link MockCall.request}: user and tool turns as the conversation has them. */
 export type MockRequestTurn =
-  | { role: 'user'; content: unknown }
-  | { role: 'tool'; results: unknown[] }
+  | UserTurn
+  | ToolTurn
   | { role: 'assistant'; replayed: unknown[] }
   | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
 
