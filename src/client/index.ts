@@ -1,7 +1,7 @@
 export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'
 export {
   relayConversation,
-  RelayConversation,
+  type RelayConversation,
   type ConversationSocket,
   type RelayConversationOptions,
   type RelayConversationUpdate,
