@@ -5,7 +5,7 @@ import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
 import { nextFrame } from '../core/next-frame.ts'
 import { createNotifier } from '../core/notifier.ts'
-import { streamingMessage, toMessages, messageId } from '../core/messages.ts'
+import { toMessages } from '../core/messages.ts'
 import { applyEvent, initialTurnState, type TurnState } from '../core/reducer.ts'
 import { executeToolCalls, type ToolContext } from '../core/tool-loop.ts'
 import type {
@@ -544,13 +544,9 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       const shown = [...turns]
       if (results.length) shown.push({ role: 'tool', results })
       if (asked) shown.push(asked)
-      const messages = toMessages(shown)
-      if (pending) {
-        // A regenerate's answer streams in the place of the answer it will replace.
-        const at = replacing && shown.at(-1)?.role === 'assistant' ? shown.length - 1 : shown.length
-        if (at < shown.length) messages.pop()
-        messages.push(streamingMessage(messageId(at), pending))
-      }
+      // A regenerate's answer streams in the place of the answer it will replace.
+      const at = replacing && shown.at(-1)?.role === 'assistant' ? shown.length - 1 : shown.length
+      const messages = toMessages(shown, pending, at)
       return {
         conversation: { turns },
         messages,

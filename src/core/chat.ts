@@ -3,7 +3,7 @@ import type { AssistantTurn, Conversation, Turn, UserPart, UserTurn } from './co
 import { ThinkwireError, toThinkwireError } from './errors.ts'
 import type { Event, ToolCall } from './events.ts'
 import { createNotifier, type Scheduler } from './notifier.ts'
-import { messageId, streamingMessage, toMessages, type ChatMessage } from './messages.ts'
+import { toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
 import type { WirePending } from './wire.ts'
 import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
@@ -327,8 +327,8 @@ export class Chat {
     if (pending !== undefined) {
       last = partialTurn({ ...pending, calls: null })
       kept = [...kept, last]
-    } else if (asked?.role === 'assistant' && (asked.toolCalls?.length ?? 0) > 0) {
-      kept = [...kept, stoppedResults(asked.toolCalls!)]
+    } else if (asked?.role === 'assistant' && asked.toolCalls?.length) {
+      kept = [...kept, stoppedResults(asked.toolCalls)]
     }
     if (kept !== this.#conversation.turns) this.#commit(run, kept)
     this.#finish(last)
@@ -352,11 +352,10 @@ export class Chat {
 
   #makeSnapshot(): ChatSnapshot {
     const state = this.#state
-    const messages = toMessages(state.type === 'ready' ? this.#conversation.turns : state.run.turns)
-    const run = state.type === 'streaming' ? state.run : undefined
-    if (run?.pending !== undefined) {
-      messages.push(streamingMessage(messageId(run.turns.length), run.pending))
-    }
+    const messages =
+      state.type === 'ready'
+        ? toMessages(this.#conversation.turns)
+        : toMessages(state.run.turns, state.type === 'streaming' ? state.run.pending : undefined)
     return { conversation: this.#conversation, messages, status: state.type, error: this.error }
   }
 }

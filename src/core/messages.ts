@@ -39,20 +39,16 @@ export function messageId(index: number): string {
   return `m${index}`
 }
 
-/**
- * The message of an answer still arriving. Its tool calls are copied out of the state, once per
- * snapshot (a snapshot is made when read, at most once a frame in a page), not once per event.
- */
-export function streamingMessage(id: string, state: TurnState): ChatMessage {
-  const { text, thinking } = state
-  return {
-    id,
-    role: 'assistant',
-    text,
-    thinking,
-    toolCalls: toolCallsOf(state),
-    status: 'streaming',
-  }
+/** A message with each field given. */
+function message(
+  index: number,
+  role: ChatMessage['role'],
+  text: string,
+  thinking: string,
+  toolCalls: readonly ToolCallView[],
+  status: ChatMessage['status'],
+): ChatMessage {
+  return { id: messageId(index), role, text, thinking, toolCalls, status }
 }
 
 const cache = new WeakMap<
@@ -61,63 +57,50 @@ const cache = new WeakMap<
 >()
 
 /**
- * Turns conversation turns into messages. Tool results are folded into the tool calls of the
- * assistant message before them. Messages are cached per turn object, so an unchanged turn gives
- * the very same message object (cheap re-renders; no copies of earlier messages).
+ * Turns conversation turns into messages, and the answer still arriving (`streaming`) into the
+ * last one, whose place is `at` (after the turns, or in the place of the answer a regenerate will
+ * replace). Tool results are folded into the tool calls of the assistant message before them.
+ * Messages are cached per turn object, so an unchanged turn gives the very same message object
+ * (cheap re-renders; no copies of earlier messages). The streaming answer's tool calls are copied
+ * out of its state once per call (a snapshot is made when read, at most once a frame in a page),
+ * not once per event.
  */
-export function toMessages(turns: readonly Turn[]): ChatMessage[] {
+export function toMessages(
+  turns: readonly Turn[],
+  streaming?: TurnState | undefined,
+  at = turns.length,
+): ChatMessage[] {
   const messages: ChatMessage[] = []
   for (const [i, turn] of turns.entries()) {
-    if (turn.role === 'tool') continue
+    if (turn.role === 'tool' || (streaming && i === at)) continue
     const next = turns[i + 1]
     const results = turn.role === 'assistant' && next?.role === 'tool' ? next : undefined
     let cached = cache.get(turn)
     if (cached === undefined || cached.results !== results || cached.index !== i) {
-      const id = messageId(i)
-      const message =
-        turn.role === 'user' ? userMessage(turn, id) : assistantMessage(turn, results, id)
-      cached = { index: i, results, message }
+      cached = { index: i, results, message: messageOf(turn, results, i) }
       cache.set(turn, cached)
     }
     messages.push(cached.message)
   }
+  if (streaming) {
+    const { text, thinking } = streaming
+    messages.push(message(at, 'assistant', text, thinking, toolCallsOf(streaming), 'streaming'))
+  }
   return messages
 }
 
-function userMessage(turn: UserTurn, id: string): ChatMessage {
-  const { content } = turn
-  const text =
-    typeof content === 'string'
-      ? content
-      : content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-  const message: ChatMessage = {
-    id,
-    role: 'user',
-    text,
-    thinking: '',
-    toolCalls: [],
-    status: 'done',
+/** The message of a user or assistant turn, and of the results of an assistant turn's calls. */
+function messageOf(turn: UserTurn | AssistantTurn, results: ToolTurn | undefined, index: number) {
+  if (turn.role === 'user') {
+    const { content } = turn
+    if (typeof content === 'string') return message(index, 'user', content, '', [], 'done')
+    const text = content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+    return { ...message(index, 'user', text, '', [], 'done'), parts: content }
   }
-  if (typeof content !== 'string') message.parts = content
-  return message
-}
-
-function assistantMessage(
-  turn: AssistantTurn,
-  results: ToolTurn | undefined,
-  id: string,
-): ChatMessage {
   const toolCalls = (turn.toolCalls ?? []).map((call) => ({
     ...call,
     result: results?.results.find((r) => r.callId === call.id),
   }))
-  return {
-    id,
-    role: 'assistant',
-    text: turn.text,
-    thinking: turn.thinking ?? '',
-    toolCalls,
-    status: turn.stopReason === 'aborted' ? 'stopped' : 'done',
-    turn,
-  }
+  const status = turn.stopReason === 'aborted' ? 'stopped' : 'done'
+  return { ...message(index, 'assistant', turn.text, turn.thinking ?? '', toolCalls, status), turn }
 }

@@ -64,8 +64,8 @@ export function turnOf(
   return {
     role: 'assistant',
     text: state.text,
-    ...(state.thinking === '' ? {} : { thinking: state.thinking }),
-    ...(state.calls === null ? {} : { toolCalls: toolCallsOf(state) }),
+    ...(state.thinking && { thinking: state.thinking }),
+    ...(state.calls && { toolCalls: toolCallsOf(state) }),
     ...rest,
   }
 }

@@ -129,10 +129,8 @@ function resultOf(call: ToolCall, output: unknown, isError?: true): ToolResult {
  * itself) throws a `TypeError` that says why, to send as an error result.
  */
 export function jsonOutput(value: unknown): unknown {
-  if (value == null) return null
-  if (typeof value === 'string') return value
   try {
-    const text = JSON.stringify(value)
+    const text = JSON.stringify(value ?? null)
     if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`)
     return JSON.parse(text) as unknown
   } catch (error) {
