@@ -317,7 +317,8 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     const answered = await executeToolCalls(asked, undefined, (toolCall, context) =>
       (options.onToolCall ?? execute)(toolCall, context),
     )
-    await ask('messages', answered, call, step)
+    // Stopped meanwhile, or answered elsewhere (another tab's tool turn): nothing waits for them.
+    if (!halted && calls.length === asked.length) await ask('messages', answered, call, step)
   }
 
   /**
@@ -401,8 +402,8 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       if (data['retried'] === true) pending = undefined
       interrupted = true
     } else if (name === 'reset') {
-      // Resumed from before what the relay's log holds: the conversation as it is now, then what
-      // follows it (the answer in flight, from its start).
+      // The conversation as it is now: resumed from before what the relay's log holds (then what
+      // follows it, the answer in flight from its start), or after a stop of a loop that waited.
       const { conversation, streaming }: Partial<WireConversationEvents['reset']> = data
       if (isRecord(conversation) && Array.isArray(conversation.turns)) {
         turns = conversation.turns
@@ -599,10 +600,18 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       return again
     },
     stop() {
-      if (id === undefined || !busy()) return
+      // While the loop waits (on an approval, on results) no stream is open: the relay answers
+      // every call that waits as stopped, and a store that does not follow reads that after.
+      const waiting = !busy()
+      if (id === undefined || (waiting && !approvals.length && !calls.length)) return
       halted = true
       notifier.emit()
-      void request(`/${id}/stop?lastEventId=${lastEventId}`).catch(() => {})
+      void request(`/${id}/stop?lastEventId=${lastEventId}`).then(
+        () => {
+          if (waiting && !options.follow) void attach(lastEventId)
+        },
+        () => {},
+      )
     },
     approve: (approvalId) => decide(approvalId, { approve: true }),
     deny: (approvalId, reason) => decide(approvalId, { approve: false, reason }),

@@ -36,6 +36,14 @@ const frame = (id: number, event: string, data: unknown) =>
 
 type Post = { path: string; body: unknown }
 
+/** A result the relay stores for a call that waited when the loop was stopped. */
+const stoppedResult = (call: ToolCall) => ({
+  callId: call.id,
+  name: call.name,
+  output: 'Not run: the loop was stopped before this call was answered.',
+  isError: true,
+})
+
 /**
  * A relay holding `turns` (events up to id 4) and what its loop waits on; every stream it hands
  * out is written by the test, a frame at a time. A POST to `/approvals/...` answers `decision`'s
@@ -50,6 +58,7 @@ function loopRelay(
   const stream = new ReadableStream<string>({ start: (controller) => void (write = controller) })
   const posts: Post[] = []
   const streams: string[] = []
+  const stops: string[] = []
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input))
     const path = url.pathname
@@ -69,6 +78,10 @@ function loopRelay(
       })
     }
     posts.push({ path, body: JSON.parse(String(init?.body)) })
+    if (path.endsWith('/stop')) {
+      stops.push(url.search)
+      return new Response(null, { status: 204 })
+    }
     if (path.includes('/approvals/') && decision !== 202) {
       const said = { 404: 'no such approval', 409: 'this approval was decided already (approved)' }
       const text =
@@ -85,7 +98,7 @@ function loopRelay(
       headers: { 'content-type': 'text/event-stream' },
     })
   }
-  return { fetch, posts, streams, write: (text: string) => write.enqueue(text) }
+  return { fetch, posts, streams, stops, write: (text: string) => write.enqueue(text) }
 }
 
 const storeOn = (fetch: typeof globalThis.fetch, follow = false) =>
@@ -280,6 +293,104 @@ describe('a conversation store whose relay runs a tool loop', () => {
     relay.write(frame(10, 'turn', { turn: { role: 'user', content: 'And?' } }))
     await eventually(() => store.getSnapshot().status === 'submitted', 'the next starts')
     expect(store.getSnapshot().interrupted).toBe(false)
+    store.dispose()
+  })
+
+  it('stops a loop that waits on an approval: the relay answers it, and the store shows that', async () => {
+    const relay = loopRelay([QUESTION, ASKS], { approvals: [APPROVAL], calls: [] })
+    const store = storeOn(relay.fetch)
+    await store.load()
+    expect(store.getSnapshot().status).toBe('ready')
+    // No stream is open while the loop waits: the stop goes to the relay all the same.
+    store.stop()
+    await eventually(() => relay.stops.length === 1, 'the stop is sent')
+    expect(relay.posts.map((post) => post.path)).toEqual([`/v1/conversations/${ID}/stop`])
+    expect(relay.stops).toEqual(['?lastEventId=4'])
+    // Not following: it reads what the stop stored, from the last event it saw.
+    await eventually(() => relay.streams.length === 1, 'the store reads what the stop stored')
+    expect(relay.streams).toEqual(['?follow=false&lastEventId=4'])
+    const answered: Turn = { role: 'tool', results: [stoppedResult(NOTE)] }
+    relay.write(frame(5, 'tool-result', stoppedResult(NOTE)))
+    relay.write(frame(6, 'reset', { conversation: { turns: [QUESTION, ASKS, answered] } }))
+    await eventually(() => store.getSnapshot().conversation.turns.length === 3, 'the tool turn')
+    const { conversation, pending, status, messages } = store.getSnapshot()
+    expect(conversation.turns).toEqual([QUESTION, ASKS, answered])
+    expect(pending).toEqual({ approvals: [], calls: [] })
+    expect(status).toBe('ready')
+    expect(messages.at(-1)?.toolCalls).toEqual([{ ...NOTE, result: stoppedResult(NOTE) }])
+    store.dispose()
+  })
+
+  it('stops a loop that waits on its own tool, and sends no results for it once it returns', async () => {
+    const bodies: unknown[] = []
+    const stops: string[] = []
+    const asks = turnOf('', [LOOKUP])
+    const answered: Turn = { role: 'tool', results: [stoppedResult(LOOKUP)] }
+    const sse = (text: string) =>
+      new Response(text, { headers: { 'content-type': 'text/event-stream' } })
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input))
+      if (url.pathname === '/v1/conversations') return Response.json({ id: ID }, { status: 201 })
+      if (url.pathname.endsWith('/stop')) {
+        stops.push(url.search)
+        return new Response(null, { status: 204 })
+      }
+      // What the stop stored, read from the last event the store saw.
+      if (url.pathname.endsWith('/stream')) {
+        expect(url.search).toBe('?follow=false&lastEventId=3')
+        return sse(
+          frame(4, 'tool-result', stoppedResult(LOOKUP)) +
+            frame(5, 'reset', { conversation: { turns: [QUESTION, asks, answered] } }),
+        )
+      }
+      bodies.push(JSON.parse(String(init?.body)))
+      return sse(
+        frame(1, 'turn', { turn: QUESTION }) +
+          frame(2, 'tool-call', { call: LOOKUP }) +
+          frame(3, 'done', { turn: asks }),
+      )
+    }
+    let finish!: (output: string) => void
+    const running = new Promise<string>((resolve) => void (finish = resolve))
+    let called = false
+    const store = relayConversation({
+      url: 'http://relay.test',
+      model: 'mock/echo',
+      fetch,
+      scheduler: (flush) => flush(),
+      onToolCall: () => {
+        called = true
+        return running
+      },
+    })
+    const sent = store.send('save_note: buy milk')
+    await eventually(() => called, 'the tool runs')
+    expect(store.getSnapshot().pending?.calls).toEqual([LOOKUP])
+    store.stop()
+    await eventually(
+      () => store.getSnapshot().conversation.turns.length === 3,
+      'the stored tool turn is read',
+    )
+    expect(stops).toEqual(['?lastEventId=3'])
+    // The tool returns after the stop: its result is sent nowhere.
+    finish('found')
+    await sent
+    expect(bodies).toHaveLength(1)
+    const { conversation, pending, status, error } = store.getSnapshot()
+    expect(conversation.turns).toEqual([QUESTION, asks, answered])
+    expect(pending).toEqual({ approvals: [], calls: [] })
+    expect(status).toBe('ready')
+    expect(error).toBeUndefined()
+    store.dispose()
+  })
+
+  it('sends no stop while nothing runs and nothing waits', async () => {
+    const relay = loopRelay([QUESTION, turnOf('Done.')], undefined)
+    const store = storeOn(relay.fetch)
+    await store.load()
+    store.stop()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(relay.posts).toEqual([])
     store.dispose()
   })
 })

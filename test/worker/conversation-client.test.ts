@@ -377,6 +377,33 @@ describe('relayConversation', () => {
       other.dispose()
     })
 
+    it('is stopped from the store that waits on it: both stores show the tool turn the stop stored', async () => {
+      const { store, other } = await askToSave('wash the car')
+      expect(store.getSnapshot().status).toBe('ready')
+      // No stream is open while the approval waits: stop() stops the loop on the relay all the same.
+      store.stop()
+      for (const tab of [store, other]) {
+        await vi.waitFor(() => {
+          const { conversation, pending, status } = tab.getSnapshot()
+          expect(conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool'])
+          expect(pending?.approvals).toEqual([])
+          expect(status).toBe('ready')
+        })
+      }
+      const held = (await stored(store.id!)).conversation
+      expect(store.getSnapshot().conversation).toEqual(held)
+      expect(store.getSnapshot().messages[1]?.toolCalls[0]?.result).toMatchObject({
+        isError: true,
+        output: expect.stringMatching(/stopped/),
+      })
+      // Nothing waits: the conversation goes on.
+      await store.send('Next')
+      expect(store.getSnapshot().conversation.turns).toHaveLength(5)
+      expect(store.getSnapshot().error).toBeUndefined()
+      store.dispose()
+      other.dispose()
+    })
+
     it('is denied with a reason: the model reads the denial, and nothing is saved', async () => {
       const { store, other } = await askToSave('sell the car')
       const [approval] = store.getSnapshot().pending?.approvals ?? []
