@@ -138,7 +138,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   /** Results of the waiting step (`tool-result`, or sent by this store), shown beside their calls until its tool turn. */
   let results: ToolResult[] = []
   /** A restart of the relay cut the last answer (`interrupted`), until the next one starts. */
-  let interrupted = false
+  let interrupted: ChatSnapshot['interrupted']
   /** A regenerate runs: its answer replaces the last one only once it is complete. */
   let replacing = false
   /** Stopped here: the answer stays as it was at the stop until its `done` comes. */
@@ -399,8 +399,11 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       calls = calls.filter((c) => c.id !== result.callId)
     } else if (name === 'interrupted') {
       // Retried, what was shown of it comes again; else what was kept of it is its `done`.
-      if (data['retried'] === true) pending = undefined
-      interrupted = true
+      interrupted = 'kept'
+      if (data['retried'] === true) {
+        interrupted = 'retried'
+        pending = undefined
+      }
     } else if (name === 'reset') {
       // The conversation as it is now: resumed from before what the relay's log holds (then what
       // follows it, the answer in flight from its start), or after a stop of a loop that waited.
@@ -417,7 +420,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       approvals = []
       calls = []
       results = []
-      interrupted = false
+      interrupted = undefined
       const said = JSON.stringify(turn)
       // The turn this answer answers: ours just sent, or (attaching, regenerating) one we have.
       const known = !sent && JSON.stringify(turns.findLast((t) => t.role !== 'assistant')) === said

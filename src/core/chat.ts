@@ -57,10 +57,10 @@ export type ChatSnapshot = {
   readonly pending?: WirePending | undefined
   /**
    * A restart of the relay cut the last answer (a durable conversation's `interrupted` event):
-   * it was kept as it stood (a stopped turn), or it is asked again. False again once another
-   * answer starts.
+   * `'kept'`, what had arrived of it is kept as a stopped turn; `'retried'`, it is asked again from
+   * its start. Undefined again once another answer starts. A stateless chat never sets it.
    */
-  readonly interrupted?: boolean | undefined
+  readonly interrupted?: 'kept' | 'retried' | undefined
 }
 
 /** What `send()` takes: text, parts, or a whole user turn. */
