@@ -303,6 +303,7 @@ export function App() {
               message={message}
               stats={chat.statsFor(message)}
               note={kept?.id === message.id ? kept.note : undefined}
+              interrupted={chat.cutAnswer?.id === message.id ? chat.cutAnswer.note : undefined}
             />
             {showPrevious && i === lastUser && (
               <MessageView message={replacing} stats={chat.statsFor(replacing)} previous />

@@ -1,6 +1,7 @@
 import type { WireApproval } from '../../src/core/wire.ts'
 import type { ThinkwireError } from '../../src/index.ts'
 import type { ChatMessage, ChatStatus } from '../../src/react/index.ts'
+import type { CutAnswer } from './cut-answer.ts'
 import type { AnswerStats, ThinkingLevel } from './storage.ts'
 import type { LiveTiming } from './timings.ts'
 
@@ -22,6 +23,11 @@ export type DemoChat = {
    * in flight). The question is the last message; `retry()` sends it again.
    */
   interrupted: boolean
+  /**
+   * Durable mode: the answer a restart of the relay cut, marked on it with what became of it (kept
+   * as it stood, or asked again), until the next answer starts.
+   */
+  cutAnswer?: CutAnswer | undefined
   /** Clears the error; returns the question to give back to the prompt when it left the chat. */
   dismiss(): string | undefined
   /** Starts an empty chat; the current one stays in `previous`. */

@@ -11,6 +11,8 @@ type Props = {
   previous?: boolean | undefined
   /** Says why this answer is still here (a regenerate of it stopped or failed). */
   note?: string | undefined
+  /** Says that a restart of the relay cut this answer, and what became of it. */
+  interrupted?: string | undefined
 }
 
 const format = new Intl.NumberFormat()
@@ -20,7 +22,7 @@ function Speaker({ children }: { children: string }) {
   return <h2 className="sr-only">{children}</h2>
 }
 
-export function MessageView({ message, stats, previous, note }: Props) {
+export function MessageView({ message, stats, previous, note, interrupted }: Props) {
   if (message.role === 'user') {
     return (
       <article className="message user" data-testid="user-message">
@@ -42,9 +44,11 @@ export function MessageView({ message, stats, previous, note }: Props) {
       <Speaker>
         {previous === true
           ? 'Previous answer, kept until the new one is complete'
-          : stopped
-            ? 'The model said (stopped)'
-            : 'The model said'}
+          : interrupted !== undefined
+            ? 'The model said (interrupted)'
+            : stopped
+              ? 'The model said (stopped)'
+              : 'The model said'}
       </Speaker>
       {previous === true && (
         <p className="previous-note" aria-hidden="true">
@@ -79,6 +83,11 @@ export function MessageView({ message, stats, previous, note }: Props) {
       {stopped && message.text === '' && message.toolCalls.length === 0 && (
         <p className="stopped-note" data-testid="stopped-note">
           Stopped before the answer started. Regenerate to ask again.
+        </p>
+      )}
+      {interrupted !== undefined && (
+        <p className="stopped-note" data-testid="cut-note">
+          {interrupted}
         </p>
       )}
       {note !== undefined && (

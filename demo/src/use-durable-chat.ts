@@ -8,6 +8,7 @@ import type { ChatSnapshot } from '../../src/core/chat.ts'
 import { toThinkwireError } from '../../src/core/errors.ts'
 import type { AssistantTurn, ThinkwireError } from '../../src/index.ts'
 import { useConversation, type ChatMessage } from '../../src/react/index.ts'
+import { cutAnswer } from './cut-answer.ts'
 import type { DemoChat, DemoChatOptions, PreviousChat } from './demo-chat.ts'
 import { loadTimings, saveTimings, type AnswerStats } from './storage.ts'
 import { relayThinkingMs, timeStore, timingFetch } from './timings.ts'
@@ -174,6 +175,8 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     reconnecting: chat.reconnecting,
     // The relay keeps the answer going through a reload: nothing is cut off.
     interrupted: false,
+    // A restart of the relay may cut one, though: it says so, and the answer says what became of it.
+    cutAnswer: cutAnswer(chat.messages, chat.interrupted),
     send: (text) => {
       timeCall()
       void chat.send(text, call())
