@@ -76,9 +76,8 @@ export function toMessages(
     const next = turns[i + 1]
     const results = turn.role === 'assistant' && next?.role === 'tool' ? next : undefined
     let cached = cache.get(turn)
-    if (cached === undefined || cached.results !== results || cached.index !== i) {
-      cached = { index: i, results, message: messageOf(turn, results, i) }
-      cache.set(turn, cached)
+    if (cached?.index !== i || cached.results !== results) {
+      cache.set(turn, (cached = { index: i, results, message: messageOf(turn, results, i) }))
     }
     messages.push(cached.message)
   }
