@@ -11,42 +11,40 @@ import { build } from 'esbuild'
 
 /**
  * What a browser path should weigh at most, gzipped: 5.5 KiB, which leaves the durable client room
- * for its approvals, branches and queue (DESIGN §13, §14). Neither path is there yet: see
- * {@link BUNDLE_BUDGETS}.
+ * for its branches and queue (DESIGN §14). Neither path is there yet: see {@link BUNDLE_BUDGETS}.
  */
 export const BUNDLE_TARGET = 5632
 
 /**
- * What each browser path may weigh, gzipped, checked by `test/client/bundle-size.test.ts`. Both
- * hold the kit's SSE reader and parser, the relay client's checks of each event (`parse-event.ts`),
- * the error class, the reducer, the message view and the store's notifier (a closure, which
- * minifies better than a class's `#fields`); neither holds key redaction (the relay redacts what it
- * sends), prices (the relay prices each turn), the adapters' stream guard, nor the `retry-after`
- * dates and `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and
- * whole seconds in the header).
+ * What each browser path may weigh, gzipped, checked by `test/client/bundle-size.test.ts`: each
+ * figure as measured (2026-12) plus a few bytes. Both hold the kit's SSE reader and parser, the
+ * relay client's checks of each event (`parse-event.ts`), the error class, the reducer, the message
+ * view (one builder for every message; `toMessages` adds the answer still arriving) and the store's
+ * notifier (a closure); neither holds key redaction (the relay redacts what it sends), prices (the
+ * relay prices each turn), the adapters' stream guard, nor the `retry-after` dates and
+ * `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and whole
+ * seconds in the header).
  *
- * - `relayConversation + useConversation` (about 6,140 B) holds the durable store, which keeps its
- *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so), tool
- *   answers, a follower's WebSocket (about 370 B: the ticket, the socket read as the body of a
- *   follow stream, its ping, the fall back to SSE, and a stream that connects after a dispose
- *   closed at once), and the relay's tool loop (about 370 B: what it waits on from `GET` and from
- *   the stream, results beside their calls, approve and deny, an interrupted answer). It is over
- *   the target by that socket, which lets an idle conversation's Durable Object sleep, and that
- *   loop; its budget is the ceiling of a browser path, 6,144 B.
- * - `relay + useChat` (about 5,750 B) holds `Chat` and its tool loop (about 1.5 KiB of it), and an
- *   adapter that keeps the whole stream contract itself (abort, idle timeout, the `done` turn folded
- *   from the events); the body it leaves to end after `done` is the reader's `drainMs`. It is over
- *   the target by the checks it makes of the relay's answers, each pinned by a test: the `done`
- *   turn's fields (about 175 B), the kind of an answer that is not JSON from its status (70 B), the
- *   error payload's kind and fields (50 B), its own fold of `done` (40 B). The tool loop's result,
- *   which `Chat` never reads, is another 10 B.
- *
- * Both budgets are where they stood before the paths lost 80 B and 53 B (2026-12); they come down
- * to {@link BUNDLE_TARGET} once a path gets there.
+ * - `relayConversation + useConversation` (about 5,980 B) holds the durable store, a closure (its
+ *   state in local variables, whose names minify where a class's `#fields` do not), which keeps its
+ *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so), a
+ *   follower's WebSocket (about 305 B: the ticket, the socket read as the body of a follow stream,
+ *   its ping, the fall back to SSE, and a stream that connects after a dispose closed at once), the
+ *   relay's tool loop as a page sees it (about 200 B: what it waits on from `GET` and from the
+ *   stream, results beside their calls, approve and deny, an interrupted answer kept or asked
+ *   again, a stop while the loop waits) and the client's own tool calls (about 290 B: `onToolCall`,
+ *   run as `Chat` runs them). It is over the target by that socket and those two loops. Its
+ *   budget leaves 144 B under the ceiling of a browser path (6,144 B).
+ * - `relay + useChat` (about 5,745 B) holds `Chat` and its tool loop, and an adapter that keeps
+ *   the whole stream contract itself (abort, idle timeout, the `done` turn folded from the events);
+ *   the body it leaves to end after `done` is the reader's `drainMs`. It is over the target by the
+ *   checks it makes of the relay's answers, each pinned by a test: the `done` turn's fields (about
+ *   160 B), the kind of an answer that is not JSON from its status (70 B), the error payload's kind
+ *   and fields (60 B), its own fold of `done` (40 B).
  */
 export const BUNDLE_BUDGETS: Readonly<Record<BrowserPath, number>> = {
-  'relay + useChat': 5850,
-  'relayConversation + useConversation': 6144,
+  'relay + useChat': 5760,
+  'relayConversation + useConversation': 6000,
 }
 
 /** What each browser path imports, by name. */
