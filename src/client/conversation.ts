@@ -141,7 +141,10 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   let interrupted: ChatSnapshot['interrupted']
   /** A regenerate runs: its answer replaces the last one only once it is complete. */
   let replacing = false
-  /** Stopped here: the answer stays as it was at the stop until its `done` comes. */
+  /**
+   * Stopped here: the answer stays as it was at the stop until its `done` comes, and what this
+   * client's tools return after the stop is not sent.
+   */
   let halted = false
   let status: ChatStatus = 'ready'
   let error: ThinkwireError | undefined
