@@ -26,7 +26,8 @@ import { serverTools } from './tools.ts'
 export { CLIENT_HEADER } from '../src/relay/index.ts'
 export type { ConversationListing }
 
-const DAY_MS = 24 * 60 * 60 * 1000
+const HOUR_MS = 60 * 60 * 1000
+const DAY_MS = 24 * HOUR_MS
 /** Registries by the providers a class serves and the Worker's settings: one per isolate. */
 const registries = new WeakMap<object, WeakMap<object, Registry>>()
 const NO_PROVIDERS: { readonly [provider: string]: ProviderEntry } = Object.freeze({})
@@ -158,6 +159,7 @@ function settingsOf(env: Env): ConversationHostSettings {
     ttlMs: bounds.ttlDays * DAY_MS,
     tracing: tracingOf(env),
     approvalKeys: approvalKeysOf(env),
+    approvalMs: bounds.approvalHours * HOUR_MS,
   }
 }
 

@@ -151,6 +151,8 @@ export type ConversationBounds = {
   readers: number
   /** Days after its last update that a conversation is deleted (0 keeps it). */
   ttlDays: number
+  /** Hours a server tool's call waits for a person's approval before it is answered as not run. */
+  approvalHours: number
 }
 
 /** The `CONVERSATION_*` settings, checked (a bad one throws naming it), with their defaults. */
@@ -161,7 +163,15 @@ export function conversationBounds(env: object): ConversationBounds {
     perClient: count(env, 'CONVERSATION_MAX_PER_CLIENT', 1000),
     readers: count(env, 'CONVERSATION_MAX_READERS', 64),
     ttlDays: count(env, 'CONVERSATION_TTL_DAYS', 90),
+    approvalHours: atLeastOne(env, 'TOOL_APPROVAL_HOURS', 24),
   }
+}
+
+/** {@link count}, refusing 0 by name: a setting for which none makes no sense. */
+function atLeastOne(env: object, name: string, fallback: number): number {
+  const value = count(env, name, fallback)
+  if (value === 0) throw new TypeError(`${name} must be a whole number of at least 1`)
+  return value
 }
 
 /**

@@ -23,6 +23,7 @@ beforeAll(async () => {
     MOCK_MODELS: 'on',
     MOCK_DELAY_MS: '0',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+    TOOL_APPROVAL_HOURS: '2',
   })
 })
 
@@ -128,8 +129,13 @@ describe('server tools in a durable conversation, in workerd', () => {
   })
 
   it('asks to approve save_note, lists it, and saves the note once approved, with no browser attached', async () => {
+    const asked = Date.now()
     const { id, read, approval } = await waitingNote('call the plumber')
     expect(runs(read)).toEqual(['turn', 'thinking', 'tool-call', 'tool-approval', 'done'])
+    // It waits TOOL_APPROVAL_HOURS (2 here, 24 by default).
+    const expires = Date.parse(approval.expiresAt) - 2 * 60 * 60 * 1000
+    expect(expires).toBeGreaterThanOrEqual(asked - 1000)
+    expect(expires).toBeLessThanOrEqual(Date.now() + 1000)
     expect(dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn.stopReason).toBe('tool-calls')
     expect(approval).toMatchObject({ name: 'save_note', input: { text: 'call the plumber' } })
     const waiting = await shown(id)

@@ -274,6 +274,10 @@ describe('readRelaySettings: auth', () => {
     expect(typeErrorOf(() => readRelaySettings({ CONVERSATION_TTL_DAYS: 'forever' }))).toBe(
       'CONVERSATION_TTL_DAYS must be a whole number of at least 0',
     )
+    // An approval that expires at once could never be given.
+    expect(typeErrorOf(() => readRelaySettings({ TOOL_APPROVAL_HOURS: '0' }))).toBe(
+      'TOOL_APPROVAL_HOURS must be a whole number of at least 1',
+    )
   })
 })
 
