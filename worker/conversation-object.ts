@@ -2,32 +2,20 @@ import { DurableObject } from 'cloudflare:workers'
 import type { ProviderEntry, Registry, Turn } from '../src/index.ts'
 import {
   ConversationHost,
-  otlpTracing,
   type ConversationHostSettings,
   type ConversationListing,
   type HostStats,
   type IndexCall,
   type ServerTools,
-  type TracingOptions,
 } from '../src/relay/index.ts'
-import { durableRateLimiter, limitsFromEnv } from './rate-limiter.ts'
+import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
-import {
-  conversationBounds,
-  MIN_SECRET_LENGTH,
-  modelsSetting,
-  requestBounds,
-  secrets,
-  setting,
-  streamTimes,
-} from './settings.ts'
+import { conversationSettings } from './relay-settings.ts'
 import { serverTools } from './tools.ts'
 
 export { CLIENT_HEADER } from '../src/relay/index.ts'
 export type { ConversationListing }
 
-const HOUR_MS = 60 * 60 * 1000
-const DAY_MS = 24 * HOUR_MS
 /** Registries by the providers a class serves and the Worker's settings: one per isolate. */
 const registries = new WeakMap<object, WeakMap<object, Registry>>()
 const NO_PROVIDERS: { readonly [provider: string]: ProviderEntry } = Object.freeze({})
@@ -143,49 +131,9 @@ export class ConversationObject extends DurableObject<Env> {
   }
 }
 
-/** What a conversation's object reads of the Worker's settings, once. */
+/** What a conversation's object reads of the Worker's settings, once (see `conversationSettings`). */
 function settingsOf(env: Env): ConversationHostSettings {
-  const bounds = conversationBounds(env)
-  const limits = limitsFromEnv(env)
-  return {
-    models: modelsSetting(env),
-    limits: requestBounds(env),
-    turns: bounds.turns,
-    bytes: bounds.bytes,
-    perClient: bounds.perClient,
-    readers: bounds.readers,
-    rateLimiter: limits === undefined ? undefined : durableRateLimiter(env.RATE_LIMITER, limits),
-    ...streamTimes(env),
-    ttlMs: bounds.ttlDays * DAY_MS,
-    tracing: tracingOf(env),
-    approvalKeys: approvalKeysOf(env),
-    approvalMs: bounds.approvalHours * HOUR_MS,
-  }
-}
-
-/**
- * The keys of approval ids: `SEAL_KEYS`, the relay's keys for what crosses a browser and must come
- * back unchanged, which rotate (the first signs, all verify). Not `CLIENT_ID_SECRET`: it names the
- * clients and can never rotate. Without `SEAL_KEYS` (or with a wrong one, which stops the Worker
- * before any request reaches an object), each conversation makes its own key.
- */
-function approvalKeysOf(env: Env): string[] {
-  try {
-    return secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
-  } catch {
-    return []
-  }
-}
-
-/**
- * The answers' spans, from the settings the Worker traces `/v1/chat` with. A wrong endpoint stops
- * the Worker before any request reaches an object (it answers 500 naming the setting), so here it
- * only turns tracing off.
- */
-function tracingOf(env: Env): TracingOptions | undefined {
-  try {
-    return otlpTracing((name) => setting(env, name))
-  } catch {
-    return undefined
-  }
+  const { rateLimits, ...settings } = conversationSettings(env)
+  const rateLimiter = rateLimits && durableRateLimiter(env.RATE_LIMITER, rateLimits)
+  return { ...settings, rateLimiter }
 }

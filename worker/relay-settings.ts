@@ -1,6 +1,7 @@
 import type { ProviderEntry, Registry } from '../src/index.ts'
 import {
   otlpTracing,
+  type ConversationHostSettings,
   type MemoryLimits,
   type RelayAuth,
   type TracingOptions,
@@ -79,5 +80,61 @@ export function readRelaySettings(env: object, options: HandlerOptions = {}): Re
     // Traces to `OTEL_EXPORTER_OTLP_ENDPOINT`; none when it is unset.
     tracing: otlpTracing((name) => setting(env, name)),
     conversations: conversationBounds(env),
+  }
+}
+
+const HOUR_MS = 60 * 60 * 1000
+const DAY_MS = 24 * HOUR_MS
+
+/**
+ * What a conversation's object reads of the Worker's settings, for its host: every setting but the
+ * rate limiter, whose per-client limits (`rateLimits`, undefined for none) the object backs with
+ * its own Durable Objects. The Worker checks them all at its start (`readRelaySettings`); seal keys
+ * or a tracing endpoint it would refuse turn approvals' shared keys or tracing off here.
+ */
+export function conversationSettings(
+  env: object,
+): Omit<ConversationHostSettings, 'rateLimiter'> & { rateLimits: MemoryLimits | undefined } {
+  const bounds = conversationBounds(env)
+  return {
+    models: modelsSetting(env),
+    limits: requestBounds(env),
+    turns: bounds.turns,
+    bytes: bounds.bytes,
+    perClient: bounds.perClient,
+    readers: bounds.readers,
+    rateLimits: limitsFromEnv(env),
+    ...streamTimes(env),
+    ttlMs: bounds.ttlDays * DAY_MS,
+    tracing: tracingOf(env),
+    approvalKeys: approvalKeysOf(env),
+    approvalMs: bounds.approvalHours * HOUR_MS,
+  }
+}
+
+/**
+ * The keys of approval ids: `SEAL_KEYS`, the relay's keys for what crosses a browser and must come
+ * back unchanged, which rotate (the first signs, all verify). Not `CLIENT_ID_SECRET`: it names the
+ * clients and can never rotate. Without `SEAL_KEYS` (or with a wrong one, which stops the Worker
+ * before any request reaches an object), each conversation makes its own key.
+ */
+function approvalKeysOf(env: object): string[] {
+  try {
+    return secrets(env, 'SEAL_KEYS', { minLength: MIN_SECRET_LENGTH })
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The answers' spans, from the settings the Worker traces `/v1/chat` with. A wrong endpoint stops
+ * the Worker before any request reaches an object (it answers 500 naming the setting), so here it
+ * only turns tracing off.
+ */
+function tracingOf(env: object): TracingOptions | undefined {
+  try {
+    return otlpTracing((name) => setting(env, name))
+  } catch {
+    return undefined
   }
 }
