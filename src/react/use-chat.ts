@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from 'react'
+import * as React from 'react'
 import type { Adapter, CallOptions, Thinking, ToolSpec } from '../core/adapter.ts'
 import {
   Chat,
@@ -126,9 +126,12 @@ function bind(chat: Chat) {
  * ```
  */
 export function useChat(options: UseChatOptions): UseChatResult {
-  const [{ chat, ...actions }] = useState(() => bind(new Chat(settings(options))))
-  useEffect(() => chat.update(settings(options)))
+  const [{ chat, ...actions }] = React.useState(() => bind(new Chat(settings(options))))
+  React.useEffect(() => chat.update(settings(options)))
   // A new result object per render, but the messages in it are the snapshot's, and unchanged
   // messages are the very same objects from one snapshot to the next.
-  return { ...useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot), ...actions }
+  return {
+    ...React.useSyncExternalStore(chat.subscribe, chat.getSnapshot, chat.getSnapshot),
+    ...actions,
+  }
 }
