@@ -85,6 +85,9 @@ export function relayError(
   })
 }
 
+/** `value` when it is a JSON object, else an empty one. */
+export const recordOf = (value: unknown): JsonRecord => (isRecord(value) ? value : {})
+
 type DeltaEvents = Omit<WireEvents, 'error'>
 
 /**
@@ -107,8 +110,7 @@ export function parseEvent(message: EventSourceMessage, provider: string): Event
   const name = message.event ?? 'message'
   let data: JsonRecord = {}
   try {
-    const parsed: unknown = JSON.parse(message.data)
-    if (isRecord(parsed)) data = parsed
+    data = recordOf(JSON.parse(message.data))
   } catch {
     // left empty: reported below as malformed
   }

@@ -12,9 +12,8 @@ import { applyEvent, initialTurnState, turnOf } from '../core/reducer.ts'
 import type { WireChatRequest } from '../core/wire.ts'
 import type { Delta } from '../kit/guard-stream.ts'
 import { kindFromStatus } from '../kit/http-error.ts'
-import { isRecord } from '../kit/json.ts'
 import { END, readEventStream } from '../kit/read-event-stream.ts'
-import { parseEvent, relayError } from './parse-event.ts'
+import { parseEvent, recordOf, relayError } from './parse-event.ts'
 
 /** Request headers, or a function that makes them for each call (e.g. a fresh token). */
 export type RelayHeaders = HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
@@ -180,7 +179,7 @@ const DRAIN_MS = 2000
 export async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
   const { ok, status } = response
   const data: unknown = await response.json().catch(() => undefined)
-  const error = isRecord(data) && isRecord(data['error']) ? data['error'] : {}
+  const error = recordOf(recordOf(data)['error'])
   const seconds = Number(response.headers.get('retry-after') || NaN)
   return relayError(
     error,
