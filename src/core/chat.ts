@@ -6,7 +6,13 @@ import { createNotifier, type Scheduler } from './notifier.ts'
 import { toMessages, type ChatMessage } from './messages.ts'
 import { applyEvent, initialTurnState, partialTurn, type TurnState } from './reducer.ts'
 import type { WirePending } from './wire.ts'
-import { stoppedResults, toolLoop, type ToolContext, type ToolLoopEvent } from './tool-loop.ts'
+import {
+  stoppedResults,
+  toolLoop,
+  type ToolContext,
+  type ToolLoopEvent,
+  type ToolLoopResult,
+} from './tool-loop.ts'
 
 /** Where a chat is: idle, waiting for the first event, receiving, or failed. */
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error'
@@ -255,7 +261,8 @@ export class Chat {
       onToolCall &&
       ((call: ToolCall, context: ToolContext) =>
         (this.#settings.onToolCall ?? onToolCall)(call, context))
-    const loop = toolLoop(
+    // Its result is not read, so `return()` may leave it without one.
+    const loop: AsyncGenerator<ToolLoopEvent, ToolLoopResult | void, undefined> = toolLoop(
       adapter,
       { ...this.#conversation, turns },
       { ...defaults, ...options, signal: run.controller.signal, execute, maxSteps },
@@ -265,7 +272,7 @@ export class Chat {
         const step = await Promise.race([loop.next(), stopped])
         if (step === 'stopped' || this.#running !== run) {
           // Lets the loop run its cleanup once its tool settles; nothing it makes is used.
-          void (loop.return as () => Promise<unknown>).call(loop).catch(() => {})
+          void loop.return().catch(() => {})
           return
         }
         if (step.done === true) break
