@@ -53,8 +53,15 @@ export function readEventStream<T>(
   body: ReadableStream<Uint8Array> | null,
   options: ReadEventStreamOptions<T>,
 ): AsyncIterableIterator<T[], undefined> & { return(): Promise<IteratorResult<T[], undefined>> } {
-  const { provider, decode, inspect, onComment, signal, drainMs = 0 } = options
-  const maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS
+  const {
+    provider,
+    decode,
+    inspect,
+    onComment,
+    signal,
+    drainMs = 0,
+    maxEventChars = DEFAULT_MAX_EVENT_CHARS,
+  } = options
   const cutOff = (cause?: unknown) =>
     providerError('network', provider, 'the stream was cut off in the middle of an event', cause)
   const reader = body?.getReader()
@@ -122,7 +129,8 @@ export function readEventStream<T>(
       close()
       throw error
     }
-    const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
+    // At the end (no value), `stream: false` flushes what the decoder holds.
+    const text = decoder.decode(chunk.value, { stream: !chunk.done })
     try {
       if (chunk.done) {
         parser.feed(text)
@@ -147,9 +155,9 @@ export function readEventStream<T>(
 
   const iterator = {
     next: read,
-    return() {
+    return: async () => {
       close()
-      return Promise.resolve(DONE)
+      return DONE
     },
     [Symbol.asyncIterator]: () => iterator,
   }
