@@ -93,10 +93,14 @@ type Run = {
   replaces: boolean
 }
 
-/** Where a chat is; its `type` is the chat's status. Only `#setState` assigns it. */
+/**
+ * Where a chat is; its `type` is the chat's status. Only `#setState` assigns it. Every state can be
+ * asked for `run` (the send shown) and `error` (set only after a failed send), so a send runs
+ * while there is a run and no error.
+ */
 type ChatState =
-  | { type: 'ready' }
-  | { type: 'submitted' | 'streaming'; run: Run }
+  | { type: 'ready'; run?: undefined; error?: undefined }
+  | { type: 'submitted' | 'streaming'; run: Run; error?: undefined }
   | { type: 'error'; error: ThinkwireError; run: Run }
 
 /**
@@ -152,12 +156,12 @@ export class Chat {
   }
 
   get error(): ThinkwireError | undefined {
-    return this.#state.type === 'error' ? this.#state.error : undefined
+    return this.#state.error
   }
 
   /** True while a send runs. */
   get busy(): boolean {
-    return this.#running !== undefined
+    return !!this.#running
   }
 
   /** Changes the options (adapter, call options, callbacks) for the next sends. */
@@ -193,10 +197,10 @@ export class Chat {
   regenerate(options?: CallOptions): AsyncGenerator<Event, void, undefined> {
     const state = this.#state
     // After a failure, the turns shown include the message that failed: it is the one to send again.
-    const turns = state.type === 'error' ? state.run.turns : this.#conversation.turns
+    const turns = state.error ? state.run.turns : this.#conversation.turns
     // A tool loop that failed after its first step: its steps are committed (the turns shown are
     // the conversation's); call the model again.
-    if (state.type === 'error' && turns.at(-1)?.role === 'tool') return this.#send(turns, options)
+    if (state.error && turns.at(-1)?.role === 'tool') return this.#send(turns, options)
     const last = turns.findLastIndex((turn) => turn.role === 'user')
     const user = turns[last]
     if (user?.role !== 'user') {
@@ -218,7 +222,7 @@ export class Chat {
    */
   stop(): void {
     const run = this.#running
-    if (run !== undefined) this.#keepStopped(run)
+    if (run) this.#keepStopped(run)
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -229,7 +233,7 @@ export class Chat {
 
   get #running(): Run | undefined {
     const state = this.#state
-    return state.type === 'submitted' || state.type === 'streaming' ? state.run : undefined
+    return state.error ? undefined : state.run
   }
 
   /**
@@ -246,11 +250,12 @@ export class Chat {
     const { adapter, onToolCall, maxSteps, options: defaults } = this.#settings
     const outer = options?.signal ?? defaults?.signal
     // Aborted before it started: nothing is sent and nothing changes.
-    if (outer?.aborted === true) return
+    if (outer?.aborted) return
     const run: Run = { controller: new AbortController(), turns, replaces }
-    // A stop ends the send at once, also while a tool that ignores its signal still runs.
-    const stopped = new Promise<'stopped'>((resolve) => {
-      run.controller.signal.addEventListener('abort', () => resolve('stopped'))
+    // A stop ends the send at once, also while a tool that ignores its signal still runs: it
+    // settles the race below, by which time the run is no longer the chat's running one.
+    const stopped = new Promise<void>((resolve) => {
+      run.controller.signal.addEventListener('abort', () => resolve())
     })
     this.#setState({ type: 'submitted', run })
     const onOuterAbort = () => this.stop()
@@ -270,12 +275,12 @@ export class Chat {
     try {
       for (;;) {
         const step = await Promise.race([loop.next(), stopped])
-        if (step === 'stopped' || this.#running !== run) {
+        if (!step || this.#running !== run) {
           // Lets the loop run its cleanup once its tool settles; nothing it makes is used.
           void loop.return().catch(() => {})
           return
         }
-        if (step.done === true) break
+        if (step.done) break
         const event = step.value
         this.#apply(run, event)
         if (event.type !== 'tool-results') yield event
@@ -287,7 +292,7 @@ export class Chat {
       const error = toThinkwireError(caught, adapter.provider)
       // A regenerate that failed before its answer was complete keeps the answer it would replace
       // on screen (and regenerate() still finds the question to send again).
-      if (run.replaces && run.last === undefined) run.turns = this.#conversation.turns
+      if (run.replaces && !run.last) run.turns = this.#conversation.turns
       this.#setState({ type: 'error', error, run })
       report(() => this.#settings.onError?.(error))
       throw error
@@ -326,12 +331,12 @@ export class Chat {
    */
   #keepStopped(run: Run): void {
     run.controller.abort()
-    if (run.replaces && run.last === undefined) return this.#finish(undefined)
+    if (run.replaces && !run.last) return this.#finish(undefined)
     const pending = run.pending
     let last = run.last
     let kept = run.turns
     const asked = kept.at(-1)
-    if (pending !== undefined) {
+    if (pending) {
       last = partialTurn({ ...pending, calls: null })
       kept = [...kept, last]
     } else if (asked?.role === 'assistant' && asked.toolCalls?.length) {
@@ -344,7 +349,7 @@ export class Chat {
   /** submitted or streaming → ready, reporting `turn` as the send's last. */
   #finish(turn: AssistantTurn | undefined): void {
     this.#setState({ type: 'ready' })
-    if (turn !== undefined) report(() => this.#settings.onFinish?.(turn))
+    if (turn) report(() => this.#settings.onFinish?.(turn))
   }
 
   #commit(run: Run, turns: Turn[]): void {
@@ -359,10 +364,10 @@ export class Chat {
 
   #makeSnapshot(): ChatSnapshot {
     const state = this.#state
-    const messages =
-      state.type === 'ready'
-        ? toMessages(this.#conversation.turns)
-        : toMessages(state.run.turns, state.type === 'streaming' ? state.run.pending : undefined)
-    return { conversation: this.#conversation, messages, status: state.type, error: this.error }
+    const messages = toMessages(
+      state.run?.turns ?? this.#conversation.turns,
+      state.type === 'streaming' ? state.run.pending : undefined,
+    )
+    return { conversation: this.#conversation, messages, status: state.type, error: state.error }
   }
 }
