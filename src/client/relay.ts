@@ -133,7 +133,7 @@ export function relay(options: RelayOptions): Adapter {
         touch()
       }
       // A body that ends without `done` or `error` is a dropped connection.
-      if (turn === undefined) {
+      if (!turn) {
         throw providerError('network', provider, 'the stream ended before the turn was complete')
       }
       const { role: _role, text: _text, thinking: _thinking, toolCalls: _calls, ...rest } = turn
@@ -147,7 +147,7 @@ export function relay(options: RelayOptions): Adapter {
     } finally {
       clearTimeout(timer)
       outer?.removeEventListener('abort', onAbort)
-      if (turn === undefined) controller.abort()
+      if (!turn) controller.abort()
     }
   }
 

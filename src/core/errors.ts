@@ -119,7 +119,7 @@ export function abortedError(provider: string | undefined, cause?: unknown): Thi
 
 /** Throws the `aborted` error of a call whose signal has already aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined, provider?: string): void {
-  if (signal?.aborted === true) throw abortedError(provider, signal.reason)
+  if (signal?.aborted) throw abortedError(provider, signal.reason)
 }
 
 /**
@@ -133,7 +133,7 @@ export function toThinkwireError(
   signal?: AbortSignal | undefined,
 ): ThinkwireError {
   if (isThinkwireError(error)) return error
-  if (signal?.aborted === true || (error instanceof Error && error.name === 'AbortError')) {
+  if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
     return abortedError(provider, error)
   }
   const kind = error instanceof TypeError ? 'network' : 'server'

@@ -28,7 +28,7 @@ export const initialTurnState: TurnState = { text: '', thinking: '', calls: null
  * costs O(K), not the O(K²) of copying the list at each call.
  */
 export function applyEvent(state: TurnState, event: Event): TurnState {
-  if (state.turn !== null) throw new TypeError(`Event '${event.type}' arrived after 'done'`)
+  if (state.turn) throw new TypeError(`Event '${event.type}' arrived after 'done'`)
   // Object literals rather than spreads: this runs once per event of every stream.
   const { text, thinking, calls } = state
   switch (event.type) {

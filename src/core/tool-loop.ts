@@ -68,10 +68,10 @@ export async function* toolLoop(
     }
     // guardStream makes every adapter end with done or throw; this only guards hand-made adapters.
     const turn = state.turn
-    if (turn === null) throw new TypeError(`${adapter.provider}: stream ended without 'done'`)
+    if (!turn) throw new TypeError(`${adapter.provider}: stream ended without 'done'`)
     turns = [...turns, turn]
     const calls = turn.toolCalls ?? []
-    if (execute === undefined || calls.length === 0) {
+    if (!execute || calls.length === 0) {
       return { conversation: { ...conversation, turns }, turn, steps: step }
     }
     // At `maxSteps` the model still asks for tools but may not be called again: its calls are

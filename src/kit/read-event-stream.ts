@@ -78,7 +78,7 @@ export function readEventStream<T>(
     if (closed) return
     closed = true
     signal?.removeEventListener('abort', cancel)
-    if (keep !== true) cancel()
+    if (!keep) cancel()
   }
   const failWith = (error: unknown) => {
     close()
@@ -114,7 +114,7 @@ export function readEventStream<T>(
 
   /** One network read, parsed: its batch, or the end. Whatever fails releases the body first. */
   async function read(): Promise<IteratorResult<T[], undefined>> {
-    if (failure !== undefined) {
+    if (failure) {
       // Closed already (by `failWith`); thrown once.
       const { error } = failure
       failure = undefined
@@ -123,7 +123,7 @@ export function readEventStream<T>(
     if (closed) return DONE
     let chunk: ReadableStreamReadResult<Uint8Array>
     try {
-      if (reader === undefined) throw providerError('network', provider, 'the response has no body')
+      if (!reader) throw providerError('network', provider, 'the response has no body')
       chunk = await reader.read()
     } catch (error) {
       close()
@@ -149,7 +149,7 @@ export function readEventStream<T>(
     const items = batch
     batch = []
     // What came before a failure in the same read is delivered first; the failure is the next.
-    if (items.length === 0 && failure !== undefined) return read()
+    if (items.length === 0 && failure) return read()
     return { done: false, value: items }
   }
 
