@@ -46,7 +46,7 @@ export function relay(options: RelayOptions): Adapter {
   const id = options.model
   // The provider is up to the first slash; the model, all after it, may hold more.
   const [, provider = '', model = ''] = /^([^/]+)\/([^]+)$/.exec(id) ?? []
-  if (model === '') {
+  if (!model) {
     throw new ThinkwireError({
       kind: 'invalid-request',
       message: `relay(): model '${id}' must be 'provider/model'`,

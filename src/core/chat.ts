@@ -331,7 +331,7 @@ export class Chat {
    */
   #keepStopped(run: Run): void {
     run.controller.abort()
-    if (run.replaces && !run.last) return this.#finish(undefined)
+    if (run.replaces && !run.last) return this.#finish()
     const pending = run.pending
     let last = run.last
     let kept = run.turns
@@ -347,7 +347,7 @@ export class Chat {
   }
 
   /** submitted or streaming → ready, reporting `turn` as the send's last. */
-  #finish(turn: AssistantTurn | undefined): void {
+  #finish(turn?: AssistantTurn): void {
     this.#setState({ type: 'ready' })
     if (turn) report(() => this.#settings.onFinish?.(turn))
   }

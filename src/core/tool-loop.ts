@@ -71,7 +71,7 @@ export async function* toolLoop(
     if (!turn) throw new TypeError(`${adapter.provider}: stream ended without 'done'`)
     turns = [...turns, turn]
     const calls = turn.toolCalls ?? []
-    if (!execute || calls.length === 0) {
+    if (!execute || !calls.length) {
       return { conversation: { ...conversation, turns }, turn, steps: step }
     }
     // At `maxSteps` the model still asks for tools but may not be called again: its calls are

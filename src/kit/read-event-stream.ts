@@ -149,7 +149,7 @@ export function readEventStream<T>(
     const items = batch
     batch = []
     // What came before a failure in the same read is delivered first; the failure is the next.
-    if (items.length === 0 && failure) return read()
+    if (!items.length && failure) return read()
     return { done: false, value: items }
   }
 

@@ -65,7 +65,7 @@ export function createSseParser(options: SseParserOptions): { feed(text: string)
 
   return {
     feed(chunk) {
-      if (overflowed || chunk === '') return
+      if (overflowed || !chunk) return
       if (afterCr && chunk.charCodeAt(0) === LF) chunk = chunk.slice(1)
       afterCr = chunk.charCodeAt(chunk.length - 1) === CR
       // Fragments hold no line break, so the chunk holds every CR. A lone CR (rare) becomes an LF;
@@ -73,7 +73,7 @@ export function createSseParser(options: SseParserOptions): { feed(text: string)
       // is right before an LF, so the character before an empty line's end is never one).
       if (chunk.includes('\r')) chunk = chunk.replace(LONE_CR, '\n')
       if (chunk.includes('\n')) {
-        const text = fragments.length === 0 ? chunk : fragments.join('') + chunk
+        const text = fragments.length ? fragments.join('') + chunk : chunk
         let start = 0
         // `indexOf` rather than a regular expression `split`: about twice as fast on token deltas.
         for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
