@@ -111,13 +111,15 @@ function report(callback: () => void): void {
   try {
     callback()
   } catch (error) {
-    if (typeof globalThis.reportError === 'function') globalThis.reportError(error)
-    else
-      queueMicrotask(() => {
-        throw error
-      })
+    ;(globalThis.reportError ?? throwLater)(error)
   }
 }
+
+/** Throws from a microtask, which a runtime without `reportError` reports as uncaught. */
+const throwLater = (error: unknown) =>
+  queueMicrotask(() => {
+    throw error
+  })
 
 /**
  * Owns a conversation and streams the next turn into it. A send appends the user turn and the
