@@ -64,7 +64,8 @@ export class ThinkwireError extends Error {
   readonly [MARKER] = true
 
   constructor(options: ThinkwireErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause })
+    // `Error` reads only `cause` from its options, and sets it only when given: none for undefined.
+    super(options.message, options.cause === undefined ? undefined : options)
     this.kind = options.kind
     this.retryable = options.retryable ?? KINDS.indexOf(options.kind) < RETRYABLE_KINDS
     this.retryAfterMs = options.retryAfterMs

@@ -23,6 +23,10 @@ describe('ThinkwireError', () => {
       retryAfterMs: 5,
     })
     expect(error.cause).toBe(cause)
+    // A cause given as undefined (as providerError and abortedError pass one) sets none.
+    expect('cause' in new ThinkwireError({ kind: 'server', message: 'x', cause: undefined })).toBe(
+      false,
+    )
     expect(new ThinkwireError({ kind: 'auth', message: 'no' }).retryable).toBe(false)
     expect(new ThinkwireError({ kind: 'auth', message: 'no', retryable: true }).retryable).toBe(
       true,
