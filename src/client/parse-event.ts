@@ -107,7 +107,8 @@ const PAYLOADS: { readonly [K in keyof DeltaEvents]: readonly [keyof DeltaEvents
  * is malformed, throw a `ThinkwireError`.
  */
 export function parseEvent(message: EventSourceMessage, provider: string): Event | undefined {
-  const name = message.event ?? 'message'
+  // An unnamed event (SSE's `message`) is not one of the relay's: ignored below, as any unknown.
+  const name = message.event ?? ''
   let data: JsonRecord = {}
   try {
     data = recordOf(JSON.parse(message.data))

@@ -85,7 +85,8 @@ describe('parseEvent', () => {
     expect(parseEvent(message('done', { turn: full }), 'p')).toEqual({ type: 'done', turn: full })
   })
 
-  it('ignores an event name it does not know', () => {
+  it('ignores an event name it does not know, and an event with no name', () => {
     expect(parseEvent(message('progress', {}), 'mock')).toBeUndefined()
+    expect(parseEvent({ data: JSON.stringify({ text: 'hi' }) }, 'mock')).toBeUndefined()
   })
 })
