@@ -79,7 +79,8 @@ export function relay(options: RelayOptions): Adapter {
     const controller = new AbortController()
     const signal = controller.signal
     const onAbort = () => controller.abort(outer?.reason)
-    outer?.addEventListener('abort', onAbort, { once: true })
+    // A signal aborts once, and `finally` removes the listener: it needs no `once`.
+    outer?.addEventListener('abort', onAbort)
     let timer: ReturnType<typeof setTimeout> | undefined
     let timedOut = false
     // Runs while the client waits for the relay, not while the consumer holds an event.

@@ -84,7 +84,8 @@ export function readEventStream<T>(
     close()
     failure = { error }
   }
-  signal?.addEventListener('abort', cancel, { once: true })
+  // A signal aborts once, and `close` removes the listener: it needs no `once`.
+  signal?.addEventListener('abort', cancel)
   const parser = createSseParser({
     maxBufferSize: maxEventChars,
     onEvent(message) {
