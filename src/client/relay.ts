@@ -97,7 +97,7 @@ export function relay(options: RelayOptions): Adapter {
     let turn: AssistantTurn | undefined
     try {
       touch()
-      const response = await (options.fetch ?? globalThis.fetch)(endpoint, {
+      const response = await (options.fetch ?? fetch)(endpoint, {
         method: 'POST',
         headers: await relayHeaders(options.headers, true),
         body: JSON.stringify({ model: id, conversation, ...wire } satisfies WireChatRequest),
