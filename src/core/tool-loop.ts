@@ -117,9 +117,7 @@ export async function executeToolCalls(
 
 /** The result that answers `call`. */
 function resultOf(call: ToolCall, output: unknown, isError?: true): ToolResult {
-  const result: ToolResult = { callId: call.id, name: call.name, output }
-  if (isError) result.isError = isError
-  return result
+  return { callId: call.id, name: call.name, output, ...(isError && { isError }) }
 }
 
 /**
