@@ -80,7 +80,8 @@ export function createSseParser(options: SseParserOptions): { feed(text: string)
           line(text, start, text.charCodeAt(end - 1) === CR ? end - 1 : end)
           start = end + 1
         }
-        fragments = start === text.length ? [] : [text.slice(start)]
+        // Empty when the text ends at a line break; joining it with the next chunk costs nothing.
+        fragments = [text.slice(start)]
         fragmentChars = text.length - start
       } else {
         fragments.push(chunk)
