@@ -137,8 +137,12 @@ export function toThinkwireError(
   if (signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
     return abortedError(provider, error)
   }
-  const kind = error instanceof TypeError ? 'network' : 'server'
-  return providerError(kind, provider, messageOf(error), error)
+  return providerError(
+    error instanceof TypeError ? 'network' : 'server',
+    provider,
+    messageOf(error),
+    error,
+  )
 }
 
 /** The message of anything thrown: an error's own message, else the value as a string. */
