@@ -180,10 +180,9 @@ const DRAIN_MS = 2000
 export async function responseError(response: Response, provider: string): Promise<ThinkwireError> {
   const { ok, status } = response
   const data: unknown = await response.json().catch(() => undefined)
-  const error = recordOf(recordOf(data)['error'])
   const seconds = Number(response.headers.get('retry-after') || NaN)
   return relayError(
-    error,
+    recordOf(recordOf(data)['error']),
     provider,
     ok ? 'server' : kindFromStatus(status),
     `HTTP ${status}${ok ? ', not an event stream' : ''}`,

@@ -213,8 +213,7 @@ export class Chat {
     }
     // It replaces an answer only when its question was answered: a failed send's question was not
     // committed, and sending it again is a retry that replaces nothing.
-    const replaces = this.#conversation.turns.includes(user)
-    return this.#send(turns.slice(0, last + 1), options, replaces)
+    return this.#send(turns.slice(0, last + 1), options, this.#conversation.turns.includes(user))
   }
 
   /**
@@ -366,10 +365,14 @@ export class Chat {
 
   #makeSnapshot(): ChatSnapshot {
     const state = this.#state
-    const messages = toMessages(
-      state.run?.turns ?? this.#conversation.turns,
-      state.type === 'streaming' ? state.run.pending : undefined,
-    )
-    return { conversation: this.#conversation, messages, status: state.type, error: state.error }
+    return {
+      conversation: this.#conversation,
+      messages: toMessages(
+        state.run?.turns ?? this.#conversation.turns,
+        state.type === 'streaming' ? state.run.pending : undefined,
+      ),
+      status: state.type,
+      error: state.error,
+    }
   }
 }
