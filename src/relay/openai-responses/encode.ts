@@ -147,7 +147,7 @@ type Open = { type: 'reasoning' | 'message'; id: string; index: number; pieces: 
  * streamed, and does no I/O.
  *
  * Thinking streams as the summary of a `reasoning` item of its own, closed when the text or a
- * tool call starts; the sealed turn comes last, in another `reasoning` item (see
+ * tool call starts; the sealed items come last, in another `reasoning` item (see
  * {@link sealedReasoningItem}), once the answer is complete, because the seal covers it whole.
  *
  * @example

@@ -35,6 +35,7 @@ export {
   readSealedContent,
   sealedReasoningItem,
   SEALED_PREFIX,
+  SEALED_TURN_PREFIX,
   type ReasoningItem,
   type SealedContent,
 } from './sealed-reasoning.ts'

@@ -1,8 +1,17 @@
 import type { AssistantTurn, ToolTurn, Turn, UserPart, UserTurn } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
-import { describe, fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
-import { readSealedContent } from './sealed-reasoning.ts'
+import {
+  describe,
+  fail,
+  isRecord,
+  oneOf,
+  own,
+  record,
+  string,
+  type JsonRecord,
+} from '../validate-json.ts'
+import { readSealedContent, type SealedContent } from './sealed-reasoning.ts'
 import { argumentsOf, given, imageOfUrl, userContent } from '../request-parts.ts'
 
 /** Where one turn of the conversation came from in `input`, to name an input field at fault. */
@@ -27,23 +36,26 @@ export type TranslatedInput = { turns: Turn[]; sources: TurnSource[] }
 type Run = {
   at: number
   text: string
+  /** The summaries of its reasoning items: the thinking the relay streamed. */
+  thinking: string
   /** The first message item, or undefined when the run has none. */
   message: number | undefined
   calls: ToolCall[]
   callItems: number[]
   /** The first reasoning item holding a record of this relay, and the record. */
-  sealed: { at: number; record: SealedRecord } | undefined
+  sealed: { at: number; content: Extract<SealedContent, { type: 'items' | 'record' }> } | undefined
 }
-type SealedRecord = Extract<ReturnType<typeof readSealedContent>, { type: 'record' }>['record']
 
 /**
  * The turns of a Responses `input`: each user message a user turn; each run of assistant
  * messages, `function_call` and `reasoning` items one assistant turn; each run of
  * `function_call_output` items one tool turn; system and developer messages go to `system`, in
- * order. A run that holds the sealed reasoning item the relay sent (in any place) becomes exactly
- * the sealed turn, items and seal included, when the record's text and tool calls are the run's;
- * otherwise the turn is built from its messages and calls, and `notes` says why its reasoning state
- * was dropped. Throws `Invalid` naming the input field at fault.
+ * order. A run that holds the sealed reasoning item the relay sent (in any place) becomes the turn
+ * it sealed: its text, thinking (the reasoning summaries) and calls with the record's items and
+ * seal, which the relay's seal check then holds to the turn it sealed. A record of an earlier
+ * version holds the whole turn, taken when its text and tool calls are the run's; otherwise the
+ * turn is built from its messages and calls, and `notes` says why its reasoning state was dropped.
+ * Throws `Invalid` naming the input field at fault.
  */
 export function translateInput(value: unknown, system: string[], notes: string[]): TranslatedInput {
   if (typeof value === 'string') {
@@ -73,7 +85,15 @@ export function translateInput(value: unknown, system: string[], notes: string[]
     const kind = itemKind(item, field)
     if (kind !== 'function_call_output') toolTurn = undefined
     if (kind === 'assistant' || kind === 'function_call' || kind === 'reasoning') {
-      run ??= { at: i, text: '', message: undefined, calls: [], callItems: [], sealed: undefined }
+      run ??= {
+        at: i,
+        text: '',
+        thinking: '',
+        message: undefined,
+        calls: [],
+        callItems: [],
+        sealed: undefined,
+      }
       addToRun(run, kind, item, i, notes)
       continue
     }
@@ -144,23 +164,25 @@ function addToRun(
       run.callItems.push(i)
       return
     case 'reasoning': {
+      run.thinking += summaryText(own(item, 'summary'))
       const content = readSealedContent(given(item, 'encrypted_content'))
       const dropped = (reason: string) =>
         notes.push(`${field}.encrypted_content dropped: ${reason}`)
       if (content.type === 'foreign') dropped('it is not a record of this relay')
       if (content.type === 'broken') dropped('its record does not decode')
-      if (content.type !== 'record') return
+      if (content.type !== 'items' && content.type !== 'record') return
       if (run.sealed !== undefined) dropped(`input[${run.sealed.at}] holds this answer's record`)
-      else run.sealed = { at: i, record: content.record }
+      else run.sealed = { at: i, content }
       return
     }
   }
 }
 
 /**
- * The assistant turn of a run: exactly the sealed record when its text and tool calls are the
- * run's, else built from the run's messages and calls. A run of reasoning items alone, with no
- * record to stand for it, says nothing a provider can take: it is left out, with a note.
+ * The assistant turn of a run: its text, thinking and calls with the sealed items (or, from an
+ * earlier version's record, exactly the record when its text and tool calls are the run's), else
+ * built from the run's messages and calls. A run of reasoning items alone, with no record to
+ * stand for it, says nothing a provider can take: it is left out, with a note.
  */
 function assistantTurn(
   run: Run,
@@ -184,17 +206,44 @@ function assistantTurn(
   }
   const { sealed } = run
   if (sealed === undefined) return fallback()
-  const dropped = (reason: string) => {
-    notes.push(`input[${sealed.at}].encrypted_content dropped: ${reason}`)
-    return fallback()
+  const { content } = sealed
+  if (content.type === 'record') {
+    const mismatch = sealedMismatch(content.record, run.text, run.calls, {
+      text: "the answer's output_text",
+      toolCalls: "the answer's function_call items",
+    })
+    if (mismatch !== undefined) {
+      notes.push(`input[${sealed.at}].encrypted_content dropped: ${mismatch}`)
+      return fallback()
+    }
   }
-  const mismatch = sealedMismatch(sealed.record, run.text, run.calls, {
-    text: "the answer's output_text",
-    toolCalls: "the answer's function_call items",
-  })
-  if (mismatch !== undefined) return dropped(mismatch)
-  const turn = turnOfRecord(sealed.record, plain)
-  return { turn, source: { ...source, sealed: sealed.at } }
+  const said =
+    content.type === 'record'
+      ? content.record
+      : {
+          text: run.text,
+          thinking: run.thinking === '' ? undefined : run.thinking,
+          toolCalls: plain.toolCalls,
+          items: content.items,
+        }
+  return { turn: turnOfRecord(said, plain), source: { ...source, sealed: sealed.at } }
+}
+
+/**
+ * The text of a reasoning item's `summary`: its `summary_text` parts joined. Anything else adds
+ * nothing: the relay reads summaries only to rebuild the thinking its seal covers, and a summary it
+ * did not write cannot make a seal hold.
+ */
+function summaryText(summary: unknown): string {
+  if (!Array.isArray(summary)) return ''
+  let text = ''
+  const parts: readonly unknown[] = summary
+  for (const part of parts) {
+    if (!isRecord(part) || own(part, 'type') !== 'summary_text') continue
+    const said = own(part, 'text')
+    if (typeof said === 'string') text += said
+  }
+  return text
 }
 
 /** A string, or an array of parts of the `types` whose text is joined; null and absence are none. */

@@ -187,7 +187,7 @@ describe('createResponsesEncoder', () => {
         id: id('rs', 4),
         type: 'reasoning',
         summary: [],
-        encrypted_content: expect.stringMatching(/^thinkwire-v1\./),
+        encrypted_content: expect.stringMatching(/^thinkwire-v2\./),
         status: 'completed',
       },
     ])
@@ -200,17 +200,13 @@ describe('createResponsesEncoder', () => {
     })
   })
 
-  it('seals the turn whole in the last item, and sends its record only once it is done', () => {
+  it('seals the turn’s items in the last item, and sends its record only once it is done', () => {
     const events = frames(encodeAll([...deltas, { type: 'done', turn }]))
     const sealed = events.at(-2)!['item'] as { encrypted_content: string }
+    // The text, thinking and calls are the other items': the record does not say them again.
     expect(readSealedContent(sealed.encrypted_content)).toEqual({
-      type: 'record',
-      record: {
-        text: turn.text,
-        thinking: turn.thinking,
-        toolCalls: turn.toolCalls,
-        items: turn.items,
-      },
+      type: 'items',
+      items: turn.items,
     })
     const added = events.at(-3)!
     expect(added).toMatchObject({ type: 'response.output_item.added', output_index: 4 })

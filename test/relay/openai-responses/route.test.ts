@@ -22,6 +22,8 @@ import {
   type RelayLogEntry,
   type RelayOptions,
 } from '../../../src/relay/index.ts'
+import { readSealedContent, SEALED_TURN_PREFIX } from '../../../src/relay/openai-responses/index.ts'
+import { encodeSealedTurn } from '../../../src/relay/sealed-turn.ts'
 import { eventually } from '../../helpers/eventually.ts'
 import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import {
@@ -374,7 +376,8 @@ describe('/v1/responses fuzzed', () => {
       { depthSize: 'small' },
       fc.constantFrom(null, true, 0, -1, 1.5, '', 'user', 'assistant', 'mock/echo', '{}'),
       fc.constantFrom('message', 'function_call', 'function_call_output', 'reasoning', 'c1'),
-      fc.constantFrom('input_text', 'input_image', 'output_text', 'function', 'thinkwire-v1.e30'),
+      fc.constantFrom('input_text', 'input_image', 'output_text', 'function', 'summary_text'),
+      fc.constantFrom('thinkwire-v1.e30', 'thinkwire-v2.e30'),
       fc.string(),
       fc.array(tie('value'), { maxLength: 3 }),
       fc.dictionary(
@@ -519,7 +522,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
     const sealed = first.output[3]
     if (sealed?.type !== 'reasoning') throw new Error('expected the sealed item last')
     expect(sealed.summary).toEqual([])
-    expect(sealed.encrypted_content).toMatch(/^thinkwire-v1\./)
+    expect(sealed.encrypted_content).toMatch(/^thinkwire-v2\./)
 
     // Sent back with the sealed item moved first: any position will do.
     const items = stored(first.output)
@@ -540,7 +543,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
     expect(entries.at(-1)?.notes).toBeUndefined()
   })
 
-  it('is dropped, with a note, when the answer was changed; the turn goes from its text and calls', async () => {
+  it('is dropped, with a warning, when the answer was changed; the turn goes from its text and calls', async () => {
     const { claude, openai, entries } = sealedRelay()
     const first = await openai.responses.create({
       model: 'anthropic/claude',
@@ -560,8 +563,62 @@ describe('/v1/responses: the sealed reasoning item', () => {
       toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
     })
     expect(entries.at(-1)?.notes).toEqual([
-      "input[4].encrypted_content dropped: its text is not the answer's output_text",
+      'conversation.turns[1].items dropped: the turn was changed after this relay sealed it, so it was sent from its text and tool calls',
     ])
+  })
+
+  it('is dropped, with a warning, when the answer comes back without its thinking summary', async () => {
+    const { claude, openai, entries } = sealedRelay()
+    const first = await openai.responses.create({
+      model: 'anthropic/claude',
+      input: ask,
+      tools: [weather],
+    })
+    // The record holds the items alone: the thinking the seal covers is the summary's.
+    const withoutSummary = stored(first.output).slice(1)
+    await openai.responses.create({
+      model: 'anthropic/claude',
+      input: [...ask, ...withoutSummary, result],
+      tools: [weather],
+    })
+    expect(claude.calls[1]!.request[1]).toEqual({
+      role: 'assistant',
+      text: 'Let me check.',
+      toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
+    })
+    expect(entries.at(-1)?.notes).toEqual([
+      'conversation.turns[1].items dropped: the turn was changed after this relay sealed it, so it was sent from its text and tool calls',
+    ])
+  })
+
+  it('replays a record of the earlier version, which holds the whole turn, from a stored answer', async () => {
+    const { claude, openai, entries } = sealedRelay()
+    const first = await openai.responses.create({
+      model: 'anthropic/claude',
+      input: ask,
+      tools: [weather],
+    })
+    const items = stored(first.output) as { encrypted_content?: string }[]
+    const content = readSealedContent(items[3]!.encrypted_content)
+    if (content.type !== 'items') throw new Error('expected the sealed items')
+    const whole = encodeSealedTurn({
+      role: 'assistant',
+      text: 'Let me check.',
+      thinking: 'The weather needs a tool.',
+      toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
+      items: content.items,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stopReason: 'tool-calls',
+    })
+    items[3]!.encrypted_content = `${SEALED_TURN_PREFIX}${whole}`
+    // Only the message, the call and the record: the earlier record says the thinking itself.
+    const input = [...ask, ...(items.slice(1) as ResponseInput), result]
+    await openai.responses.create({ model: 'anthropic/claude', input, tools: [weather] })
+    expect(claude.calls[1]!.request[1]).toMatchObject({
+      role: 'assistant',
+      replayed: [{ thinking: 'The weather needs a tool.', text: 'Let me check.' }],
+    })
+    expect(entries.at(-1)?.notes).toBeUndefined()
   })
 
   it('is dropped, with a warning, when its seal does not hold', async () => {

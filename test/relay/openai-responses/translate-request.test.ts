@@ -10,10 +10,12 @@ import type { FieldTable } from '../../../src/core/wire.ts'
 import {
   RESPONSES_FIELDS,
   responsesDialect,
+  SEALED_TURN_PREFIX,
   sealedReasoningItem,
   translateResponsesRequest,
   type TranslatedResponsesRequest,
 } from '../../../src/relay/openai-responses/index.ts'
+import { encodeSealedTurn } from '../../../src/relay/sealed-turn.ts'
 import type { RequestLimits } from '../../../src/relay/validate-request.ts'
 
 const model = 'anthropic/claude-sonnet-4-5'
@@ -87,6 +89,11 @@ const call = {
   parsed_arguments: null,
 }
 const sealed = sealedReasoningItem(sealedTurn, 'rs_2')!
+/** The same answer's record as earlier versions wrote it: the whole turn. */
+const sealedWhole = {
+  ...sealed,
+  encrypted_content: `${SEALED_TURN_PREFIX}${encodeSealedTurn(sealedTurn)!}`,
+}
 const toolOutput = { type: 'function_call_output', call_id: 'call_1', output: 'Sunny' }
 
 /** The turn the relay sealed, as the translation rebuilds it. */
@@ -404,18 +411,48 @@ describe('translateResponsesRequest: the sealed reasoning item', () => {
     expect(result.request.conversation.turns[1]).not.toHaveProperty('warnings')
   })
 
-  it('drops the record, with a note, when the answer’s text was changed', () => {
+  it('rebuilds the thinking from the answer’s reasoning summaries, in order', () => {
+    const first = { ...summary, summary: [{ type: 'summary_text', text: 'The user ' }] }
+    const second = {
+      ...summary,
+      id: 'rs_3',
+      summary: [
+        { type: 'summary_text', text: 'wants ' },
+        { type: 'reasoning_text', text: 'not a summary' },
+        { type: 'summary_text', text: 'the weather.' },
+      ],
+    }
+    const result = translated({ input: [question, first, message, second, call, sealed] })
+    expect(result.request.conversation.turns[1]).toEqual(rebuilt)
+    const silent = translated({ input: [question, message, call, sealed] })
+    expect(silent.request.conversation.turns[1]).not.toHaveProperty('thinking')
+  })
+
+  it('keeps the items of a changed answer with what was sent, for the seal check to judge', () => {
     const edited = { ...message, content: [{ type: 'output_text', text: 'Checked.' }] }
     const result = translated({ input: [question, summary, edited, call, sealed, toolOutput] })
+    expect(result.request.conversation.turns[1]).toEqual({ ...rebuilt, text: 'Checked.' })
+    expect(result.notes).toEqual([])
+  })
+
+  it('rebuilds the sealed turn from an earlier version’s record, which says its thinking', () => {
+    const result = translated({ input: [question, message, call, sealedWhole, toolOutput] })
+    expect(result.request.conversation.turns[1]).toEqual(rebuilt)
+    expect(result.notes).toEqual([])
+  })
+
+  it('drops an earlier version’s record, with a note, when the answer’s text was changed', () => {
+    const edited = { ...message, content: [{ type: 'output_text', text: 'Checked.' }] }
+    const result = translated({ input: [question, summary, edited, call, sealedWhole, toolOutput] })
     expect(result.request.conversation.turns[1]).toEqual({ ...plain, text: 'Checked.' })
     expect(result.notes).toEqual([
       "input[4].encrypted_content dropped: its text is not the answer's output_text",
     ])
   })
 
-  it('drops the record, with a note, when the answer’s calls were changed', () => {
+  it('drops an earlier version’s record, with a note, when the answer’s calls were changed', () => {
     const edited = { ...call, arguments: '{"city":"Lyon","days":[1,2]}' }
-    const result = translated({ input: [question, message, edited, sealed, toolOutput] })
+    const result = translated({ input: [question, message, edited, sealedWhole, toolOutput] })
     expect(result.request.conversation.turns[1]).toMatchObject({
       toolCalls: [{ id: 'call_1', name: 'weather', input: { city: 'Lyon', days: [1, 2] } }],
     })
@@ -427,20 +464,35 @@ describe('translateResponsesRequest: the sealed reasoning item', () => {
 
   it('notes state it did not write, or cannot read, and sends the answer without it', () => {
     const theirs = { ...summary, encrypted_content: 'gAAAAABopenai-own-state' }
-    const broken = { ...sealed, encrypted_content: `${sealed.encrypted_content!.slice(0, 40)}!` }
-    const result = translated({ input: [question, theirs, message, call, broken, toolOutput] })
+    const cut = (item: typeof sealed) => ({
+      ...item,
+      encrypted_content: `${item.encrypted_content!.slice(0, 40)}!`,
+    })
+    // Items that decode, without the seal only a relay writes.
+    const { seal: _seal, ...unsealed } = sealedTurn.items!
+    const noSeal = {
+      ...sealed,
+      encrypted_content: `thinkwire-v2.${Buffer.from(JSON.stringify(unsealed)).toString('base64url')}`,
+    }
+    const result = translated({
+      input: [question, theirs, message, call, cut(sealed), cut(sealedWhole), noSeal, toolOutput],
+    })
     expect(result.request.conversation.turns[1]).toEqual(plain)
     expect(result.notes).toEqual([
       'input[1].encrypted_content dropped: it is not a record of this relay',
       'input[4].encrypted_content dropped: its record does not decode',
+      'input[5].encrypted_content dropped: its record does not decode',
+      'input[6].encrypted_content dropped: its record does not decode',
     ])
   })
 
   it('keeps the first record of an answer and notes another', () => {
-    const result = translated({ input: [question, message, call, sealed, sealed, toolOutput] })
+    const result = translated({
+      input: [question, summary, message, call, sealed, sealedWhole, toolOutput],
+    })
     expect(result.request.conversation.turns[1]).toEqual(rebuilt)
     expect(result.notes).toEqual([
-      "input[4].encrypted_content dropped: input[3] holds this answer's record",
+      "input[5].encrypted_content dropped: input[4] holds this answer's record",
     ])
   })
 
