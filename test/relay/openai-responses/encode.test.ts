@@ -10,6 +10,8 @@ import {
   createResponsesEncoder,
   readSealedContent,
   responseBody,
+  responseError,
+  responseObject,
   type ResponseMeta,
 } from '../../../src/relay/openai-responses/index.ts'
 import { parseSse } from '../sse-reader.ts'
@@ -234,14 +236,15 @@ describe('createResponsesEncoder', () => {
     }
   })
 
-  it('opens a new reasoning item when thinking comes back after text', () => {
+  it('opens a new item, with its own text, when thinking comes back after text', () => {
+    const said = { ...turn, text: 'A.B.', thinking: 'First.Second.', toolCalls: undefined }
     const events = frames(
       encodeAll([
         { type: 'thinking', text: 'First.' },
         { type: 'text', text: 'A.' },
         { type: 'thinking', text: 'Second.' },
         { type: 'text', text: 'B.' },
-        { type: 'done', turn: { ...turn, toolCalls: undefined, items: undefined } },
+        { type: 'done', turn: { ...said, items: undefined } },
       ]),
     )
     const items = events
@@ -252,6 +255,15 @@ describe('createResponsesEncoder', () => {
       [id('msg', 1), 'message'],
       [id('rs', 2), 'reasoning'],
       [id('msg', 3), 'message'],
+    ])
+    const texts = events
+      .filter((e) => e.type.endsWith('_text.done'))
+      .map((e) => [e['item_id'], e['text']])
+    expect(texts).toEqual([
+      [id('rs', 0), 'First.'],
+      [id('msg', 1), 'A.'],
+      [id('rs', 2), 'Second.'],
+      [id('msg', 3), 'B.'],
     ])
   })
 
@@ -290,6 +302,66 @@ describe('createResponsesEncoder', () => {
     const priced = { ...turn, usage: { ...turn.usage, cost: 0.0123 } }
     const events = frames(encodeAll([{ type: 'done', turn: priced }]))
     expect(events.at(-1)!['response']).toMatchObject({ usage: { cost: 0.0123 } })
+  })
+})
+
+describe('createResponsesEncoder: the JSON it writes around the values', () => {
+  // A surrogate pair split between two deltas, as a stream may cut it.
+  const awkward = 'Quotes "x", a \\ and </script>\r\n\u2028 ünï \u0000 🎉 \ud83c'
+  const said: StreamDelta[] = [
+    { type: 'thinking', text: awkward },
+    { type: 'thinking', text: '\udf89 thought' },
+    { type: 'text', text: awkward },
+    { type: 'text', text: '\udf89' },
+    { type: 'tool-call', call: { id: 'call "1"', name: 'wéather\n', input: { q: awkward } } },
+    { type: 'text', text: 'More.' },
+  ]
+  const whole = { ...turn, text: `${awkward}\udf89More.`, thinking: `${awkward}\udf89 thought` }
+  const streams: Record<string, () => string> = {
+    'a whole answer': () => encodeAll([...said, { type: 'done', turn: whole }]),
+    'an answer cut at its token limit': () =>
+      encodeAll([...said.slice(0, 3), { type: 'done', turn: { ...whole, stopReason: 'length' } }]),
+    'an answer that fails inside an item': () => {
+      const encode = createResponsesEncoder(meta)
+      return [...said.slice(0, 4).map((delta) => encode.delta(delta)), encode.error(failure)].join(
+        '',
+      )
+    },
+  }
+  const failure = { kind: 'overloaded', message: 'the "provider" is overloaded' } as const
+
+  it.each(Object.keys(streams))(
+    'is for each event of %s what JSON.stringify writes for it',
+    (name) => {
+      const { events } = parseSse(streams[name]!())
+      expect(events.length).toBeGreaterThan(10)
+      for (const { data } of events) expect(data).toBe(JSON.stringify(JSON.parse(data)))
+    },
+  )
+
+  it('writes each Response as responseObject gives it', () => {
+    const encode = createResponsesEncoder(meta)
+    const opened = frames(encode.delta({ type: 'thinking', text: awkward }))
+    for (const created of opened.slice(0, 2)) {
+      expect(created['response']).toEqual(
+        responseObject(meta, { status: 'in_progress', output: [] }),
+      )
+    }
+    const failed = frames(encode.error(failure)).at(-2)!
+    expect(failed['response']).toEqual(
+      responseObject(meta, {
+        status: 'failed',
+        error: responseError(failure),
+        output: [
+          {
+            id: id('rs', 0),
+            type: 'reasoning',
+            summary: [{ type: 'summary_text', text: awkward }],
+            status: 'incomplete',
+          },
+        ],
+      }),
+    )
   })
 })
 
