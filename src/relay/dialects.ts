@@ -2,14 +2,15 @@ import type { CallOptions } from '../core/adapter.ts'
 import type { AssistantTurn, Conversation } from '../core/conversation.ts'
 import type { ErrorKind, ThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
-import type { WireError, WireEvents } from '../core/wire.ts'
+import type { WireChatRequest, WireError, WireEvents } from '../core/wire.ts'
 import {
   completionErrorResponse,
   completionResponse,
   createCompletionEncoder,
-  rewriteError,
+  rewriteField,
   translateCompletionRequest,
 } from './completions/index.ts'
+import { renamedRefusal, type Refusal } from './request-parts.ts'
 import {
   describeError,
   errorResponse,
@@ -18,18 +19,26 @@ import {
   type ErrorDetails,
 } from './responses.ts'
 import { createSseEncoder } from './sse.ts'
-import { statusFromKind } from './status.ts'
 import { validateChatRequest, type RequestLimits } from './validate-request.ts'
 
 /** An event a stream encoder writes: anything but `done`, which ends the stream. */
 export type StreamDelta = Exclude<Event, { type: 'done' }>
 
-/** Writes one streamed answer in a dialect: each event, the end, or a failure in its place. */
-export type StreamEncoder = {
+/**
+ * Writes one streamed answer in a dialect: each event, the end, or a failure in its place (of the
+ * `Failure` it reads: the relay passes its `ThinkwireError`).
+ */
+export type StreamEncoder<Failure = ThinkwireError> = {
   delta(event: StreamDelta): string
   done(turn: AssistantTurn): string
-  error(failure: ThinkwireError): string
+  error(failure: Failure): string
 }
+
+/**
+ * What an encoder that writes a failure as its dialect's error reads of it: its kind, which gives
+ * the status the error names (the relay's for that kind, never the provider's), and its message.
+ */
+export type StreamFailure = Pick<ThinkwireError, 'kind' | 'message'>
 
 /** A checked call, whatever dialect it came in. */
 export type DialectCall = {
@@ -61,12 +70,7 @@ export type ErrorResponder = (
  * every dialect.
  */
 export type Dialect = {
-  parse(
-    body: unknown,
-    limits: RequestLimits,
-  ):
-    | { ok: true; call: DialectCall }
-    | { ok: false; field?: string | undefined; message: string; code?: string | undefined }
+  parse(body: unknown, limits: RequestLimits): { ok: true; call: DialectCall } | Refusal
   error: ErrorResponder
   /**
    * What a sealed turn that was changed gets: a 400 naming it (`/v1/chat`), or its items dropped,
@@ -155,44 +159,62 @@ export const relayData = {
   },
 }
 
-/** `POST /v1/chat/completions`: OpenAI's Chat Completions, for any OpenAI client (DESIGN §10). */
-export const completionsDialect: Dialect = {
-  parse(body, limits) {
-    const translated = translateCompletionRequest(body)
-    if (!translated.ok) {
-      const { param, message, code } = translated
-      return { ok: false, field: param ?? undefined, message, code }
-    }
+/** What a dialect's translation of a request gives every dialect's call. */
+export type Translation = {
+  ok: true
+  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
+  request: WireChatRequest
+  /** The answer streams (SSE), or comes once as JSON. */
+  stream: boolean
+  /** What was changed or dropped, by field path and reason (never the client's text). */
+  notes: readonly string[]
+}
+
+/**
+ * A dialect's `parse`, in its three parts: `translate` reads the body into a `/v1/chat` request
+ * (or refuses it in the dialect's terms), which the relay's own checks then take; `rename` names a
+ * field at fault in those checks as the dialect does; `answer` makes the call's encoder and its
+ * answer as JSON, for the checked model.
+ */
+export function parseDialect<T extends Translation>(
+  translate: (body: unknown) => T | Refusal,
+  rename: (field: string, translated: T) => string,
+  answer: (translated: T, model: string) => Pick<DialectCall, 'encoder' | 'respond'>,
+): Dialect['parse'] {
+  return (body, limits) => {
+    const translated = translate(body)
+    if (!translated.ok) return translated
     const checked = validateChatRequest(translated.request, limits)
     if (!checked.ok) {
-      const { param, message } = rewriteError(checked.error, translated.messageOfTurn)
-      return { ok: false, field: param, message }
+      return { ok: false, ...renamedRefusal(checked.error, (field) => rename(field, translated)) }
     }
     const { model, conversation, options } = checked.value
-    const meta = { id: randomId('chatcmpl-'), model, created: Math.floor(Date.now() / 1000) }
+    const { stream, notes } = translated
     const call: DialectCall = {
       model,
       conversation,
       options,
-      stream: translated.stream,
-      notes: translated.notes,
-      encoder() {
-        const encode = createCompletionEncoder({ ...meta, includeUsage: translated.includeUsage })
-        return {
-          delta: (event) => encode.delta(event),
-          done: (turn) => encode.done(turn),
-          error: (failure) =>
-            encode.error({
-              kind: failure.kind,
-              message: failure.message,
-              status: statusFromKind(failure.kind),
-            }),
-        }
-      },
-      respond: (turn) => jsonResponse(200, completionResponse(turn, meta)),
+      stream,
+      notes,
+      ...answer(translated, model),
     }
     return { ok: true, call }
-  },
+  }
+}
+
+/** `POST /v1/chat/completions`: OpenAI's Chat Completions, for any OpenAI client (DESIGN §10). */
+export const completionsDialect: Dialect = {
+  parse: parseDialect(
+    translateCompletionRequest,
+    (field, translated) => rewriteField(field, translated.messageOfTurn),
+    (translated, model) => {
+      const meta = { id: randomId('chatcmpl-'), model, created: Math.floor(Date.now() / 1000) }
+      return {
+        encoder: () => createCompletionEncoder({ ...meta, includeUsage: translated.includeUsage }),
+        respond: (turn) => jsonResponse(200, completionResponse(turn, meta)),
+      }
+    },
+  ),
   error(status, kind, message, details = {}, headers = {}) {
     const response = completionErrorResponse(
       status,

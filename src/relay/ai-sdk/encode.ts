@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/assert-never.ts'
-import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
+import type { StopReason, Usage } from '../../core/conversation.ts'
 import type { WireError } from '../../core/wire.ts'
-import type { StreamDelta } from '../dialects.ts'
+import type { StreamEncoder } from '../dialects.ts'
 import { encodeSealedTurn } from '../sealed-turn.ts'
 import { uiErrorPart } from './errors.ts'
 
@@ -41,21 +41,17 @@ export type UiStreamEncoderOptions = {
   earlier: readonly (UiStep | null)[]
 }
 
-/** Writes one answer as the AI SDK's UI message stream (SSE `data:` lines of JSON parts). */
-export type UiStreamEncoder = {
-  /** The parts of one event, opening the message, its step and a text or reasoning part as needed. */
-  delta(event: StreamDelta): string
-  /** Closes the open part and the step, then `finish` with the message's metadata, then `[DONE]`. */
-  done(turn: AssistantTurn): string
-  /** An `error` part in place of the end, then `[DONE]`, as the AI SDK's own servers end a failed stream. */
-  error(failure: WireError): string
-}
-
 const DONE = 'data: [DONE]\n\n'
 
 /**
- * Creates the encoder of one streamed answer. A pure state machine: it holds whether the message
- * was started, which text or reasoning part is open, and how many parts it opened; it does no I/O.
+ * Creates the encoder of one streamed answer as the AI SDK's UI message stream (SSE `data:` lines
+ * of JSON parts). A pure state machine: it holds whether the message was started, which text or
+ * reasoning part is open, and how many parts it opened; it does no I/O.
+ *
+ * Each delta's parts open the message, its step and a text or reasoning part as needed. The end
+ * closes the open part and the step, then `finish` with the message's metadata, then `[DONE]`; a
+ * failure is an `error` part in its place, then `[DONE]`, as the AI SDK's own servers end a failed
+ * stream.
  *
  * @example
  * ```ts
@@ -65,7 +61,7 @@ const DONE = 'data: [DONE]\n\n'
  * }
  * ```
  */
-export function createUiStreamEncoder(options: UiStreamEncoderOptions): UiStreamEncoder {
+export function createUiStreamEncoder(options: UiStreamEncoderOptions): StreamEncoder<WireError> {
   const { messageId, model, earlier } = options
   let started = false
   let open: 'text' | 'reasoning' | undefined

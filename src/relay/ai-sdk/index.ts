@@ -1,8 +1,7 @@
-import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
-import { validateChatRequest } from '../validate-request.ts'
+import { parseDialect, randomId, type Dialect } from '../dialects.ts'
 import { createUiStreamEncoder } from './encode.ts'
 import { uiErrorResponse } from './errors.ts'
-import { rewriteUiError } from './rewrite-field.ts'
+import { rewriteUiField } from './rewrite-field.ts'
 import { translateUiRequest } from './translate-request.ts'
 
 export {
@@ -11,15 +10,13 @@ export {
   type UiFinishReason,
   type UiMessageMetadata,
   type UiStep,
-  type UiStreamEncoder,
   type UiStreamEncoderOptions,
 } from './encode.ts'
 export { uiErrorPart, uiErrorResponse, type UiErrorPart } from './errors.ts'
-export { rewriteUiError, rewriteUiField, type TurnOrigin } from './rewrite-field.ts'
+export { rewriteUiField, type TurnOrigin } from './rewrite-field.ts'
 export {
   translateUiRequest,
   UI_REQUEST_FIELDS,
-  type RefusedUiRequest,
   type TranslatedUiRequest,
 } from './translate-request.ts'
 
@@ -29,27 +26,20 @@ export {
  * changed sealed turn is dropped, not refused (`useChat` resends what it was given).
  */
 export const aiSdkDialect: Dialect = {
-  parse(body, limits) {
-    const translated = translateUiRequest(body)
-    if (!translated.ok) return { ok: false, field: translated.field, message: translated.message }
-    const checked = validateChatRequest(translated.request, limits)
-    if (!checked.ok) return { ok: false, ...rewriteUiError(checked.error, translated.origins) }
-    const { model, conversation, options } = checked.value
-    const messageId = translated.continues?.id ?? randomId('msg_')
-    const earlier = translated.continues?.earlier ?? []
-    const call: DialectCall = {
-      model,
-      conversation,
-      options,
-      stream: true,
-      notes: translated.notes,
-      encoder: () => createUiStreamEncoder({ messageId, model, earlier }),
-      respond: () => {
-        throw new TypeError('a /v1/ai-sdk/chat answer always streams')
-      },
-    }
-    return { ok: true, call }
-  },
+  parse: parseDialect(
+    translateUiRequest,
+    (field, translated) => rewriteUiField(field, translated.origins),
+    ({ continues }, model) => {
+      const messageId = continues?.id ?? randomId('msg_')
+      const earlier = continues?.earlier ?? []
+      return {
+        encoder: () => createUiStreamEncoder({ messageId, model, earlier }),
+        respond: () => {
+          throw new TypeError('a /v1/ai-sdk/chat answer always streams')
+        },
+      }
+    },
+  ),
   error: uiErrorResponse,
   onChangedSeal: 'drop',
   streamHeaders: { 'x-vercel-ai-ui-message-stream': 'v1' },

@@ -1,4 +1,4 @@
-import { renamedRefusal, TURN_FIELD } from '../request-parts.ts'
+import { TURN_FIELD } from '../request-parts.ts'
 
 /**
  * Where a turn came from: its message, and the part of each entry of its list (a user turn's
@@ -50,12 +50,4 @@ export function rewriteUiField(field: string, origins: readonly TurnOrigin[]): s
   if (rest === '.thinking' || rest.startsWith('.items')) return `${origin.at}.metadata.thinkwire`
   if (rest === '.role') return `${origin.at}.role`
   return origin.at
-}
-
-/** {@link rewriteUiField} for a refusal: the field, and the message that starts with it. */
-export function rewriteUiError(
-  error: { field: string; message: string },
-  origins: readonly TurnOrigin[],
-): { field: string; message: string } {
-  return renamedRefusal(error, (path) => rewriteUiField(path, origins))
 }

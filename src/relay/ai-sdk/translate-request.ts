@@ -1,10 +1,10 @@
 import type { Turn, UserPart, UserTurn } from '../../core/conversation.ts'
-import type { FieldTable, WireCallOptions, WireChatRequest } from '../../core/wire.ts'
+import type { FieldTable, WireCallOptions } from '../../core/wire.ts'
+import type { Translation } from '../dialects.ts'
 import {
   array,
   describe,
   fail,
-  Invalid,
   isRecord,
   oneOf,
   own,
@@ -22,13 +22,12 @@ import {
 } from './assistant-steps.ts'
 import type { UiStep } from './encode.ts'
 import type { TurnOrigin } from './rewrite-field.ts'
-import { imageOfUrl } from '../request-parts.ts'
+import { fieldUse, imageOfUrl, translateBody, type Refusal } from '../request-parts.ts'
 
 /** An AI SDK chat request, translated into a `/v1/chat` body. */
-export type TranslatedUiRequest = {
-  ok: true
-  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
-  request: WireChatRequest
+export type TranslatedUiRequest = Translation & {
+  /** Always: the route only streams. */
+  stream: true
   /** Where each turn of `request.conversation` came from (see {@link rewriteUiField}). */
   origins: TurnOrigin[]
   /**
@@ -37,17 +36,6 @@ export type TranslatedUiRequest = {
    * message.
    */
   continues: { id: string; earlier: (UiStep | null)[] } | undefined
-  /** What was left out or dropped, by field path and reason (never the client's text). */
-  notes: string[]
-}
-
-/** An AI SDK chat request refused: the field at fault and what is wrong with it. */
-export type RefusedUiRequest = {
-  ok: false
-  /** The field at fault as a path of the request (`messages[1].parts[2].input`). */
-  field: string
-  /** Starts with the field's path, as the relay's own validation messages do. */
-  message: string
 }
 
 /** What the relay does with a top-level field of the request. */
@@ -97,32 +85,17 @@ const TRIGGERS = ['submit-message', 'regenerate-message'] as const
  * asked for; otherwise the step is built from its parts and a note says why its reasoning state
  * was dropped.
  */
-export function translateUiRequest(body: unknown): TranslatedUiRequest | RefusedUiRequest {
-  if (!isRecord(body)) {
-    return {
-      ok: false,
-      field: 'body',
-      message: `body must be a JSON object, got ${describe(body)}`,
-    }
-  }
-  try {
-    return translate(body)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    return { ok: false, field: error.field, message: error.message }
-  }
+export function translateUiRequest(body: unknown): TranslatedUiRequest | Refusal {
+  return translateBody(body, translate, 'body')
 }
+
+/** What an unknown field is refused as not being a field of. */
+const ROUTE = `this route, which takes ${Object.keys(UI_REQUEST_FIELDS).join(', ')}`
 
 function translate(body: JsonRecord): TranslatedUiRequest {
   const options: Record<string, unknown> = {}
   for (const key of Object.keys(body)) {
-    const use = Object.hasOwn(UI_REQUEST_FIELDS, key) ? UI_REQUEST_FIELDS[key] : undefined
-    if (use === undefined) {
-      fail(
-        describe(key).slice(1, -1),
-        `is not a field of this route (known: ${Object.keys(UI_REQUEST_FIELDS).join(', ')}); a relay client picks no key, base URL or provider option`,
-      )
-    }
+    fieldUse(key, UI_REQUEST_FIELDS, ROUTE)
     if (Object.hasOwn(CALL_OPTIONS, key)) options[key] = body[key]
   }
   for (const key of ['id', 'messageId'] as const) {
@@ -171,7 +144,8 @@ function translate(body: JsonRecord): TranslatedUiRequest {
     }
   }
   const conversation = system.length === 0 ? { turns } : { system: system.join('\n\n'), turns }
-  return { ok: true, request: { model, conversation, ...options }, origins, continues, notes }
+  const request = { model, conversation, ...options }
+  return { ok: true, request, stream: true, origins, continues, notes }
 }
 
 function systemText(parts: readonly unknown[], at: string): string {

@@ -1,8 +1,7 @@
 import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
-import type { ErrorKind } from '../../core/errors.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { StreamDelta } from '../dialects.ts'
+import type { StreamEncoder, StreamFailure } from '../dialects.ts'
 import { statusFromKind } from '../status.ts'
 import { messagesErrorBody } from './errors.ts'
 import { sealedBlock } from './sealed-block.ts'
@@ -13,24 +12,6 @@ export type MessagesMeta = {
   id: string
   /** The relay id the client asked for (`anthropic/claude-sonnet-4-5`). */
   model: string
-}
-
-/** A failure to report in place of the end of a stream. */
-export type MessagesFailure = {
-  kind: ErrorKind
-  message: string
-  /** @defaultValue the relay's status for `kind` */
-  status?: number | undefined
-}
-
-/** Writes one answer as the Messages API's SSE events (`event: <type>\ndata: <json>\n\n`). */
-export type MessagesEncoder = {
-  /** The events of one delta: `message_start` before the first, and a block's start and stop around it. */
-  delta(event: StreamDelta): string
-  /** Closes the last block, adds the sealed block, then `message_delta` and `message_stop`. */
-  done(turn: AssistantTurn): string
-  /** An `error` event in place of the end: no `message_stop` follows. */
-  error(failure: MessagesFailure): string
 }
 
 /** Anthropic's `stop_reason`. */
@@ -78,10 +59,15 @@ const SHOWN = ''
 const DELTA_TAIL = '}}\n\n'
 
 /**
- * Creates the encoder of one streamed answer. A pure state machine: it holds whether
- * `message_start` was sent, the index of the last block and whether it is open, and does no I/O.
- * Thinking and text stream as blocks of their own, a new block each time the kind changes; each
- * tool call is a `tool_use` block with its whole input in one `input_json_delta`.
+ * Creates the encoder of one streamed answer as the Messages API's SSE events
+ * (`event: <type>\ndata: <json>\n\n`). A pure state machine: it holds whether `message_start`
+ * was sent, the index of the last block and whether it is open, and does no I/O.
+ *
+ * `message_start` comes before the first delta. Thinking and text stream as blocks of their own, a
+ * new block each time the kind changes; each tool call is a `tool_use` block with its whole input
+ * in one `input_json_delta`. The end closes the last block, adds the sealed block, then
+ * `message_delta` and `message_stop`; a failure is an `error` event in its place (no
+ * `message_stop` follows).
  *
  * @example
  * ```ts
@@ -91,7 +77,7 @@ const DELTA_TAIL = '}}\n\n'
  * }
  * ```
  */
-export function createMessagesEncoder(meta: MessagesMeta): MessagesEncoder {
+export function createMessagesEncoder(meta: MessagesMeta): StreamEncoder<StreamFailure> {
   let started = false
   let index = -1
   let open: 'text' | 'thinking' | undefined
@@ -168,8 +154,7 @@ export function createMessagesEncoder(meta: MessagesMeta): MessagesEncoder {
       )
     },
     error(failure) {
-      const status = failure.status ?? statusFromKind(failure.kind)
-      return sse('error', messagesErrorBody(status, failure.message))
+      return sse('error', messagesErrorBody(statusFromKind(failure.kind), failure.message))
     },
   }
 }

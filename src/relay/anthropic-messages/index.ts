@@ -1,9 +1,8 @@
-import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
+import { parseDialect, randomId, type Dialect } from '../dialects.ts'
 import { jsonResponse, withRetryAfter } from '../responses.ts'
-import { validateChatRequest } from '../validate-request.ts'
 import { createMessagesEncoder, messageResponse } from './encode.ts'
 import { messagesErrorResponse } from './errors.ts'
-import { rewriteError } from './rewrite-field.ts'
+import { rewriteField } from './rewrite-field.ts'
 import { translateMessagesRequest } from './translate-request.ts'
 
 export {
@@ -12,8 +11,6 @@ export {
   stopReasonOf,
   usageOf,
   type MessagesContentBlock,
-  type MessagesEncoder,
-  type MessagesFailure,
   type MessagesMessage,
   type MessagesMeta,
   type MessagesStopReason,
@@ -27,12 +24,11 @@ export {
   type MessagesErrorType,
 } from './errors.ts'
 export { isSealedSignature, sealedBlock, sealedRecordOf, type SealedBlock } from './sealed-block.ts'
-export { rewriteError, rewriteField } from './rewrite-field.ts'
+export { rewriteField } from './rewrite-field.ts'
 export {
   MESSAGES_FIELDS,
   translateMessagesRequest,
   type FieldUse,
-  type RefusedMessagesRequest,
   type TranslatedMessagesRequest,
 } from './translate-request.ts'
 export type { TurnSource } from './translate-messages.ts'
@@ -45,31 +41,17 @@ export type { TurnSource } from './translate-messages.ts'
  * cannot repair a 400).
  */
 export const messagesDialect: Dialect = {
-  parse(body, limits) {
-    const translated = translateMessagesRequest(body)
-    if (!translated.ok) return { ok: false, field: translated.field, message: translated.message }
-    const checked = validateChatRequest(translated.request, limits)
-    if (!checked.ok) return { ok: false, ...rewriteError(checked.error, translated.sources) }
-    const { model, conversation, options } = checked.value
-    const meta = { id: randomId('msg_'), model }
-    const call: DialectCall = {
-      model,
-      conversation,
-      options,
-      stream: translated.stream,
-      notes: translated.notes,
-      encoder() {
-        const encode = createMessagesEncoder(meta)
-        return {
-          delta: (event) => encode.delta(event),
-          done: (turn) => encode.done(turn),
-          error: (failure) => encode.error({ kind: failure.kind, message: failure.message }),
-        }
-      },
-      respond: (turn) => jsonResponse(200, messageResponse(turn, meta)),
-    }
-    return { ok: true, call }
-  },
+  parse: parseDialect(
+    translateMessagesRequest,
+    (field, translated) => rewriteField(field, translated.sources),
+    (_, model) => {
+      const meta = { id: randomId('msg_'), model }
+      return {
+        encoder: () => createMessagesEncoder(meta),
+        respond: (turn) => jsonResponse(200, messageResponse(turn, meta)),
+      }
+    },
+  ),
   error(status, kind, message, details = {}, headers = {}) {
     const out = withRetryAfter(headers, details.retryAfterMs)
     return messagesErrorResponse(status, kind, message, details.field, out)

@@ -1,5 +1,5 @@
 import type { TurnSource } from './translate-messages.ts'
-import { optionField, renamedRefusal, TURN_FIELD } from '../request-parts.ts'
+import { optionField, TURN_FIELD } from '../request-parts.ts'
 
 /** A part, result or tool call of a turn: `.content[j]`, `.results[j]`, `.toolCalls[j]`. */
 const ENTRY_FIELD = /^\.(content|results|toolCalls)\[(\d+)\](.*)$/s
@@ -63,14 +63,6 @@ export function rewriteField(field: string, sources: readonly TurnSource[]): str
   if (option === 'responseFormat' && (rest === '' || rest === '.type'))
     return 'output_config.format'
   return `${name}${rest}`
-}
-
-/** {@link rewriteField} for a refusal: the field, and the message that starts with it. */
-export function rewriteError(
-  error: { field: string; message: string },
-  sources: readonly TurnSource[],
-): { field: string; message: string } {
-  return renamedRefusal(error, (path) => rewriteField(path, sources))
 }
 
 /** The field of the message a turn came from, for the rest of the turn's path. */

@@ -1,11 +1,10 @@
 import type { ResponseFormat, Thinking, ToolChoice, ToolSpec } from '../../core/adapter.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
+import type { Translation } from '../dialects.ts'
 import {
   array,
   describe,
   fail,
-  Invalid,
-  isRecord,
   oneOf,
   own,
   record,
@@ -19,27 +18,12 @@ import {
   type CacheMarks,
   type TurnSource,
 } from './translate-messages.ts'
-import { given } from '../request-parts.ts'
+import { fieldUse, flag, given, number, translateBody, type Refusal } from '../request-parts.ts'
 
 /** A Messages API request, translated into a `/v1/chat` body. */
-export type TranslatedMessagesRequest = {
-  ok: true
-  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
-  request: WireChatRequest
-  stream: boolean
+export type TranslatedMessagesRequest = Translation & {
   /** `sources[k]`: where turn `k` came from (see `rewriteField`). */
   sources: TurnSource[]
-  /** Reasoning state that was dropped, by field path and reason (never the client's text). */
-  notes: string[]
-}
-
-/** A Messages API request refused: the field at fault, in Anthropic's terms, and what is wrong. */
-export type RefusedMessagesRequest = {
-  ok: false
-  /** The field at fault as a Messages API path (`messages[2].content[0].source.data`), or undefined for the body. */
-  field: string | undefined
-  /** Starts with the field's path, as the relay's own validation messages do. */
-  message: string
 }
 
 /** What the relay does with a top-level field of the Messages API. */
@@ -98,33 +82,13 @@ const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
  * effort without `thinking` is a thinking level too. `max_tokens` is required, as Anthropic
  * requires it. A `cache_control` on the request or on any block turns prompt caching on.
  */
-export function translateMessagesRequest(
-  body: unknown,
-): TranslatedMessagesRequest | RefusedMessagesRequest {
-  if (!isRecord(body)) {
-    return {
-      ok: false,
-      field: undefined,
-      message: `body must be a JSON object, got ${describe(body)}`,
-    }
-  }
-  try {
-    return translate(body)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    return { ok: false, field: error.field, message: error.message }
-  }
+export function translateMessagesRequest(body: unknown): TranslatedMessagesRequest | Refusal {
+  return translateBody(body, translate)
 }
 
 function translate(body: JsonRecord): TranslatedMessagesRequest {
   for (const key of Object.keys(body)) {
-    const use = Object.hasOwn(MESSAGES_FIELDS, key) ? MESSAGES_FIELDS[key] : undefined
-    if (use === undefined) {
-      fail(
-        describe(key).slice(1, -1),
-        'is not a field of the Messages API (a relay client picks no key, base URL or provider option)',
-      )
-    }
+    const use = fieldUse(key, MESSAGES_FIELDS, 'the Messages API')
     if (use === 'refused' && given(body, key) !== undefined)
       fail(key, 'is not served: the relay keeps no provider container for a client')
   }
@@ -142,10 +106,8 @@ function translate(body: JsonRecord): TranslatedMessagesRequest {
     conversation: text === '' ? { turns } : { system: text, turns },
     ...options,
   }
-  const stream = given(body, 'stream')
-  if (stream !== undefined && typeof stream !== 'boolean')
-    fail('stream', `must be a boolean, got ${describe(stream)}`)
-  return { ok: true, request, stream: stream === true, sources, notes }
+  const stream = flag(given(body, 'stream'), 'stream') === true
+  return { ok: true, request, stream, sources, notes }
 }
 
 function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {
@@ -171,11 +133,6 @@ function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {
   if (thinking !== undefined) options.thinking = thinking
   if (marks.cache !== undefined) options.cache = marks.cache
   return options
-}
-
-function number(value: unknown, field: string): number {
-  if (typeof value !== 'number') fail(field, `must be a number, got ${describe(value)}`)
-  return value
 }
 
 /**

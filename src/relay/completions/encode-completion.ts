@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
-import type { ErrorKind } from '../../core/errors.ts'
-import type { Event, ToolCall } from '../../core/events.ts'
+import type { ToolCall } from '../../core/events.ts'
+import type { StreamEncoder, StreamFailure } from '../dialects.ts'
 import { statusFromKind } from '../status.ts'
 import { completionErrorBody } from './errors.ts'
 import { encodeReasoningDetails } from './reasoning-details.ts'
@@ -22,24 +22,6 @@ export type CompletionEncoderOptions = CompletionMeta & {
   includeUsage: boolean
 }
 
-/** A failure to report in place of the end of a stream. */
-export type CompletionFailure = {
-  kind: ErrorKind
-  message: string
-  /** @defaultValue the relay's status for `kind` */
-  status?: number | undefined
-}
-
-/** Writes one answer as Chat Completions SSE text (`data: <json>\n\n`). */
-export type CompletionEncoder = {
-  /** The chunk of one event; a `done` event is written as {@link CompletionEncoder.done}. */
-  delta(event: Event): string
-  /** The chunk that carries `finish_reason` (and `reasoning_details`), the usage chunk when asked, then `[DONE]`. */
-  done(turn: AssistantTurn): string
-  /** An error chunk in place of the end: no `[DONE]` follows, so clients see the answer failed. */
-  error(failure: CompletionFailure): string
-}
-
 /** OpenAI's `finish_reason`. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
 
@@ -57,8 +39,13 @@ export type CompletionUsage = {
 type Delta = { [key: string]: unknown }
 
 /**
- * Creates the encoder of one streamed answer. A pure state machine: it holds whether the role was
- * sent and how many tool calls were, and does no I/O.
+ * Creates the encoder of one streamed answer as Chat Completions SSE text (`data: <json>\n\n`). A
+ * pure state machine: it holds whether the role was sent and how many tool calls were, and does no
+ * I/O.
+ *
+ * Each delta is a chunk. The end is the chunk that carries `finish_reason` (and
+ * `reasoning_details`), the usage chunk when asked, then `[DONE]`; a failure is an error chunk in
+ * its place, with no `[DONE]` after it, so that clients see the answer failed.
  *
  * @example
  * ```ts
@@ -66,7 +53,9 @@ type Delta = { [key: string]: unknown }
  * for await (const event of adapter.stream(conversation)) write(encode.delta(event))
  * ```
  */
-export function createCompletionEncoder(options: CompletionEncoderOptions): CompletionEncoder {
+export function createCompletionEncoder(
+  options: CompletionEncoderOptions,
+): StreamEncoder<StreamFailure> {
   const { id, model, created, includeUsage } = options
   let roleSent = false
   let calls = 0
@@ -90,7 +79,7 @@ export function createCompletionEncoder(options: CompletionEncoderOptions): Comp
   const piece = (field: 'content' | 'reasoning_content', text: string): string =>
     roleSent ? `${head}"${field}":${JSON.stringify(text)}${tail}` : chunk({ [field]: text }, null)
 
-  const encoder: CompletionEncoder = {
+  return {
     delta(event) {
       switch (event.type) {
         case 'thinking':
@@ -99,8 +88,6 @@ export function createCompletionEncoder(options: CompletionEncoderOptions): Comp
           return event.text === '' ? '' : piece('content', event.text)
         case 'tool-call':
           return chunk({ tool_calls: [{ index: calls++, ...toolCall(event.call) }] }, null)
-        case 'done':
-          return encoder.done(event.turn)
         default:
           return assertNever(event)
       }
@@ -126,11 +113,10 @@ export function createCompletionEncoder(options: CompletionEncoderOptions): Comp
       return `${out}data: [DONE]\n\n`
     },
     error(failure) {
-      const status = failure.status ?? statusFromKind(failure.kind)
+      const status = statusFromKind(failure.kind)
       return sse(completionErrorBody(status, failure.kind, failure.message, null))
     },
   }
-  return encoder
 }
 
 /**

@@ -1,8 +1,6 @@
 export {
   translateCompletionRequest,
   rewriteField,
-  rewriteError,
-  type RefusedRequest,
   type TranslatedRequest,
 } from './translate-request.ts'
 export {
@@ -10,9 +8,7 @@ export {
   createCompletionEncoder,
   finishReason,
   usageOf,
-  type CompletionEncoder,
   type CompletionEncoderOptions,
-  type CompletionFailure,
   type CompletionMeta,
   type CompletionUsage,
   type FinishReason,

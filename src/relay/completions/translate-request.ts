@@ -9,12 +9,11 @@ import type {
 } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
+import type { Translation } from '../dialects.ts'
 import {
   array,
   describe,
   fail,
-  Invalid,
-  isRecord,
   listOf,
   oneOf,
   own,
@@ -26,37 +25,24 @@ import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
 import {
   argumentsOf,
+  fieldUse,
+  flag,
   given,
   imageOfUrl,
+  number,
   optionField,
-  renamedRefusal,
+  translateBody,
   TURN_FIELD,
   userContent,
+  type Refusal,
 } from '../request-parts.ts'
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
-export type TranslatedRequest = {
-  ok: true
-  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
-  request: WireChatRequest
-  stream: boolean
+export type TranslatedRequest = Translation & {
   /** `stream_options.include_usage`. */
   includeUsage: boolean
   /** `messageOfTurn[k]`: the index in `messages` of the message turn `k` came from (see {@link rewriteField}). */
   messageOfTurn: number[]
-  /** Reasoning state that was dropped, by field path and reason (never the client's text). */
-  notes: string[]
-}
-
-/** A Chat Completions request refused: the OpenAI field at fault and what is wrong with it. */
-export type RefusedRequest = {
-  ok: false
-  /** The field at fault as an OpenAI path (`messages[3].content[1].image_url.url`), or null for the body. */
-  param: string | null
-  /** Starts with the field's path, as the relay's own validation messages do. */
-  message: string
-  /** OpenAI's `code`, when a more precise one than `invalid_value` applies. */
-  code?: string | undefined
 }
 
 /** What the relay does with each top-level field of OpenAI's `ChatCompletionCreateParams`. */
@@ -109,7 +95,7 @@ export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
 }
 
 /** OpenAI's `ReasoningEffort` (every value but null) as the relay's `thinking` level. */
-export const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
+const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
   none: 'off',
   minimal: 'low',
   low: 'low',
@@ -132,33 +118,12 @@ const CHOICES = ['auto', 'none', 'required'] as const
  * tool calls are the message's; otherwise the turn is built from the message and a note says why
  * its reasoning state was dropped.
  */
-export function translateCompletionRequest(body: unknown): TranslatedRequest | RefusedRequest {
-  if (!isRecord(body)) {
-    return { ok: false, param: null, message: `body must be a JSON object, got ${describe(body)}` }
-  }
-  try {
-    return translate(body)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    const code = error instanceof Unknown ? 'unknown_parameter' : undefined
-    return code === undefined
-      ? { ok: false, param: error.field, message: error.message }
-      : { ok: false, param: error.field, message: error.message, code }
-  }
+export function translateCompletionRequest(body: unknown): TranslatedRequest | Refusal {
+  return translateBody(body, translate)
 }
 
-/** A field the Chat Completions API does not have. */
-class Unknown extends Invalid {}
-
 function translate(body: JsonRecord): TranslatedRequest {
-  for (const key of Object.keys(body)) {
-    if (!Object.hasOwn(COMPLETION_FIELDS, key)) {
-      throw new Unknown(
-        describe(key).slice(1, -1),
-        'is not a field of the Chat Completions API (a relay client picks no key, base URL or provider option)',
-      )
-    }
-  }
+  for (const key of Object.keys(body)) fieldUse(key, COMPLETION_FIELDS, 'the Chat Completions API')
   const n = given(body, 'n')
   if (n !== undefined && n !== 1) fail('n', 'must be 1: the relay makes one answer per request')
 
@@ -170,13 +135,10 @@ function translate(body: JsonRecord): TranslatedRequest {
     conversation: system === '' ? { turns } : { system, turns },
     ...callOptions(body),
   }
-  const stream = given(body, 'stream')
-  if (stream !== undefined && typeof stream !== 'boolean')
-    fail('stream', `must be a boolean, got ${describe(stream)}`)
   return {
     ok: true,
     request,
-    stream: stream === true,
+    stream: flag(given(body, 'stream'), 'stream') === true,
     includeUsage: includeUsage(given(body, 'stream_options')),
     messageOfTurn,
     notes,
@@ -186,10 +148,7 @@ function translate(body: JsonRecord): TranslatedRequest {
 function includeUsage(value: unknown): boolean {
   if (value === undefined) return false
   const options = record(value, 'stream_options')
-  const include = given(options, 'include_usage')
-  if (include !== undefined && typeof include !== 'boolean')
-    fail('stream_options.include_usage', `must be a boolean, got ${describe(include)}`)
-  return include === true
+  return flag(given(options, 'include_usage'), 'stream_options.include_usage') === true
 }
 
 function callOptions(body: JsonRecord): WireCallOptions {
@@ -218,19 +177,17 @@ function callOptions(body: JsonRecord): WireCallOptions {
     if (responseFormat !== undefined) options.responseFormat = responseFormat
   }
   const effort = given(body, 'reasoning_effort')
-  if (effort !== undefined) {
-    const thinking =
-      typeof effort === 'string' && Object.hasOwn(EFFORTS, effort) ? EFFORTS[effort] : undefined
-    if (thinking === undefined)
-      fail('reasoning_effort', `must be ${listOf(Object.keys(EFFORTS))}, got ${describe(effort)}`)
-    options.thinking = thinking
-  }
+  if (effort !== undefined) options.thinking = thinkingOf(effort, 'reasoning_effort')
   return options
 }
 
-function number(value: unknown, field: string): number {
-  if (typeof value !== 'number') fail(field, `must be a number, got ${describe(value)}`)
-  return value
+/** The relay's thinking level for OpenAI's `ReasoningEffort` at `field`. */
+export function thinkingOf(effort: unknown, field: string): Exclude<Thinking, object> {
+  const thinking =
+    typeof effort === 'string' && Object.hasOwn(EFFORTS, effort) ? EFFORTS[effort] : undefined
+  if (thinking === undefined)
+    fail(field, `must be ${listOf(Object.keys(EFFORTS))}, got ${describe(effort)}`)
+  return thinking
 }
 
 function toolSpec(value: unknown, i: number): ToolSpec {
@@ -450,15 +407,6 @@ export function rewriteField(field: string, messageOfTurn: readonly number[]): s
   if (option === 'responseFormat' && rest !== '' && rest !== '.type')
     return `${name}.json_schema${rest}`
   return `${name}${rest}`
-}
-
-/** {@link rewriteField} for a refusal: the field, and the message that starts with it. */
-export function rewriteError(
-  error: { field: string; message: string },
-  messageOfTurn: readonly number[],
-): { param: string; message: string } {
-  const { field, message } = renamedRefusal(error, (path) => rewriteField(path, messageOfTurn))
-  return { param: field, message }
 }
 
 /** The field of message `i` for the rest of a turn's path (`.text`, `.toolCalls[0].input`, …). */

@@ -1,8 +1,8 @@
 import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { StreamDelta } from '../dialects.ts'
-import { errorEvent, responseError, type ResponseError, type StreamFailure } from './errors.ts'
+import type { StreamEncoder, StreamFailure } from '../dialects.ts'
+import { errorEvent, responseError, type ResponseError } from './errors.ts'
 import { sealedReasoningItem, type ReasoningItem } from './sealed-reasoning.ts'
 
 /**
@@ -155,27 +155,21 @@ export function responseBody(turn: AssistantTurn, meta: ResponseMeta) {
   return responseObject(meta, { ...ending(turn.stopReason), output, usage: usageOf(turn.usage) })
 }
 
-/** Writes one answer as Responses API SSE text (`event: <type>\ndata: <json>\n\n`). */
-export type ResponsesEncoder = {
-  /** The events of one delta (after `response.created` and `response.in_progress`, for the first). */
-  delta(event: StreamDelta): string
-  /** Closes the open item, adds the sealed one, then `response.completed` (or `.incomplete`). */
-  done(turn: AssistantTurn): string
-  /** `response.failed`, then an `error` event: the stream ends without `response.completed`. */
-  error(failure: StreamFailure): string
-}
-
 /** The text item being streamed: a reasoning summary or a message, and its text so far. */
 type Open = { type: 'reasoning' | 'message'; id: string; index: number; text: string }
 
 /**
- * Creates the encoder of one streamed answer. A pure state machine: it holds the next sequence
- * number, the items done so far (for the Response that ends the stream) and the text item being
- * streamed, and does no I/O.
+ * Creates the encoder of one streamed answer as Responses API SSE text
+ * (`event: <type>\ndata: <json>\n\n`). A pure state machine: it holds the next sequence number,
+ * the items done so far (for the Response that ends the stream) and the text item being streamed,
+ * and does no I/O.
  *
- * Thinking streams as the summary of a `reasoning` item of its own, closed when the text or a
- * tool call starts; the sealed items come last, in another `reasoning` item (see
- * {@link sealedReasoningItem}), once the answer is complete, because the seal covers it whole.
+ * `response.created` and `response.in_progress` come before the first delta. Thinking streams as
+ * the summary of a `reasoning` item of its own, closed when the text or a tool call starts. The end
+ * closes the open item and adds the sealed items last, in another `reasoning` item (see
+ * {@link sealedReasoningItem}), because the seal covers the answer whole, then
+ * `response.completed` (or `.incomplete`); a failure is `response.failed` and an `error` event in
+ * its place, and the stream ends without `response.completed`.
  *
  * Every event is JSON written around the values it holds, member for member as `JSON.stringify`
  * writes the event (the encoder's tests compare them): each text is serialized once, however many
@@ -189,7 +183,7 @@ type Open = { type: 'reasoning' | 'message'; id: string; index: number; text: st
  * }
  * ```
  */
-export function createResponsesEncoder(meta: ResponseMeta): ResponsesEncoder {
+export function createResponsesEncoder(meta: ResponseMeta): StreamEncoder<StreamFailure> {
   const ids = itemIds(meta.id)
   const response = responseWriter(meta)
   /** How many items are done. */

@@ -1,6 +1,6 @@
 import type { ErrorKind } from '../../core/errors.ts'
 import { completionErrorBody, type CompletionErrorBody } from '../completions/errors.ts'
-import { completionsDialect, type ErrorResponder } from '../dialects.ts'
+import { completionsDialect, type ErrorResponder, type StreamFailure } from '../dialects.ts'
 import { statusFromKind } from '../status.ts'
 
 /** The body of an error answered before the stream starts, in OpenAI's shape. */
@@ -35,9 +35,6 @@ export type ResponseErrorEvent = {
    */
   error: CompletionErrorBody['error']
 }
-
-/** A failure after the first event, as a stream reports it. */
-export type StreamFailure = { kind: ErrorKind; message: string }
 
 /** The `error` of a failed response, for a failure of this kind. */
 export function responseError(failure: StreamFailure): ResponseError {

@@ -1,9 +1,8 @@
-import { randomId, type Dialect, type DialectCall } from '../dialects.ts'
+import { parseDialect, randomId, type Dialect } from '../dialects.ts'
 import { jsonResponse } from '../responses.ts'
-import { validateChatRequest } from '../validate-request.ts'
 import { createResponsesEncoder, responseBody, type ResponseMeta } from './encode.ts'
 import { responsesErrorResponse } from './errors.ts'
-import { rewriteResponsesError } from './rewrite-field.ts'
+import { rewriteResponsesField } from './rewrite-field.ts'
 import { translateResponsesRequest } from './translate-request.ts'
 
 export {
@@ -19,7 +18,6 @@ export {
   type ResponseMeta,
   type ResponseStatus,
   type ResponseUsage,
-  type ResponsesEncoder,
 } from './encode.ts'
 export {
   errorEvent,
@@ -29,7 +27,6 @@ export {
   type ResponseErrorCode,
   type ResponseErrorEvent,
   type ResponsesErrorBody,
-  type StreamFailure,
 } from './errors.ts'
 export {
   readSealedContent,
@@ -42,11 +39,10 @@ export {
 export {
   RESPONSES_FIELDS,
   translateResponsesRequest,
-  type RefusedResponsesRequest,
   type TranslatedResponsesRequest,
 } from './translate-request.ts'
 export { translateInput, type TranslatedInput, type TurnSource } from './translate-input.ts'
-export { rewriteResponsesError, rewriteResponsesField } from './rewrite-field.ts'
+export { rewriteResponsesField } from './rewrite-field.ts'
 
 /**
  * `POST /v1/responses`: OpenAI's Responses API, for the `openai` SDK's `responses.create()` and
@@ -54,35 +50,22 @@ export { rewriteResponsesError, rewriteResponsesField } from './rewrite-field.ts
  * relay is stateless: `store` is answered false, and what needs a stored response is refused.
  */
 export const responsesDialect: Dialect = {
-  parse(body, limits) {
-    const translated = translateResponsesRequest(body)
-    if (!translated.ok) {
-      const { param, message, code } = translated
-      return { ok: false, field: param ?? undefined, message, code }
-    }
-    const checked = validateChatRequest(translated.request, limits)
-    if (!checked.ok) {
-      const { param, message } = rewriteResponsesError(checked.error, translated.sources)
-      return { ok: false, field: param, message }
-    }
-    const { model, conversation, options } = checked.value
-    const meta: ResponseMeta = {
-      id: randomId('resp_'),
-      createdAt: Math.floor(Date.now() / 1000),
-      model,
-      echo: translated.echo,
-    }
-    const call: DialectCall = {
-      model,
-      conversation,
-      options,
-      stream: translated.stream,
-      notes: translated.notes,
-      encoder: () => createResponsesEncoder(meta),
-      respond: (turn) => jsonResponse(200, responseBody(turn, meta)),
-    }
-    return { ok: true, call }
-  },
+  parse: parseDialect(
+    translateResponsesRequest,
+    (field, translated) => rewriteResponsesField(field, translated.sources),
+    (translated, model) => {
+      const meta: ResponseMeta = {
+        id: randomId('resp_'),
+        createdAt: Math.floor(Date.now() / 1000),
+        model,
+        echo: translated.echo,
+      }
+      return {
+        encoder: () => createResponsesEncoder(meta),
+        respond: (turn) => jsonResponse(200, responseBody(turn, meta)),
+      }
+    },
+  ),
   error: responsesErrorResponse,
   // A Responses client sends back what it was given and cannot repair a 400.
   onChangedSeal: 'drop',

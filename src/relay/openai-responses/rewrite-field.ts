@@ -1,5 +1,5 @@
 import type { TurnSource } from './translate-input.ts'
-import { optionField, renamedRefusal, TURN_FIELD } from '../request-parts.ts'
+import { optionField, TURN_FIELD } from '../request-parts.ts'
 
 const PART_FIELD = /^\.(?:results|toolCalls)\[(\d+)\](.*)$/s
 const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
@@ -33,15 +33,6 @@ export function rewriteResponsesField(field: string, sources: readonly TurnSourc
   const option = optionField(field, OPTION_FIELDS)
   if (option === undefined) return field
   return option.option === 'thinking' ? option.name : `${option.name}${option.rest}`
-}
-
-/** {@link rewriteResponsesField} for a refusal: the field, and the message that starts with it. */
-export function rewriteResponsesError(
-  error: { field: string; message: string },
-  sources: readonly TurnSource[],
-): { param: string; message: string } {
-  const { field, message } = renamedRefusal(error, (path) => rewriteResponsesField(path, sources))
-  return { param: field, message }
 }
 
 /** The field of a turn's input item for the rest of its path (`.text`, `.toolCalls[0].input`, …). */

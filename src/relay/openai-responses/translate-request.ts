@@ -1,13 +1,12 @@
 import type { ResponseFormat, ToolChoice, ToolSpec } from '../../core/adapter.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
-import { EFFORTS } from '../completions/translate-request.ts'
+import { thinkingOf } from '../completions/translate-request.ts'
+import type { Translation } from '../dialects.ts'
 import {
   array,
   describe,
   fail,
-  Invalid,
   isRecord,
-  listOf,
   oneOf,
   own,
   record,
@@ -15,32 +14,23 @@ import {
   type JsonRecord,
 } from '../validate-json.ts'
 import type { ResponseEcho } from './encode.ts'
-import { given } from '../request-parts.ts'
+import {
+  CodedInvalid,
+  fieldUse,
+  flag,
+  given,
+  number,
+  translateBody,
+  type Refusal,
+} from '../request-parts.ts'
 import { translateInput, type TurnSource } from './translate-input.ts'
 
 /** A Responses request, translated into a `/v1/chat` body. */
-export type TranslatedResponsesRequest = {
-  ok: true
-  /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
-  request: WireChatRequest
-  stream: boolean
+export type TranslatedResponsesRequest = Translation & {
   /** What the Response repeats of the request. */
   echo: ResponseEcho
   /** `sources[k]`: where turn `k` came from (see `rewriteResponsesField`). */
   sources: TurnSource[]
-  /** What was dropped or answered otherwise, by field path and reason (never the client's text). */
-  notes: string[]
-}
-
-/** A Responses request refused: the field at fault and what is wrong with it. */
-export type RefusedResponsesRequest = {
-  ok: false
-  /** The field at fault as a Responses path (`input[3].content[0].image_url`), or null for the body. */
-  param: string | null
-  /** Starts with the field's path, as the relay's own validation messages do. */
-  message: string
-  /** OpenAI's `code`, when a more precise one than `invalid_value` applies. */
-  code?: string | undefined
 }
 
 /**
@@ -100,46 +90,20 @@ const CHOICES = ['auto', 'none', 'required'] as const
  * `input` becomes turns as {@link translateInput} says; system and developer messages join
  * `instructions` as the system prompt.
  */
-export function translateResponsesRequest(
-  body: unknown,
-): TranslatedResponsesRequest | RefusedResponsesRequest {
-  if (!isRecord(body)) {
-    return { ok: false, param: null, message: `body must be a JSON object, got ${describe(body)}` }
-  }
-  try {
-    return translate(body)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    const refused: RefusedResponsesRequest = {
-      ok: false,
-      param: error.field,
-      message: error.message,
-    }
-    if (error instanceof Unknown) refused.code = 'unknown_parameter'
-    if (error instanceof Unsupported) refused.code = 'unsupported_parameter'
-    return refused
-  }
+export function translateResponsesRequest(body: unknown): TranslatedResponsesRequest | Refusal {
+  return translateBody(body, translate)
 }
-
-/** A field the Responses API does not have. */
-class Unknown extends Invalid {}
-/** A field of the Responses API that needs state the relay does not keep. */
-class Unsupported extends Invalid {}
 
 function translate(body: JsonRecord): TranslatedResponsesRequest {
   for (const key of Object.keys(body)) {
-    if (!Object.hasOwn(RESPONSES_FIELDS, key)) {
-      throw new Unknown(
-        describe(key).slice(1, -1),
-        'is not a field of the Responses API (a relay client picks no key, base URL or provider option)',
-      )
-    }
     const value = given(body, key)
     const set = key === 'background' ? value === true : value !== undefined
-    if (RESPONSES_FIELDS[key] === 'refused' && set) {
-      throw new Unsupported(
+    if (fieldUse(key, RESPONSES_FIELDS, 'the Responses API') === 'refused' && set) {
+      // A field of the Responses API that needs state the relay does not keep.
+      throw new CodedInvalid(
         key,
         'is not supported: the relay is stateless (store is always false); send the whole conversation in input',
+        'unsupported_parameter',
       )
     }
   }
@@ -155,24 +119,12 @@ function translate(body: JsonRecord): TranslatedResponsesRequest {
     conversation: prompt === '' ? { turns } : { system: prompt, turns },
     ...callOptions(body),
   }
-  const stream = boolean(body, 'stream')
-  if (boolean(body, 'store') === true)
+  const stream = flag(given(body, 'stream'), 'stream')
+  if (flag(given(body, 'store'), 'store') === true)
     notes.push('store answered false: the relay keeps no responses')
   const include = given(body, 'include')
   if (include !== undefined) array(include, 'include').forEach((v, i) => string(v, `include[${i}]`))
   return { ok: true, request, stream: stream === true, echo: echoOf(body), sources, notes }
-}
-
-function boolean(object: JsonRecord, key: string): boolean | undefined {
-  const value = given(object, key)
-  if (value !== undefined && typeof value !== 'boolean')
-    fail(key, `must be a boolean, got ${describe(value)}`)
-  return value
-}
-
-function number(value: unknown, field: string): number {
-  if (typeof value !== 'number') fail(field, `must be a number, got ${describe(value)}`)
-  return value
 }
 
 function callOptions(body: JsonRecord): WireCallOptions {
@@ -193,13 +145,7 @@ function callOptions(body: JsonRecord): WireCallOptions {
   const reasoning = given(body, 'reasoning')
   if (reasoning !== undefined) {
     const effort = given(record(reasoning, 'reasoning'), 'effort')
-    if (effort !== undefined) {
-      const thinking =
-        typeof effort === 'string' && Object.hasOwn(EFFORTS, effort) ? EFFORTS[effort] : undefined
-      if (thinking === undefined)
-        fail('reasoning.effort', `must be ${listOf(Object.keys(EFFORTS))}, got ${describe(effort)}`)
-      options.thinking = thinking
-    }
+    if (effort !== undefined) options.thinking = thinkingOf(effort, 'reasoning.effort')
   }
   return options
 }

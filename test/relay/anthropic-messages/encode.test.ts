@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages/messages'
 import { describe, expect, it } from 'vitest'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
+import { ThinkwireError } from '../../../src/core/errors.ts'
 import type { Event } from '../../../src/core/events.ts'
 import {
   createMessagesEncoder,
@@ -246,6 +247,14 @@ describe('createMessagesEncoder', () => {
     expect(framesOf(encode.error({ kind: 'timeout', message: 'slow' }))[0]!.data).toEqual({
       type: 'error',
       error: { type: 'timeout_error', message: 'slow' },
+    })
+  })
+
+  it('names a failure by its kind, not by the status the provider answered with', () => {
+    const upstream = new ThinkwireError({ kind: 'overloaded', message: 'busy', status: 500 })
+    expect(framesOf(createMessagesEncoder(meta).error(upstream))[0]!.data).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'busy' },
     })
   })
 })

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import type { AssistantTurn } from '../../../src/core/conversation.ts'
+import { ThinkwireError } from '../../../src/core/errors.ts'
 import {
   completionResponse,
   createCompletionEncoder,
@@ -123,9 +124,7 @@ describe('createCompletionEncoder', () => {
 
   it('gives the role to the final chunk when nothing came before it', () => {
     const encode = createCompletionEncoder({ ...meta, includeUsage: false })
-    const out = events(
-      encode.delta({ type: 'done', turn: { ...turn, items: undefined, stopReason: 'length' } }),
-    )
+    const out = events(encode.done({ ...turn, items: undefined, stopReason: 'length' }))
     expect(out).toEqual([chunkOf({ role: 'assistant' }, 'length'), '[DONE]'])
   })
 
@@ -138,18 +137,24 @@ describe('createCompletionEncoder', () => {
     expect(events(encode.error({ kind: 'timeout', message: 'no answer' }))).toEqual([
       { error: { message: 'no answer', type: 'timeout_error', code: null, param: null } },
     ])
-    expect(events(encode.error({ kind: 'rate-limit', message: 'slow down', status: 429 }))).toEqual(
-      [
-        {
-          error: {
-            message: 'slow down',
-            type: 'rate_limit_error',
-            code: 'rate_limit_exceeded',
-            param: null,
-          },
+    expect(events(encode.error({ kind: 'rate-limit', message: 'slow down' }))).toEqual([
+      {
+        error: {
+          message: 'slow down',
+          type: 'rate_limit_error',
+          code: 'rate_limit_exceeded',
+          param: null,
         },
-      ],
-    )
+      },
+    ])
+  })
+
+  it('names a failure by its kind, not by the status the provider answered with', () => {
+    const encode = createCompletionEncoder({ ...meta, includeUsage: false })
+    const upstream = new ThinkwireError({ kind: 'timeout', message: 'no answer', status: 500 })
+    expect(events(encode.error(upstream))).toEqual([
+      { error: { message: 'no answer', type: 'timeout_error', code: null, param: null } },
+    ])
   })
 })
 

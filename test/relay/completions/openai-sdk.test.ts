@@ -60,7 +60,9 @@ async function sealedAnswer(): Promise<{ turn: AssistantTurn; events: Event[] }>
 /** The SSE text the encoder writes for `events`. */
 function streamText(events: Event[], includeUsage: boolean): string {
   const encode = createCompletionEncoder({ ...meta, includeUsage })
-  return events.map((event) => encode.delta(event)).join('')
+  return events
+    .map((event) => (event.type === 'done' ? encode.done(event.turn) : encode.delta(event)))
+    .join('')
 }
 
 /** A body that arrives a few bytes at a time, splitting lines and UTF-8 sequences. */
@@ -309,7 +311,7 @@ describe('the openai SDK reading error responses', () => {
     if (refused.ok) throw new Error('expected n: 3 to be refused')
     const error = await failWith(() =>
       completionErrorResponse(400, 'invalid-request', refused.message, {
-        param: refused.param,
+        param: refused.field,
         code: refused.code,
       }),
     ).catch((caught: unknown) => caught)

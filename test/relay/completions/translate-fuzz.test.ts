@@ -167,8 +167,8 @@ describe('translateCompletionRequest on junk', () => {
       fc.assert(
         fc.property(parsed, (value) => {
           const result = translateCompletionRequest(value)
-          if (!result.ok && result.param !== null) {
-            expect(result.message.startsWith(result.param)).toBe(true)
+          if (!result.ok && result.field !== undefined) {
+            expect(result.message.startsWith(result.field)).toBe(true)
           }
         }),
         { seed: 20_260_715, numRuns: 3000, plugins: timeBound() },

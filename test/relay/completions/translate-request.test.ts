@@ -4,12 +4,12 @@ import type { AssistantTurn } from '../../../src/core/conversation.ts'
 import type { FieldTable } from '../../../src/core/wire.ts'
 import {
   encodeReasoningDetails,
-  rewriteError,
   rewriteField,
   translateCompletionRequest,
   type TranslatedRequest,
 } from '../../../src/relay/completions/index.ts'
 import { COMPLETION_FIELDS } from '../../../src/relay/completions/translate-request.ts'
+import { completionsDialect } from '../../../src/relay/dialects.ts'
 import { validateChatRequest, type RequestLimits } from '../../../src/relay/validate-request.ts'
 
 const limits: RequestLimits = {
@@ -32,7 +32,7 @@ function translated(body: Record<string, unknown>): TranslatedRequest {
 function refused(body: unknown) {
   const result = translateCompletionRequest(body)
   if (result.ok) throw new Error('expected the body to be refused')
-  if (result.param !== null) expect(result.message.startsWith(result.param)).toBe(true)
+  if (result.field !== undefined) expect(result.message.startsWith(result.field)).toBe(true)
   return result
 }
 
@@ -167,7 +167,7 @@ describe('translateCompletionRequest', () => {
       type: 'json',
       name: 'x',
     })
-    expect(refused({ model, messages: [hi], response_format: { type: 'grammar' } }).param).toBe(
+    expect(refused({ model, messages: [hi], response_format: { type: 'grammar' } }).field).toBe(
       'response_format.type',
     )
   })
@@ -251,12 +251,12 @@ describe('translateCompletionRequest', () => {
   it('refuses a field that is not part of the OpenAI API, naming it', () => {
     for (const key of ['api_key', 'base_url', 'providerOptions', 'conversation', 'thinking']) {
       const result = refused({ model, messages: [hi], [key]: 'x' })
-      expect(result.param).toBe(key)
+      expect(result.field).toBe(key)
       expect(result.code).toBe('unknown_parameter')
       expect(result.message).toContain('is not a field of the Chat Completions API')
     }
     // A key that JSON.parse made an own member is refused like any other.
-    expect(refused(JSON.parse('{"model":"m","messages":[],"__proto__":{"x":1}}')).param).toBe(
+    expect(refused(JSON.parse('{"model":"m","messages":[],"__proto__":{"x":1}}')).field).toBe(
       '__proto__',
     )
   })
@@ -264,17 +264,17 @@ describe('translateCompletionRequest', () => {
   it('refuses more than one answer', () => {
     expect(refused({ model, messages: [hi], n: 2 })).toEqual({
       ok: false,
-      param: 'n',
+      field: 'n',
       message: 'n must be 1: the relay makes one answer per request',
     })
   })
 
   it('refuses a body that is not an object, with no param', () => {
     expect(refused([])).toMatchObject({
-      param: null,
+      field: undefined,
       message: 'body must be a JSON object, got an array',
     })
-    expect(refused(null).param).toBeNull()
+    expect(refused(null).field).toBeUndefined()
   })
 
   it('joins system and developer messages, strings or text parts, with a blank line', () => {
@@ -335,16 +335,16 @@ describe('translateCompletionRequest', () => {
         messages: [hi, hi, hi, { role: 'user', content: [{ type: 'text', text: 'a' }, value] }],
       })
     expect(part({ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } })).toMatchObject({
-      param: 'messages[3].content[1].type',
+      field: 'messages[3].content[1].type',
       message: "messages[3].content[1].type must be 'text' or 'image_url', got 'input_audio'",
     })
-    expect(part({ type: 'file', file: { file_id: 'f' } }).param).toBe('messages[3].content[1].type')
+    expect(part({ type: 'file', file: { file_id: 'f' } }).field).toBe('messages[3].content[1].type')
     expect(
       part({ type: 'image_url', image_url: { url: 'data:text/plain;base64,aGk=' } }),
     ).toMatchObject({
-      param: 'messages[3].content[1].image_url.url',
+      field: 'messages[3].content[1].image_url.url',
     })
-    expect(part({ type: 'image_url' }).param).toBe('messages[3].content[1].image_url')
+    expect(part({ type: 'image_url' }).field).toBe('messages[3].content[1].image_url')
   })
 
   it('translates an assistant message with tool calls and the tool messages that answer it', () => {
@@ -429,7 +429,7 @@ describe('translateCompletionRequest', () => {
       ],
     })
     expect(result).toMatchObject({
-      param: 'messages[1].tool_calls[0].function.arguments',
+      field: 'messages[1].tool_calls[0].function.arguments',
       message: 'messages[1].tool_calls[0].function.arguments must be a JSON text',
     })
   })
@@ -438,7 +438,7 @@ describe('translateCompletionRequest', () => {
     expect(
       refused({ model, messages: [hi, { role: 'tool', tool_call_id: 'nope', content: 'x' }] }),
     ).toMatchObject({
-      param: 'messages[1].tool_call_id',
+      field: 'messages[1].tool_call_id',
       message: "messages[1].tool_call_id 'nope' matches no tool call of an earlier message",
     })
   })
@@ -450,18 +450,18 @@ describe('translateCompletionRequest', () => {
       "messages[0].role must be 'system', 'developer', 'user', 'assistant' or 'tool', got 'function'",
     )
     expect(
-      refused({ model, messages: [hi], tools: [{ type: 'custom', custom: { name: 'x' } }] }).param,
+      refused({ model, messages: [hi], tools: [{ type: 'custom', custom: { name: 'x' } }] }).field,
     ).toBe('tools[0].type')
     expect(
       refused({ model, messages: [hi], tool_choice: { type: 'allowed_tools', allowed_tools: {} } })
-        .param,
+        .field,
     ).toBe('tool_choice.type')
-    expect(refused({ model, messages: [hi], tool_choice: 'any' }).param).toBe('tool_choice')
-    expect(refused({ model, messages: 'Hi' }).param).toBe('messages')
-    expect(refused({ messages: [hi] }).param).toBe('model')
-    expect(refused({ model, messages: [hi], stream: 'yes' }).param).toBe('stream')
-    expect(refused({ model, messages: [hi], max_tokens: '5' }).param).toBe('max_tokens')
-    expect(refused({ model, messages: [hi], stream_options: { include_usage: 1 } }).param).toBe(
+    expect(refused({ model, messages: [hi], tool_choice: 'any' }).field).toBe('tool_choice')
+    expect(refused({ model, messages: 'Hi' }).field).toBe('messages')
+    expect(refused({ messages: [hi] }).field).toBe('model')
+    expect(refused({ model, messages: [hi], stream: 'yes' }).field).toBe('stream')
+    expect(refused({ model, messages: [hi], max_tokens: '5' }).field).toBe('max_tokens')
+    expect(refused({ model, messages: [hi], stream_options: { include_usage: 1 } }).field).toBe(
       'stream_options.include_usage',
     )
   })
@@ -580,7 +580,8 @@ describe('rewriteField', () => {
   })
 
   it('rewrites validateChatRequest’s refusal of a translated request into OpenAI terms', () => {
-    const result = translated({
+    const body = {
+      model,
       messages: [
         { role: 'system', content: 'S' },
         hi,
@@ -591,11 +592,10 @@ describe('rewriteField', () => {
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
         { role: 'assistant', content: '' },
       ],
-    })
-    const checked = validateChatRequest(result.request, limits)
-    if (checked.ok) throw new Error('expected the empty answer to be refused')
-    expect(rewriteError(checked.error, result.messageOfTurn)).toEqual({
-      param: 'messages[4].content',
+    }
+    expect(completionsDialect.parse(body, limits)).toEqual({
+      ok: false,
+      field: 'messages[4].content',
       message:
         "messages[4].content must not be empty when the turn has no toolCalls or items (unless its stopReason is 'aborted')",
     })

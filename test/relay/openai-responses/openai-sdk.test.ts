@@ -299,7 +299,7 @@ describe('the openai SDK reading the errors before the first event', () => {
     if (refused.ok) throw new Error('expected previous_response_id to be refused')
     const bad = await failWith(() =>
       responsesErrorResponse(400, 'invalid-request', refused.message, {
-        field: refused.param ?? undefined,
+        field: refused.field,
         code: refused.code,
       }),
     )

@@ -37,7 +37,7 @@ function translated(body: Record<string, unknown>): TranslatedResponsesRequest {
 function refused(body: unknown) {
   const result = translateResponsesRequest(body)
   if (result.ok) throw new Error('expected the body to be refused')
-  if (result.param !== null) expect(result.message.startsWith(result.param)).toBe(true)
+  if (result.field !== undefined) expect(result.message.startsWith(result.field)).toBe(true)
   return result
 }
 
@@ -522,12 +522,12 @@ describe('translateResponsesRequest: refusals', () => {
   it('refuses a field that is not part of the Responses API, naming it', () => {
     for (const key of ['api_key', 'base_url', 'providerOptions', 'messages', 'thinking']) {
       const refusal = refused({ model, input: 'Hi', [key]: 'x' })
-      expect(refusal.param).toBe(key)
+      expect(refusal.field).toBe(key)
       expect(refusal.code).toBe('unknown_parameter')
       expect(refusal.message).toContain('is not a field of the Responses API')
     }
     // A key that JSON.parse made an own member is refused like any other.
-    expect(refused(JSON.parse('{"model":"m","input":"x","__proto__":{"x":1}}')).param).toBe(
+    expect(refused(JSON.parse('{"model":"m","input":"x","__proto__":{"x":1}}')).field).toBe(
       '__proto__',
     )
   })
@@ -539,13 +539,13 @@ describe('translateResponsesRequest: refusals', () => {
     ['background', true],
   ])('refuses %s: the relay keeps no state', (key, value) => {
     const refusal = refused({ model, input: 'Hi', [key]: value })
-    expect(refusal).toMatchObject({ param: key, code: 'unsupported_parameter' })
+    expect(refusal).toMatchObject({ field: key, code: 'unsupported_parameter' })
     expect(refusal.message).toContain('the relay is stateless (store is always false)')
   })
 
   it('refuses a body that is not an object, with no param', () => {
     expect(refused([])).toMatchObject({
-      param: null,
+      field: undefined,
       message: 'body must be a JSON object, got an array',
     })
   })
@@ -631,8 +631,8 @@ describe('translateResponsesRequest: refusals', () => {
       'max_output_tokens',
       "max_output_tokens must be a number, got '100'",
     ],
-  ])('refuses %j, naming %s', (body, param, said) => {
-    expect(refused(body)).toEqual({ ok: false, param, message: said })
+  ])('refuses %j, naming %s', (body, field, said) => {
+    expect(refused(body)).toEqual({ ok: false, field, message: said })
   })
 })
 
