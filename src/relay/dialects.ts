@@ -1,6 +1,6 @@
 import type { CallOptions } from '../core/adapter.ts'
-import type { AssistantTurn, Conversation } from '../core/conversation.ts'
-import type { ErrorKind, ThinkwireError } from '../core/errors.ts'
+import type { AssistantTurn, Conversation, StopReason } from '../core/conversation.ts'
+import type { ThinkwireError } from '../core/errors.ts'
 import type { Event } from '../core/events.ts'
 import type { WireChatRequest, WireError, WireEvents } from '../core/wire.ts'
 import {
@@ -10,19 +10,20 @@ import {
   rewriteField,
   translateCompletionRequest,
 } from './completions/index.ts'
-import { renamedRefusal, type Refusal } from './request-parts.ts'
-import {
-  describeError,
-  errorResponse,
-  jsonResponse,
-  withRetryAfter,
-  type ErrorDetails,
-} from './responses.ts'
+import { renamedRefusal } from './field-names.ts'
+import type { Refusal } from './request-translator.ts'
+import { errorResponse, jsonResponse, type ErrorResponder } from './responses.ts'
 import { createSseEncoder } from './sse.ts'
 import { validateChatRequest, type RequestLimits } from './validate-request.ts'
 
 /** An event a stream encoder writes: anything but `done`, which ends the stream. */
 export type StreamDelta = Exclude<Event, { type: 'done' }>
+
+/**
+ * A dialect's name for each stop reason, as a table: a stop reason added to the contract does not
+ * compile until every dialect names it.
+ */
+export type StopReasonNames<Name> = { readonly [Reason in StopReason]: Name }
 
 /**
  * Writes one streamed answer in a dialect: each event, the end, or a failure in its place (of the
@@ -55,14 +56,7 @@ export type DialectCall = {
   respond(turn: AssistantTurn): Response
 }
 
-/** An error answer in a dialect's shape. */
-export type ErrorResponder = (
-  status: number,
-  kind: ErrorKind,
-  message: string,
-  details?: ErrorDetails,
-  headers?: Record<string, string>,
-) => Response
+export type { ErrorResponder }
 
 /**
  * How one chat endpoint speaks: its request body, its errors, its answer. Everything between
@@ -159,7 +153,12 @@ export const relayData = {
   },
 }
 
-/** What a dialect's translation of a request gives every dialect's call. */
+/**
+ * What a dialect's translation of a request gives every dialect's call. A translator checks only
+ * the dialect's shape and never throws on a parsed JSON body (see `translateBody`); limits, names
+ * and depth are left to `validateChatRequest`, whose field paths the dialect renames as its own
+ * (see `parseDialect`).
+ */
 export type Translation = {
   ok: true
   /** The `/v1/chat` body, still to be checked by `validateChatRequest`. */
@@ -215,16 +214,7 @@ export const completionsDialect: Dialect = {
       }
     },
   ),
-  error(status, kind, message, details = {}, headers = {}) {
-    const response = completionErrorResponse(
-      status,
-      kind,
-      message,
-      { param: details.field, code: details.code },
-      withRetryAfter(headers, details.retryAfterMs),
-    )
-    return describeError(response, kind, details.field)
-  },
+  error: completionErrorResponse,
   onChangedSeal: 'drop',
 }
 

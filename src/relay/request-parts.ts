@@ -1,74 +1,19 @@
-import type { UserPart, UserTurn } from '../core/conversation.ts'
-import { describe, fail, Invalid, isRecord, own, type JsonRecord } from './validate-json.ts'
+import type { Thinking, ToolSpec } from '../core/adapter.ts'
+import type { AssistantTurn, UserPart, UserTurn } from '../core/conversation.ts'
+import type { ToolCall } from '../core/events.ts'
+import { describe, fail, oneOf, own, record, string, type JsonRecord } from './validate-json.ts'
 
 /**
  * The pieces of a chat request that several dialects write alike, read once: each takes the
  * field's path in the dialect's own terms, and a refusal names it (see `fail`).
  */
 
-/** A request a dialect refused, in its own terms. */
-export type Refusal = {
-  ok: false
-  /** The field at fault as the dialect names it (`messages[3].content[1]`); none for the body. */
-  field?: string | undefined
-  /** Starts with the field's path, as the relay's own validation messages do. */
-  message: string
-  /** OpenAI's `code`, when one more precise than the status's applies (`unknown_parameter`). */
-  code?: string | undefined
-}
+/** A dialect's efforts, each as the relay's thinking level. */
+export type Efforts = Readonly<Record<string, Exclude<Thinking, object>>>
 
-/** A fault that OpenAI's errors give a `code` of its own. */
-export class CodedInvalid extends Invalid {
-  readonly code: string
-
-  constructor(field: string, problem: string, code: string) {
-    super(field, problem)
-    this.code = code
-  }
-}
-
-/**
- * Reads a parsed JSON body with `translate`, which throws `Invalid` at the first fault: the
- * refusal names its field (with its code, for a {@link CodedInvalid}). A body that is not an
- * object is refused as `bodyField` (none by default). Never throws on a parsed JSON body.
- */
-export function translateBody<T>(
-  body: unknown,
-  translate: (body: JsonRecord) => T,
-  bodyField?: string,
-): T | Refusal {
-  if (!isRecord(body)) {
-    return {
-      ok: false,
-      field: bodyField,
-      message: `body must be a JSON object, got ${describe(body)}`,
-    }
-  }
-  try {
-    return translate(body)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    const refusal: Refusal = { ok: false, field: error.field, message: error.message }
-    if (error instanceof CodedInvalid) refusal.code = error.code
-    return refusal
-  }
-}
-
-/**
- * What a dialect does with the top-level field `key` of a request: its use in `uses`, the table of
- * every field of `api` (`the Responses API`). Any other field is refused (`unknown_parameter`), so
- * that a client cannot reach a key, a base URL or a provider option, and a misspelt field does not
- * pass silently.
- */
-export function fieldUse<Use>(key: string, uses: Readonly<Record<string, Use>>, api: string): Use {
-  if (!Object.hasOwn(uses, key)) {
-    throw new CodedInvalid(
-      describe(key).slice(1, -1),
-      `is not a field of ${api} (a relay client picks no key, base URL or provider option)`,
-      'unknown_parameter',
-    )
-  }
-  return uses[key]!
+/** The relay's thinking level for the effort at `field`, one of the dialect's `efforts`. */
+export function effortLevel(value: unknown, field: string, efforts: Efforts): Efforts[string] {
+  return efforts[oneOf(value, field, Object.keys(efforts))]!
 }
 
 /** A number, or a refusal naming `field`. */
@@ -110,6 +55,77 @@ export function argumentsOf(text: string, field: string): unknown {
   }
 }
 
+/**
+ * A tool's spec from the object that holds its `name`, `description` and JSON schema (`schema`:
+ * the member's name, and whether the API lets a tool without arguments leave it out).
+ */
+export function toolSpecOf(
+  holder: JsonRecord,
+  field: string,
+  schema: { key: string; optional: boolean },
+): ToolSpec {
+  const parameters = given(holder, schema.key)
+  const spec: ToolSpec = {
+    name: string(own(holder, 'name'), `${field}.name`),
+    parameters:
+      parameters === undefined && schema.optional
+        ? { type: 'object', properties: {} }
+        : record(own(holder, schema.key), `${field}.${schema.key}`),
+  }
+  const description = given(holder, 'description')
+  if (description !== undefined) spec.description = string(description, `${field}.description`)
+  return spec
+}
+
+/**
+ * A message's text: a string, or an array of parts of the `types` whose texts are joined, a
+ * `refusal` part's left out; null and absence are no text.
+ */
+export function textContent(value: unknown, field: string, types: readonly string[]): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string') return value
+  if (!Array.isArray(value))
+    fail(field, `must be a string or an array of text parts, got ${describe(value)}`)
+  const parts: readonly unknown[] = value
+  let text = ''
+  for (let j = 0; j < parts.length; j++) {
+    const part = record(parts[j], `${field}[${j}]`)
+    const type = oneOf(own(part, 'type'), `${field}[${j}].type`, types)
+    if (type !== 'refusal') text += string(own(part, 'text'), `${field}[${j}].text`)
+  }
+  return text
+}
+
+/**
+ * The name of the call a tool result at `field` answers by its id: each earlier call's name, by
+ * id, is in `calls`; a result of no earlier call is refused, naming `what` made the calls.
+ */
+export function calledName(
+  calls: ReadonlyMap<string, string>,
+  callId: string,
+  field: string,
+  what: string,
+): string {
+  const name = calls.get(callId)
+  if (name === undefined) fail(field, `${describe(callId)} matches no ${what}`)
+  return name
+}
+
+/**
+ * The assistant turn a client sent back as its text and tool calls alone, with no reasoning state:
+ * what goes upstream when no sealed turn stands for it.
+ */
+export function plainTurn(text: string, toolCalls: ToolCall[]): AssistantTurn {
+  const turn: AssistantTurn = {
+    role: 'assistant',
+    text,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    stopReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+  }
+  if (toolCalls.length > 0) turn.toolCalls = toolCalls
+  return turn
+}
+
 /** A user message's `content`: a string, or an array of parts read by `partOf`. */
 export function userContent(
   content: unknown,
@@ -121,37 +137,4 @@ export function userContent(
     fail(field, `must be a string or an array of parts, got ${describe(content)}`)
   const parts: readonly unknown[] = content
   return { role: 'user', content: parts.map((value, j) => partOf(value, `${field}[${j}]`)) }
-}
-
-/**
- * A field path of `validateChatRequest` inside a turn: the turn's index in the conversation, and
- * the rest of the path (`.text`, `.toolCalls[0].input`, ...). Each dialect names it anew.
- */
-export const TURN_FIELD = /^conversation\.turns\[(\d+)\](.*)$/s
-
-/**
- * A call option's field path (`maxTokens`, `toolChoice.name`): the option, its name in a dialect
- * (`names`), and the rest of the path; undefined for a path of no option `names` lists.
- */
-export function optionField(
-  field: string,
-  names: Readonly<Record<string, string>>,
-): { option: string; name: string; rest: string } | undefined {
-  const [, option = '', rest = ''] = /^([A-Za-z]+)(.*)$/s.exec(field) ?? []
-  return Object.hasOwn(names, option) ? { option, name: names[option]!, rest } : undefined
-}
-
-/**
- * A refusal of `validateChatRequest` in a dialect's terms: its field as `rename` gives it, and its
- * message, which starts with the field, starting with the new name.
- */
-export function renamedRefusal(
-  error: { field: string; message: string },
-  rename: (field: string) => string,
-): { field: string; message: string } {
-  const field = rename(error.field)
-  const message = error.message.startsWith(error.field)
-    ? `${field}${error.message.slice(error.field.length)}`
-    : error.message
-  return { field, message }
 }

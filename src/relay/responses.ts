@@ -33,24 +33,43 @@ export function errorOf(
   return described.get(response)
 }
 
-/** `{ "error": { "kind", "message", ... } }` with `status`, plus `retry-after` when known. */
-export function errorResponse(
+/**
+ * An error answer in a dialect's shape: `status`, with `message` and `details` in the body, and
+ * `headers` (`www-authenticate`, ...). The log reads its kind and field (see {@link errorOf}).
+ */
+export type ErrorResponder = (
   status: number,
   kind: ErrorKind,
   message: string,
-  details: ErrorDetails = {},
-  headers: Record<string, string> = {},
-): Response {
-  const out = { ...headers }
-  const body: Record<string, unknown> = { kind, message }
-  if (details.field !== undefined) body['field'] = details.field
-  if (details.retryable !== undefined) body['retryable'] = details.retryable
-  if (details.retryAfterMs !== undefined) {
-    body['retryAfterMs'] = details.retryAfterMs
-    out['retry-after'] = retryAfterHeader(details.retryAfterMs)
+  details?: ErrorDetails,
+  headers?: Record<string, string>,
+) => Response
+
+/**
+ * An {@link ErrorResponder} that answers JSON, as every dialect does: `body` makes the error's body
+ * in the dialect's shape, and `statusOf` the status it answers with for the relay's (the same, by
+ * default). `retry-after` is added to the caller's headers when the wait is known, and the kind and
+ * field are noted for the log.
+ */
+export function jsonErrorResponder(
+  body: (status: number, kind: ErrorKind, message: string, details: ErrorDetails) => unknown,
+  statusOf: (status: number) => number = (status) => status,
+): ErrorResponder {
+  return (status, kind, message, details = {}, headers = {}) => {
+    const json = body(status, kind, message, details)
+    const out = withRetryAfter(headers, details.retryAfterMs)
+    return describeError(jsonResponse(statusOf(status), json, out), kind, details.field)
   }
-  return describeError(jsonResponse(status, { error: body }, out), kind, details.field)
 }
+
+/** `{ "error": { "kind", "message", ... } }` with `status`, plus `retry-after` when known. */
+export const errorResponse: ErrorResponder = jsonErrorResponder((_, kind, message, details) => {
+  const error: Record<string, unknown> = { kind, message }
+  if (details.field !== undefined) error['field'] = details.field
+  if (details.retryable !== undefined) error['retryable'] = details.retryable
+  if (details.retryAfterMs !== undefined) error['retryAfterMs'] = details.retryAfterMs
+  return { error }
+})
 
 /** Notes the kind and field of an error answer for the log (see {@link errorOf}); returns it. */
 export function describeError(

@@ -119,19 +119,18 @@ function readOpaqueText<T>(data: unknown, parse: (parsed: unknown) => T): T | un
 }
 
 /**
- * Why `sealed` is not the turn a client sent back as `text` and `toolCalls` (its words for them,
- * `what`), or undefined when it is: only then may the sealed turn stand for the client's.
+ * The sealed turn that stands for `sent`, the turn a client sent back, when `sealed` has its text
+ * and tool calls (`what`: the client's words for them); else why it may not.
  */
-export function sealedMismatch(
+export function sealedTurnFor(
   sealed: SealedTurnRecord,
-  text: string,
-  toolCalls: readonly ToolCall[],
+  sent: AssistantTurn,
   what: { text: string; toolCalls: string },
-): string | undefined {
-  if (sealed.text !== text) return `its text is not ${what.text}`
-  if (!sameCalls(sealed.toolCalls ?? [], toolCalls))
-    return `its tool calls are not ${what.toolCalls}`
-  return undefined
+): { ok: true; turn: AssistantTurn } | { ok: false; reason: string } {
+  if (sealed.text !== sent.text) return { ok: false, reason: `its text is not ${what.text}` }
+  if (!sameCalls(sealed.toolCalls ?? [], sent.toolCalls ?? []))
+    return { ok: false, reason: `its tool calls are not ${what.toolCalls}` }
+  return { ok: true, turn: turnOfRecord(sealed, sent) }
 }
 
 /**

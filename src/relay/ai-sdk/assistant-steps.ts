@@ -1,6 +1,7 @@
-import type { AssistantTurn, ToolResult, Turn, Usage } from '../../core/conversation.ts'
+import type { AssistantTurn, ToolResult, Turn } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import { decodeSealedTurn, sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
+import { decodeSealedTurn, sealedTurnFor } from '../sealed-turn.ts'
+import { plainTurn } from '../request-parts.ts'
 import {
   describe,
   fail,
@@ -135,52 +136,6 @@ export function answered(step: Step): void {
 }
 
 /**
- * The records of an assistant message's steps, from its `metadata.thinkwire.steps`: each rebuilt
- * from its known fields, null where an entry is not one. Whether a record holds a turn the relay
- * sealed is decided later, step by step.
- */
-export function stepRecords(metadata: unknown): (UiStep | null)[] {
-  const thinkwire = isRecord(metadata) ? own(metadata, 'thinkwire') : undefined
-  const steps = isRecord(thinkwire) ? own(thinkwire, 'steps') : undefined
-  if (!Array.isArray(steps)) return []
-  return steps.map((entry: unknown) => {
-    if (!isRecord(entry)) return null
-    const model = own(entry, 'model')
-    const usage = usageOf(own(entry, 'usage'))
-    const sealed = own(entry, 'sealed')
-    if (typeof model !== 'string' || usage === undefined) return null
-    const step: UiStep = { model, usage }
-    if (typeof sealed === 'string') step.sealed = sealed
-    return step
-  })
-}
-
-/** The counts of a step's usage that are numbers (it goes back to the client, which shows it). */
-function usageOf(value: unknown): Usage | undefined {
-  if (!isRecord(value)) return undefined
-  const count = (key: keyof Usage) => {
-    const n = own(value, key)
-    return typeof n === 'number' && Number.isFinite(n) ? n : undefined
-  }
-  const inputTokens = count('inputTokens')
-  const outputTokens = count('outputTokens')
-  if (inputTokens === undefined || outputTokens === undefined) return undefined
-  const usage: Usage = { inputTokens, outputTokens }
-  for (const key of OPTIONAL_USAGE) {
-    const n = count(key)
-    if (n !== undefined) usage[key] = n
-  }
-  return usage
-}
-
-const OPTIONAL_USAGE = [
-  'reasoningTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-  'cost',
-] as const satisfies readonly (keyof Usage)[]
-
-/**
  * Adds a step's turns: its assistant turn (the sealed one when its record holds it), then a tool
  * turn of its outputs. A step that says nothing (a stop before its first word) adds none.
  */
@@ -192,31 +147,23 @@ export function pushStep(
   origins: TurnOrigin[],
 ): void {
   const { at, model, notes } = where
-  const calls = step.calls.map(({ call }) => call)
-  const plain: AssistantTurn = {
-    role: 'assistant',
-    text: step.text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason: calls.length > 0 ? 'tool-calls' : 'stop',
-  }
-  if (calls.length > 0) plain.toolCalls = calls
+  const plain = plainTurn(
+    step.text,
+    step.calls.map(({ call }) => call),
+  )
   let turn = plain
   const entry = step.index < 0 ? undefined : records[step.index]
   if (entry?.sealed !== undefined) {
     const field = `${at}.metadata.thinkwire.steps[${step.index}]`
-    const sealed = decodeSealedTurn(entry.sealed)
-    const reason =
-      sealed === undefined
-        ? 'its sealed turn does not decode'
-        : entry.model !== model
-          ? `it was made by ${describe(entry.model)}, not ${describe(model)}`
-          : sealedMismatch(sealed, step.text, calls, {
-              text: `the text of ${at}'s step ${step.index}`,
-              toolCalls: `the tool parts of ${at}'s step ${step.index}`,
-            })
-    if (sealed !== undefined && reason === undefined) turn = turnOfRecord(sealed, plain)
+    const kept = keptTurn(entry.sealed, entry.model, model, plain, {
+      text: `the text of ${at}'s step ${step.index}`,
+      toolCalls: `the tool parts of ${at}'s step ${step.index}`,
+    })
+    if (kept.ok) turn = kept.turn
     else
-      notes.push(`${field} dropped: ${reason}, so the step was sent from its text and tool calls`)
+      notes.push(
+        `${field} dropped: ${kept.reason}, so the step was sent from its text and tool calls`,
+      )
   }
   if (turn.text === '' && turn.toolCalls === undefined && turn.items === undefined) return
   turns.push(turn)
@@ -224,4 +171,23 @@ export function pushStep(
   if (step.results.length === 0) return
   turns.push({ role: 'tool', results: step.results.map(({ result }) => result) })
   origins.push({ at, entries: step.results.map((result) => result.at) })
+}
+
+/**
+ * The turn a step's sealed record holds, when `made` (the model the record says answered it) is
+ * the call's `model` and the record stands for the step as the client sent it (`plain`); else why
+ * not.
+ */
+function keptTurn(
+  sealedTurn: string,
+  made: string,
+  model: string,
+  plain: AssistantTurn,
+  what: { text: string; toolCalls: string },
+): ReturnType<typeof sealedTurnFor> {
+  const sealed = decodeSealedTurn(sealedTurn)
+  if (sealed === undefined) return { ok: false, reason: 'its sealed turn does not decode' }
+  if (made !== model)
+    return { ok: false, reason: `it was made by ${describe(made)}, not ${describe(model)}` }
+  return sealedTurnFor(sealed, plain, what)
 }

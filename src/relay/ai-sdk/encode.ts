@@ -1,7 +1,8 @@
-import { assertNever } from '../../core/assert-never.ts'
 import type { StopReason, Usage } from '../../core/conversation.ts'
 import type { WireError } from '../../core/wire.ts'
-import type { StreamEncoder } from '../dialects.ts'
+import type { ToolCall } from '../../core/events.ts'
+import type { StopReasonNames, StreamEncoder } from '../dialects.ts'
+import { writeDelta } from '../write-delta.ts'
 import { encodeSealedTurn } from '../sealed-turn.ts'
 import { uiErrorPart } from './errors.ts'
 
@@ -64,7 +65,8 @@ const DONE = 'data: [DONE]\n\n'
 export function createUiStreamEncoder(options: UiStreamEncoderOptions): StreamEncoder<WireError> {
   const { messageId, model, earlier } = options
   let started = false
-  let open: 'text' | 'reasoning' | undefined
+  /** The part being streamed, by the deltas it holds: a text part, or a reasoning part. */
+  let open: 'text' | 'thinking' | undefined
   let openId = ''
   let parts = 0
   // The hot path: a delta of the open part is this text, one `JSON.stringify` of the delta's text,
@@ -78,40 +80,26 @@ export function createUiStreamEncoder(options: UiStreamEncoderOptions): StreamEn
   }
   const close = (): string => {
     if (open === undefined) return ''
-    const out = sse({ type: `${open}-end`, id: openId })
+    const out = sse({ type: `${partOf(open)}-end`, id: openId })
     open = undefined
     return out
   }
-  const piece = (kind: 'text' | 'reasoning', text: string): string => {
+  const piece = (type: 'text' | 'thinking', text: string): string => {
     if (text === '') return ''
-    if (open === kind) return `${head}${JSON.stringify(text)}}\n\n`
+    if (open === type) return `${head}${JSON.stringify(text)}}\n\n`
     let out = start() + close()
-    open = kind
+    const kind = partOf(type)
+    open = type
     openId = `${kind}-${parts++}`
     head = `data: {"type":"${kind}-delta","id":"${openId}","delta":`
     out += sse({ type: `${kind}-start`, id: openId })
     return `${out}${head}${JSON.stringify(text)}}\n\n`
   }
+  const toolCall = ({ id, name, input }: ToolCall): string =>
+    start() + close() + sse({ type: 'tool-input-available', toolCallId: id, toolName: name, input })
 
   return {
-    delta(event) {
-      switch (event.type) {
-        case 'thinking':
-          return piece('reasoning', event.text)
-        case 'text':
-          return piece('text', event.text)
-        case 'tool-call': {
-          const { id, name, input } = event.call
-          return (
-            start() +
-            close() +
-            sse({ type: 'tool-input-available', toolCallId: id, toolName: name, input })
-          )
-        }
-        default:
-          return assertNever(event)
-      }
-    },
+    delta: (event) => writeDelta(event, piece, toolCall),
     done(turn) {
       const step: UiStep = { model, usage: turn.usage }
       const sealed = encodeSealedTurn(turn)
@@ -134,23 +122,24 @@ export function createUiStreamEncoder(options: UiStreamEncoderOptions): StreamEn
   }
 }
 
-/** The AI SDK's finish reason for a stop reason. A caller's abort still ends a complete answer. */
+/** The AI SDK's finish reason for each stop reason. A caller's abort ends a complete answer. */
+const FINISH_REASONS: StopReasonNames<UiFinishReason> = {
+  stop: 'stop',
+  aborted: 'stop',
+  length: 'length',
+  'tool-calls': 'tool-calls',
+  refusal: 'content-filter',
+  other: 'other',
+}
+
+/** The AI SDK's finish reason for a stop reason (see `FINISH_REASONS`). */
 export function finishReason(reason: StopReason): UiFinishReason {
-  switch (reason) {
-    case 'stop':
-    case 'aborted':
-      return 'stop'
-    case 'length':
-      return 'length'
-    case 'tool-calls':
-      return 'tool-calls'
-    case 'refusal':
-      return 'content-filter'
-    case 'other':
-      return 'other'
-    default:
-      return assertNever(reason)
-  }
+  return FINISH_REASONS[reason]
+}
+
+/** The kind of UI part that streams deltas of `type`. */
+function partOf(type: 'text' | 'thinking'): 'text' | 'reasoning' {
+  return type === 'thinking' ? 'reasoning' : 'text'
 }
 
 // JSON.stringify escapes CR and LF inside strings, so one `data:` line always holds the part.

@@ -1,5 +1,5 @@
 import type { ErrorKind } from '../../core/errors.ts'
-import { describeError, jsonResponse, retryAfterHeader, type ErrorDetails } from '../responses.ts'
+import { jsonErrorResponder, type ErrorDetails, type ErrorResponder } from '../responses.ts'
 
 /**
  * The UI message stream's `error` part, as this relay writes it: `errorText` is what the AI SDK
@@ -41,16 +41,6 @@ export function uiErrorPart(kind: ErrorKind, message: string, details: ErrorDeta
  * // 429, retry-after: 3, {"type":"error","errorText":"rate limit…","kind":"rate-limit",…}
  * ```
  */
-export function uiErrorResponse(
-  status: number,
-  kind: ErrorKind,
-  message: string,
-  details: ErrorDetails = {},
-  headers: Record<string, string> = {},
-): Response {
-  const out = { ...headers }
-  if (details.retryAfterMs !== undefined)
-    out['retry-after'] = retryAfterHeader(details.retryAfterMs)
-  const response = jsonResponse(status, uiErrorPart(kind, message, details), out)
-  return describeError(response, kind, details.field)
-}
+export const uiErrorResponse: ErrorResponder = jsonErrorResponder((_, kind, message, details) =>
+  uiErrorPart(kind, message, details),
+)

@@ -1,4 +1,4 @@
-import { TURN_FIELD } from '../request-parts.ts'
+import { dialectField } from '../field-names.ts'
 
 /**
  * Where a turn came from: its message, and the part of each entry of its list (a user turn's
@@ -29,13 +29,17 @@ const ENTRY_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = 
  * returned as they are.
  */
 export function rewriteUiField(field: string, origins: readonly TurnOrigin[]): string {
-  const turn = TURN_FIELD.exec(field)
-  if (turn === null) {
-    return field === 'conversation' || field.startsWith('conversation.') ? 'messages' : field
-  }
-  const origin = origins[Number(turn[1])]
-  if (origin === undefined) return 'messages'
-  const rest = turn[2]!
+  // The call options keep their names: the app's `body` holds them as `/v1/chat` does.
+  return dialectField(field, {
+    sources: origins,
+    turn: messageField,
+    conversation: 'messages',
+    options: {},
+  })
+}
+
+/** The field of the message (and part) a turn came from, for the rest of the turn's path. */
+function messageField(origin: TurnOrigin, rest: string): string {
   const entry = ENTRY_FIELD.exec(rest)
   if (entry !== null) {
     const [, list, j, tail] = entry

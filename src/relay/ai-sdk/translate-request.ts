@@ -12,17 +12,12 @@ import {
   string,
   type JsonRecord,
 } from '../validate-json.ts'
-import {
-  answered,
-  assistantSteps,
-  pushStep,
-  shownOnly,
-  stepRecords,
-  typeOf,
-} from './assistant-steps.ts'
+import { answered, assistantSteps, pushStep, shownOnly, typeOf } from './assistant-steps.ts'
 import type { UiStep } from './encode.ts'
+import { stepRecords } from './step-records.ts'
 import type { TurnOrigin } from './rewrite-field.ts'
-import { fieldUse, imageOfUrl, translateBody, type Refusal } from '../request-parts.ts'
+import { imageOfUrl } from '../request-parts.ts'
+import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
 
 /** An AI SDK chat request, translated into a `/v1/chat` body. */
 export type TranslatedUiRequest = Translation & {
@@ -38,9 +33,6 @@ export type TranslatedUiRequest = Translation & {
   continues: { id: string; earlier: (UiStep | null)[] } | undefined
 }
 
-/** What the relay does with a top-level field of the request. */
-type FieldUse = 'mapped' | 'ignored'
-
 /** `/v1/chat`'s call options, taken under their own names from the app's `body`. */
 const CALL_OPTIONS: FieldTable<WireCallOptions, 'mapped'> = {
   thinking: 'mapped',
@@ -54,11 +46,10 @@ const CALL_OPTIONS: FieldTable<WireCallOptions, 'mapped'> = {
 }
 
 /**
- * Every top-level field the relay takes: the four that the AI SDK's `DefaultChatTransport` (ai 6)
- * writes around the app's `body` (the chat's `id`, `messages`, `trigger`, `messageId`), and what
- * the app's `body` may hold: `model` and `/v1/chat`'s call options. Any other field is refused,
- * so that a client cannot reach a key, a base URL or a provider option, and a misspelt option
- * does not pass silently. (The tests check this list against what the transport sends.)
+ * Every top-level field the relay takes, for `checkFields`: the four that the AI SDK's
+ * `DefaultChatTransport` (ai 6) writes around the app's `body` (the chat's `id`, `messages`,
+ * `trigger`, `messageId`), and what the app's `body` may hold: `model` and `/v1/chat`'s call
+ * options. (The tests check this list against what the transport sends.)
  */
 export const UI_REQUEST_FIELDS: Readonly<Record<string, FieldUse>> = {
   id: 'ignored',
@@ -74,29 +65,28 @@ const TRIGGERS = ['submit-message', 'regenerate-message'] as const
 
 /**
  * Translates an AI SDK chat request (`POST /v1/ai-sdk/chat`: `{ id, messages, trigger,
- * messageId }` around the app's `body`) into a `/v1/chat` body. Checks only the UI messages'
- * shape; limits, names and depth are left to `validateChatRequest`, whose field paths
- * {@link rewriteUiField} turns back into the request's. Never throws on a parsed JSON body.
- *
- * An assistant message becomes one assistant turn per step (its `step-start` parts divide them),
+ * messageId }` around the app's `body`) as every dialect does (see `Translation`). An assistant
+ * message becomes one assistant turn per step (its `step-start` parts divide them),
  * each followed by a tool turn of its tool parts' outputs. A step whose record in the message's
  * `metadata.thinkwire.steps` holds the turn the relay sealed becomes that turn, items and seal
  * included, when the record's text and tool calls are the step's and it was made for the model
  * asked for; otherwise the step is built from its parts and a note says why its reasoning state
  * was dropped.
  */
-export function translateUiRequest(body: unknown): TranslatedUiRequest | Refusal {
-  return translateBody(body, translate, 'body')
-}
-
-/** What an unknown field is refused as not being a field of. */
-const ROUTE = `this route, which takes ${Object.keys(UI_REQUEST_FIELDS).join(', ')}`
+export const translateUiRequest: (body: unknown) => TranslatedUiRequest | Refusal =
+  requestTranslator(
+    {
+      name: `this route, which takes ${Object.keys(UI_REQUEST_FIELDS).join(', ')}`,
+      fields: UI_REQUEST_FIELDS,
+      bodyField: 'body',
+    },
+    translate,
+  )
 
 function translate(body: JsonRecord): TranslatedUiRequest {
   const options: Record<string, unknown> = {}
-  for (const key of Object.keys(body)) {
-    fieldUse(key, UI_REQUEST_FIELDS, ROUTE)
-    if (Object.hasOwn(CALL_OPTIONS, key)) options[key] = body[key]
+  for (const key of Object.keys(CALL_OPTIONS)) {
+    if (Object.hasOwn(body, key)) options[key] = body[key]
   }
   for (const key of ['id', 'messageId'] as const) {
     const value = own(body, key)

@@ -1,7 +1,7 @@
-import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { StreamEncoder, StreamFailure } from '../dialects.ts'
+import type { StopReasonNames, StreamEncoder, StreamFailure } from '../dialects.ts'
+import { writeDelta } from '../write-delta.ts'
 import { statusFromKind } from '../status.ts'
 import { messagesErrorBody } from './errors.ts'
 import { sealedBlock } from './sealed-block.ts'
@@ -116,21 +116,16 @@ export function createMessagesEncoder(meta: MessagesMeta): StreamEncoder<StreamF
     return before + blockStart(index, block)
   }
 
+  const piece = (type: 'text' | 'thinking', text: string): string => {
+    if (text === '') return ''
+    return open === type
+      ? `${head}${JSON.stringify(text)}${DELTA_TAIL}`
+      : `${openBlock(type)}${head}${JSON.stringify(text)}${DELTA_TAIL}`
+  }
+  const toolCall = (call: ToolCall): string => start() + close() + toolUse(++index, call)
+
   return {
-    delta(event) {
-      switch (event.type) {
-        case 'text':
-        case 'thinking':
-          if (event.text === '') return ''
-          return open === event.type
-            ? `${head}${JSON.stringify(event.text)}${DELTA_TAIL}`
-            : `${openBlock(event.type)}${head}${JSON.stringify(event.text)}${DELTA_TAIL}`
-        case 'tool-call':
-          return start() + close() + toolUse(++index, event.call)
-        default:
-          return assertNever(event)
-      }
-    },
+    delta: (event) => writeDelta(event, piece, toolCall),
     done(turn) {
       let out = start() + close()
       const sealed = sealedBlock(turn)
@@ -184,24 +179,21 @@ export function messageResponse(turn: AssistantTurn, meta: MessagesMeta): Messag
 }
 
 /**
- * Anthropic's `stop_reason` for a stop reason. A caller's abort still ends a complete answer; the
- * relay does not say which stop sequence ended one (`stop_sequence` is always null).
+ * Anthropic's `stop_reason` for each stop reason. A caller's abort still ends a complete answer;
+ * the relay does not say which stop sequence ended one (`stop_sequence` is always null).
  */
+const STOP_REASONS: StopReasonNames<MessagesStopReason> = {
+  stop: 'end_turn',
+  aborted: 'end_turn',
+  other: 'end_turn',
+  length: 'max_tokens',
+  'tool-calls': 'tool_use',
+  refusal: 'refusal',
+}
+
+/** Anthropic's `stop_reason` for a stop reason (see `STOP_REASONS`). */
 export function stopReasonOf(reason: StopReason): MessagesStopReason {
-  switch (reason) {
-    case 'stop':
-    case 'aborted':
-    case 'other':
-      return 'end_turn'
-    case 'length':
-      return 'max_tokens'
-    case 'tool-calls':
-      return 'tool_use'
-    case 'refusal':
-      return 'refusal'
-    default:
-      return assertNever(reason)
-  }
+  return STOP_REASONS[reason]
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { ErrorKind } from '../../core/errors.ts'
-import { describeError, jsonResponse } from '../responses.ts'
+import { jsonErrorResponder, type ErrorResponder } from '../responses.ts'
 
 /** Anthropic's error `type`: what its SDKs and clients branch on. */
 export type MessagesErrorType =
@@ -52,28 +51,18 @@ export function messagesErrorBody(status: number, message: string): MessagesErro
 
 /**
  * A JSON error response in Anthropic's shape, with Anthropic's status for `status` (see
- * {@link anthropicStatus}). `headers` carries what the caller knows (`retry-after`,
- * `www-authenticate`); `content-type` is always `application/json`. The log reads its `kind` and
- * `field`, never its message.
+ * {@link anthropicStatus}). `headers` carries what the caller knows (`www-authenticate`), with
+ * `retry-after` added when the wait is known; `content-type` is always `application/json`. The
+ * log reads its `kind` and `field`, never its message.
  *
  * @example
  * ```ts
- * messagesErrorResponse(429, 'rate-limit', 'rate limit reached for this client', undefined, {
- *   'retry-after': '3',
+ * messagesErrorResponse(429, 'rate-limit', 'rate limit reached for this client', {
+ *   retryAfterMs: 3000,
  * })
  * ```
  */
-export function messagesErrorResponse(
-  status: number,
-  kind: ErrorKind,
-  message: string,
-  field?: string | undefined,
-  headers: Record<string, string> = {},
-): Response {
-  const response = jsonResponse(
-    anthropicStatus(status).status,
-    messagesErrorBody(status, message),
-    headers,
-  )
-  return describeError(response, kind, field)
-}
+export const messagesErrorResponse: ErrorResponder = jsonErrorResponder(
+  (status, _, message) => messagesErrorBody(status, message),
+  (status) => anthropicStatus(status).status,
+)

@@ -1,5 +1,5 @@
 import { parseDialect, randomId, type Dialect } from '../dialects.ts'
-import { jsonResponse, withRetryAfter } from '../responses.ts'
+import { jsonResponse } from '../responses.ts'
 import { createMessagesEncoder, messageResponse } from './encode.ts'
 import { messagesErrorResponse } from './errors.ts'
 import { rewriteField } from './rewrite-field.ts'
@@ -28,7 +28,6 @@ export { rewriteField } from './rewrite-field.ts'
 export {
   MESSAGES_FIELDS,
   translateMessagesRequest,
-  type FieldUse,
   type TranslatedMessagesRequest,
 } from './translate-request.ts'
 export type { TurnSource } from './translate-messages.ts'
@@ -52,10 +51,7 @@ export const messagesDialect: Dialect = {
       }
     },
   ),
-  error(status, kind, message, details = {}, headers = {}) {
-    const out = withRetryAfter(headers, details.retryAfterMs)
-    return messagesErrorResponse(status, kind, message, details.field, out)
-  },
+  error: messagesErrorResponse,
   onChangedSeal: 'drop',
   tokenHeader: 'x-api-key',
 }

@@ -1,5 +1,5 @@
 import type { TurnSource } from './translate-messages.ts'
-import { optionField, TURN_FIELD } from '../request-parts.ts'
+import { dialectField } from '../field-names.ts'
 
 /** A part, result or tool call of a turn: `.content[j]`, `.results[j]`, `.toolCalls[j]`. */
 const ENTRY_FIELD = /^\.(content|results|toolCalls)\[(\d+)\](.*)$/s
@@ -47,22 +47,23 @@ const ENTRY_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = 
  * they are.
  */
 export function rewriteField(field: string, sources: readonly TurnSource[]): string {
-  const turn = TURN_FIELD.exec(field)
-  if (turn !== null) {
-    const source = sources[Number(turn[1])]
-    return source === undefined ? 'messages' : messageField(source, turn[2]!)
-  }
-  if (field === 'conversation.system') return 'system'
-  if (field === 'conversation' || field.startsWith('conversation.')) return 'messages'
+  return dialectField(field, {
+    sources,
+    turn: messageField,
+    conversation: 'messages',
+    system: 'system',
+    options: OPTION_FIELDS,
+    other: otherField,
+  })
+}
+
+/** The paths the Messages API names otherwise: a tool's schema, a thinking budget, a format. */
+function otherField(field: string): string | undefined {
   const tool = TOOL_FIELD.exec(field)
   if (tool !== null) return `tools[${tool[1]}].input_schema${tool[2]}`
   if (field === 'thinking.budgetTokens') return 'thinking.budget_tokens'
-  const named = optionField(field, OPTION_FIELDS)
-  if (named === undefined) return field
-  const { option, name, rest } = named
-  if (option === 'responseFormat' && (rest === '' || rest === '.type'))
-    return 'output_config.format'
-  return `${name}${rest}`
+  if (field === 'responseFormat.type') return 'output_config.format'
+  return undefined
 }
 
 /** The field of the message a turn came from, for the rest of the turn's path. */

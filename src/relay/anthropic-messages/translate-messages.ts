@@ -8,7 +8,8 @@ import type {
   UserTurn,
 } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
+import { sealedTurnFor } from '../sealed-turn.ts'
+import { calledName, flag, plainTurn } from '../request-parts.ts'
 import {
   array,
   describe,
@@ -217,16 +218,11 @@ function toolResult(
   calls: ReadonlyMap<string, string>,
 ): ToolResult {
   const callId = string(own(block, 'tool_use_id'), `${field}.tool_use_id`, { nonEmpty: true })
-  const name = calls.get(callId)
-  if (name === undefined)
-    fail(`${field}.tool_use_id`, `${describe(callId)} matches no tool_use of an earlier message`)
+  const at = `${field}.tool_use_id`
+  const name = calledName(calls, callId, at, 'tool_use of an earlier message')
   const result: ToolResult = { callId, name, output: resultText(own(block, 'content'), field) }
-  const isError = own(block, 'is_error')
-  if (isError !== undefined) {
-    if (typeof isError !== 'boolean')
-      fail(`${field}.is_error`, `must be a boolean, got ${describe(isError)}`)
-    result.isError = isError
-  }
+  const isError = flag(own(block, 'is_error'), `${field}.is_error`)
+  if (isError !== undefined) result.isError = isError
   return result
 }
 
@@ -283,13 +279,7 @@ function assistantTurn(
       }
     })
   }
-  const plain: AssistantTurn = {
-    role: 'assistant',
-    text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
-  }
-  if (toolCalls.length > 0) plain.toolCalls = toolCalls
+  const plain = plainTurn(text, toolCalls)
   if (sealed === undefined) return { turn: plain, source }
 
   const { at, signature } = sealed
@@ -299,12 +289,12 @@ function assistantTurn(
   }
   const kept = sealedRecordOf(signature)
   if (kept === undefined) return dropped('it does not decode to a sealed turn')
-  const mismatch = sealedMismatch(kept, text, toolCalls, {
+  const turn = sealedTurnFor(kept, plain, {
     text: `the text blocks of ${field}`,
     toolCalls: `the tool_use blocks of ${field}`,
   })
-  if (mismatch !== undefined) return dropped(mismatch)
-  return { turn: turnOfRecord(kept, plain), source: { ...source, sealed: at } }
+  if (!turn.ok) return dropped(turn.reason)
+  return { turn: turn.turn, source: { ...source, sealed: at } }
 }
 
 function toolUse(block: JsonRecord, field: string): ToolCall {

@@ -18,7 +18,8 @@ import {
   type CacheMarks,
   type TurnSource,
 } from './translate-messages.ts'
-import { fieldUse, flag, given, number, translateBody, type Refusal } from '../request-parts.ts'
+import { effortLevel, flag, given, number, toolSpecOf, type Efforts } from '../request-parts.ts'
+import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
 
 /** A Messages API request, translated into a `/v1/chat` body. */
 export type TranslatedMessagesRequest = Translation & {
@@ -26,17 +27,13 @@ export type TranslatedMessagesRequest = Translation & {
   sources: TurnSource[]
 }
 
-/** What the relay does with a top-level field of the Messages API. */
-export type FieldUse = 'mapped' | 'ignored' | 'refused'
-
 /**
- * Every field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` (1.14): the ones the relay maps,
- * the ones real clients send that it accepts and ignores, and `container`, refused (a provider's
- * code-execution container is not the client's to pick). Then `temperature`, `top_k` and
- * `top_p`, which the API still takes and clients on older SDKs send (LangChain's): the first is
- * mapped, the others ignored. Any other field is refused, so that a client cannot reach a key, a
- * base URL or a provider option, and a misspelt field does not pass silently. (The tests check
- * this list against the SDK's type.)
+ * Every field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` (1.14), for `checkFields`: the
+ * ones the relay maps, the ones real clients send that it accepts and ignores, and `container`,
+ * refused (a provider's code-execution container is not the client's to pick). Then
+ * `temperature`, `top_k` and `top_p`, which the API still takes and clients on older SDKs send
+ * (LangChain's): the first is mapped, the others ignored. (The tests check this list against the
+ * SDK's type.)
  */
 export const MESSAGES_FIELDS: Readonly<Record<string, FieldUse>> = {
   model: 'mapped',
@@ -64,7 +61,7 @@ export const MESSAGES_FIELDS: Readonly<Record<string, FieldUse>> = {
 }
 
 /** `output_config.effort` as the relay's thinking level (`xhigh` is its most, as `max`). */
-const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
+const EFFORTS: Efforts = {
   low: 'low',
   medium: 'medium',
   high: 'high',
@@ -73,25 +70,26 @@ const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
 }
 
 /**
- * Translates a Messages API request (`POST /v1/messages`) into a `/v1/chat` body. Checks only
- * Anthropic's shape; limits, names and depth are left to `validateChatRequest`, whose field paths
- * `rewriteField` turns back into Anthropic's. Never throws on a parsed JSON body.
- *
- * `thinking` maps to the relay's option: `enabled` to its `budget_tokens`, `adaptive` to
- * `output_config.effort` (Anthropic's default, `high`, without one), `disabled` to `'off'`; an
- * effort without `thinking` is a thinking level too. `max_tokens` is required, as Anthropic
- * requires it. A `cache_control` on the request or on any block turns prompt caching on.
+ * Translates a Messages API request (`POST /v1/messages`) as every dialect does (see
+ * `Translation`). `thinking` maps to the relay's option: `enabled` to its `budget_tokens`,
+ * `adaptive` to `output_config.effort` (Anthropic's default, `high`, without one), `disabled` to
+ * `'off'`; an effort without `thinking` is a thinking level too. `max_tokens` is required, as
+ * Anthropic requires it. A `cache_control` on the request or on any block turns prompt caching on.
  */
-export function translateMessagesRequest(body: unknown): TranslatedMessagesRequest | Refusal {
-  return translateBody(body, translate)
-}
+export const translateMessagesRequest: (body: unknown) => TranslatedMessagesRequest | Refusal =
+  requestTranslator(
+    {
+      name: 'the Messages API',
+      fields: MESSAGES_FIELDS,
+      refuse(key, value) {
+        if (value !== undefined)
+          fail(key, 'is not served: the relay keeps no provider container for a client')
+      },
+    },
+    translate,
+  )
 
 function translate(body: JsonRecord): TranslatedMessagesRequest {
-  for (const key of Object.keys(body)) {
-    const use = fieldUse(key, MESSAGES_FIELDS, 'the Messages API')
-    if (use === 'refused' && given(body, key) !== undefined)
-      fail(key, 'is not served: the relay keeps no provider container for a client')
-  }
   const model = string(own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
   const marks: CacheMarks = {}
@@ -152,10 +150,7 @@ function outputConfig(value: unknown): { effort?: Thinking; responseFormat?: Res
   const config = record(value, 'output_config')
   const out: { effort?: Thinking; responseFormat?: ResponseFormat } = {}
   const effort = given(config, 'effort')
-  if (effort !== undefined) {
-    const level = oneOf(effort, 'output_config.effort', Object.keys(EFFORTS))
-    out.effort = EFFORTS[level]!
-  }
+  if (effort !== undefined) out.effort = effortLevel(effort, 'output_config.effort', EFFORTS)
   const format = given(config, 'format')
   if (format !== undefined) {
     const spec = record(format, 'output_config.format')
@@ -179,13 +174,7 @@ function toolSpec(value: unknown, i: number, marks: CacheMarks): ToolSpec {
     )
   }
   cacheMark(own(tool, 'cache_control'), `${field}.cache_control`, marks)
-  const spec: ToolSpec = {
-    name: string(own(tool, 'name'), `${field}.name`),
-    parameters: record(own(tool, 'input_schema'), `${field}.input_schema`),
-  }
-  const description = given(tool, 'description')
-  if (description !== undefined) spec.description = string(description, `${field}.description`)
-  return spec
+  return toolSpecOf(tool, field, { key: 'input_schema', optional: false })
 }
 
 function toolChoice(value: unknown): ToolChoice {

@@ -1,7 +1,7 @@
-import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { StreamEncoder, StreamFailure } from '../dialects.ts'
+import type { StopReasonNames, StreamEncoder, StreamFailure } from '../dialects.ts'
+import { writeDelta } from '../write-delta.ts'
 import { statusFromKind } from '../status.ts'
 import { completionErrorBody } from './errors.ts'
 import { encodeReasoningDetails } from './reasoning-details.ts'
@@ -76,22 +76,18 @@ export function createCompletionEncoder(
   // `JSON.stringify` of the delta's text, so nothing else is built or serialized per token.
   const head = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{`
   const tail = '},"finish_reason":null}]}\n\n'
-  const piece = (field: 'content' | 'reasoning_content', text: string): string =>
-    roleSent ? `${head}"${field}":${JSON.stringify(text)}${tail}` : chunk({ [field]: text }, null)
+  const piece = (type: 'text' | 'thinking', text: string): string => {
+    if (text === '') return ''
+    const field = type === 'thinking' ? 'reasoning_content' : 'content'
+    return roleSent
+      ? `${head}"${field}":${JSON.stringify(text)}${tail}`
+      : chunk({ [field]: text }, null)
+  }
+  const toolCallChunk = (call: ToolCall): string =>
+    chunk({ tool_calls: [{ index: calls++, ...toolCall(call) }] }, null)
 
   return {
-    delta(event) {
-      switch (event.type) {
-        case 'thinking':
-          return event.text === '' ? '' : piece('reasoning_content', event.text)
-        case 'text':
-          return event.text === '' ? '' : piece('content', event.text)
-        case 'tool-call':
-          return chunk({ tool_calls: [{ index: calls++, ...toolCall(event.call) }] }, null)
-        default:
-          return assertNever(event)
-      }
-    },
+    delta: (event) => writeDelta(event, piece, toolCallChunk),
     done(turn) {
       // Whole and once, in the chunk with finish_reason: the SDK's accumulator overwrites (rather
       // than appends) delta fields it does not know, so a split record would arrive as its last piece.
@@ -145,22 +141,19 @@ export function completionResponse(turn: AssistantTurn, meta: CompletionMeta) {
   }
 }
 
-/** OpenAI's `finish_reason` for a stop reason. A caller's abort still ends a complete answer. */
+/** OpenAI's `finish_reason` for each stop reason. A caller's abort still ends a complete answer. */
+const FINISH_REASONS: StopReasonNames<FinishReason> = {
+  stop: 'stop',
+  aborted: 'stop',
+  other: 'stop',
+  length: 'length',
+  'tool-calls': 'tool_calls',
+  refusal: 'content_filter',
+}
+
+/** OpenAI's `finish_reason` for a stop reason (see `FINISH_REASONS`). */
 export function finishReason(reason: StopReason): FinishReason {
-  switch (reason) {
-    case 'stop':
-    case 'aborted':
-    case 'other':
-      return 'stop'
-    case 'length':
-      return 'length'
-    case 'tool-calls':
-      return 'tool_calls'
-    case 'refusal':
-      return 'content_filter'
-    default:
-      return assertNever(reason)
-  }
+  return FINISH_REASONS[reason]
 }
 
 /**

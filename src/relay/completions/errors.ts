@@ -1,5 +1,5 @@
 import type { ErrorKind } from '../../core/errors.ts'
-import { jsonResponse } from '../responses.ts'
+import { jsonErrorResponder, type ErrorResponder } from '../responses.ts'
 
 /** OpenAI's error `type`, worked out from the HTTP status. */
 export type CompletionErrorType =
@@ -19,14 +19,6 @@ export type CompletionErrorBody = {
     /** The request field at fault, as an OpenAI path (`messages[2].content`), or null. */
     param: string | null
   }
-}
-
-/** Extra fields of a Chat Completions error. */
-export type CompletionErrorDetails = {
-  /** The request field at fault. @defaultValue null */
-  param?: string | null | undefined
-  /** OpenAI's `code`. @defaultValue worked out from the status, kind and param */
-  code?: string | null | undefined
 }
 
 /**
@@ -62,29 +54,21 @@ export function completionErrorBody(
 }
 
 /**
- * A JSON error response in OpenAI's shape. `headers` carries what the caller knows
- * (`retry-after`, `www-authenticate`); `content-type` is always `application/json`.
+ * A JSON error response in OpenAI's shape: the field at fault is its `param`, and `code` is the
+ * one given or worked out. `headers` carries what the caller knows (`www-authenticate`), with
+ * `retry-after` added when the wait is known; `content-type` is always `application/json`.
  *
  * @example
  * ```ts
- * completionErrorResponse(429, 'rate-limit', 'rate limit reached for this client', {}, {
- *   'retry-after': '3',
+ * completionErrorResponse(429, 'rate-limit', 'rate limit reached for this client', {
+ *   retryAfterMs: 3000,
  * })
  * ```
  */
-export function completionErrorResponse(
-  status: number,
-  kind: ErrorKind,
-  message: string,
-  details: CompletionErrorDetails = {},
-  headers: Record<string, string> = {},
-): Response {
-  return jsonResponse(
-    status,
-    completionErrorBody(status, kind, message, details.param, details.code),
-    headers,
-  )
-}
+export const completionErrorResponse: ErrorResponder = jsonErrorResponder(
+  (status, kind, message, details) =>
+    completionErrorBody(status, kind, message, details.field, details.code),
+)
 
 /** OpenAI's `code` where it has one that clients look for; `invalid_value` for a field at fault. */
 function codeOf(status: number, kind: ErrorKind, param: string | null): string | null {

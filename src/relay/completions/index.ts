@@ -1,8 +1,5 @@
-export {
-  translateCompletionRequest,
-  rewriteField,
-  type TranslatedRequest,
-} from './translate-request.ts'
+export { translateCompletionRequest, type TranslatedRequest } from './translate-request.ts'
+export { rewriteField } from './rewrite-field.ts'
 export {
   completionResponse,
   createCompletionEncoder,
@@ -24,6 +21,5 @@ export {
   completionErrorResponse,
   errorTypeOf,
   type CompletionErrorBody,
-  type CompletionErrorDetails,
   type CompletionErrorType,
 } from './errors.ts'

@@ -1,58 +1,44 @@
-import type { ResponseFormat, Thinking, ToolChoice, ToolSpec } from '../../core/adapter.ts'
+import type { ToolSpec } from '../../core/adapter.ts'
 import type {
   AssistantTurn,
   ToolResult,
   ToolTurn,
   Turn,
   UserPart,
-  UserTurn,
 } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
 import type { Translation } from '../dialects.ts'
-import {
-  array,
-  describe,
-  fail,
-  listOf,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
-import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
+import { array, fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
+import { sealedTurnFor } from '../sealed-turn.ts'
+import { responseFormatOf, thinkingOf, toolChoiceOf } from './openai-options.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
 import {
   argumentsOf,
-  fieldUse,
+  calledName,
   flag,
   given,
   imageOfUrl,
   number,
-  optionField,
-  translateBody,
-  TURN_FIELD,
+  plainTurn,
+  textContent,
+  toolSpecOf,
   userContent,
-  type Refusal,
 } from '../request-parts.ts'
+import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
 export type TranslatedRequest = Translation & {
   /** `stream_options.include_usage`. */
   includeUsage: boolean
-  /** `messageOfTurn[k]`: the index in `messages` of the message turn `k` came from (see {@link rewriteField}). */
+  /** `messageOfTurn[k]`: the index in `messages` of the message turn `k` came from. */
   messageOfTurn: number[]
 }
 
-/** What the relay does with each top-level field of OpenAI's `ChatCompletionCreateParams`. */
-type FieldUse = 'mapped' | 'ignored'
-
 /**
- * Every field of OpenAI's `ChatCompletionCreateParams` (openai 6.49): the ones the relay maps, and
- * the ones real clients send that it accepts and ignores. Any other field is refused, so that a
- * client cannot reach a key, a base URL or a provider option, and a misspelt field does not pass
- * silently. (The tests check this list against the SDK's type.)
+ * Every field of OpenAI's `ChatCompletionCreateParams` (openai 6.49), for `checkFields`: the ones
+ * the relay maps, and the ones real clients send that it accepts and ignores. (The tests check
+ * this list against the SDK's type.)
  */
 export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
   messages: 'mapped',
@@ -94,36 +80,19 @@ export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
   web_search_options: 'ignored',
 }
 
-/** OpenAI's `ReasoningEffort` (every value but null) as the relay's `thinking` level. */
-const EFFORTS: Readonly<Record<string, Exclude<Thinking, object>>> = {
-  none: 'off',
-  minimal: 'low',
-  low: 'low',
-  medium: 'medium',
-  high: 'high',
-  xhigh: 'max',
-  // In openai 6.49's `ReasoningEffort`, though not in every model's documentation.
-  max: 'max',
-}
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
-const CHOICES = ['auto', 'none', 'required'] as const
 
 /**
- * Translates a Chat Completions request (`POST /v1/chat/completions`) into a `/v1/chat` body.
- * Checks only the OpenAI shape; limits, names and depth are left to `validateChatRequest`, whose
- * field paths {@link rewriteField} turns back into OpenAI ones. Never throws on a parsed JSON body.
- *
- * An assistant message whose `reasoning_details` holds the record the relay sent (see
- * `encodeReasoningDetails`) becomes that turn, items and seal included, when the record's text and
- * tool calls are the message's; otherwise the turn is built from the message and a note says why
- * its reasoning state was dropped.
+ * Translates a Chat Completions request (`POST /v1/chat/completions`) as every dialect does (see
+ * `Translation`). An assistant message whose `reasoning_details` holds the record the relay sent
+ * (see `encodeReasoningDetails`) becomes that turn, items and seal included, when the record's
+ * text and tool calls are the message's; otherwise the turn is built from the message and a note
+ * says why its reasoning state was dropped.
  */
-export function translateCompletionRequest(body: unknown): TranslatedRequest | Refusal {
-  return translateBody(body, translate)
-}
+export const translateCompletionRequest: (body: unknown) => TranslatedRequest | Refusal =
+  requestTranslator({ name: 'the Chat Completions API', fields: COMPLETION_FIELDS }, translate)
 
 function translate(body: JsonRecord): TranslatedRequest {
-  for (const key of Object.keys(body)) fieldUse(key, COMPLETION_FIELDS, 'the Chat Completions API')
   const n = given(body, 'n')
   if (n !== undefined && n !== 1) fail('n', 'must be 1: the relay makes one answer per request')
 
@@ -156,7 +125,7 @@ function callOptions(body: JsonRecord): WireCallOptions {
   const tools = given(body, 'tools')
   if (tools !== undefined) options.tools = array(tools, 'tools').map(toolSpec)
   const choice = given(body, 'tool_choice')
-  if (choice !== undefined) options.toolChoice = toolChoice(choice)
+  if (choice !== undefined) options.toolChoice = toolChoiceOf(choice, 'function')
   // max_completion_tokens replaced max_tokens; a client sending both means the newer one.
   const maxTokens = given(body, 'max_completion_tokens') ?? given(body, 'max_tokens')
   if (maxTokens !== undefined) {
@@ -173,7 +142,7 @@ function callOptions(body: JsonRecord): WireCallOptions {
   }
   const format = given(body, 'response_format')
   if (format !== undefined) {
-    const responseFormat = responseFormatOf(format)
+    const responseFormat = responseFormatOf(format, 'response_format', 'json_schema')
     if (responseFormat !== undefined) options.responseFormat = responseFormat
   }
   const effort = given(body, 'reasoning_effort')
@@ -181,58 +150,12 @@ function callOptions(body: JsonRecord): WireCallOptions {
   return options
 }
 
-/** The relay's thinking level for OpenAI's `ReasoningEffort` at `field`. */
-export function thinkingOf(effort: unknown, field: string): Exclude<Thinking, object> {
-  const thinking =
-    typeof effort === 'string' && Object.hasOwn(EFFORTS, effort) ? EFFORTS[effort] : undefined
-  if (thinking === undefined)
-    fail(field, `must be ${listOf(Object.keys(EFFORTS))}, got ${describe(effort)}`)
-  return thinking
-}
-
 function toolSpec(value: unknown, i: number): ToolSpec {
   const field = `tools[${i}]`
   const tool = record(value, field)
   oneOf(own(tool, 'type'), `${field}.type`, ['function'])
   const fn = record(own(tool, 'function'), `${field}.function`)
-  const spec: ToolSpec = {
-    name: string(own(fn, 'name'), `${field}.function.name`),
-    parameters:
-      given(fn, 'parameters') === undefined
-        ? { type: 'object', properties: {} }
-        : record(own(fn, 'parameters'), `${field}.function.parameters`),
-  }
-  const description = given(fn, 'description')
-  if (description !== undefined)
-    spec.description = string(description, `${field}.function.description`)
-  return spec
-}
-
-function toolChoice(value: unknown): ToolChoice {
-  if (typeof value === 'string') return oneOf(value, 'tool_choice', CHOICES)
-  const choice = record(value, 'tool_choice')
-  oneOf(own(choice, 'type'), 'tool_choice.type', ['function'])
-  const fn = record(own(choice, 'function'), 'tool_choice.function')
-  return { name: string(own(fn, 'name'), 'tool_choice.function.name') }
-}
-
-function responseFormatOf(value: unknown): ResponseFormat | undefined {
-  const format = record(value, 'response_format')
-  const type = oneOf(own(format, 'type'), 'response_format.type', [
-    'text',
-    'json_object',
-    'json_schema',
-  ])
-  if (type === 'text') return undefined
-  if (type === 'json_object') return { type: 'json' }
-  const spec = record(own(format, 'json_schema'), 'response_format.json_schema')
-  const out: ResponseFormat = {
-    type: 'json',
-    name: string(own(spec, 'name'), 'response_format.json_schema.name'),
-  }
-  const schema = given(spec, 'schema')
-  if (schema !== undefined) out.schema = record(schema, 'response_format.json_schema.schema')
-  return out
+  return toolSpecOf(fn, `${field}.function`, { key: 'parameters', optional: true })
 }
 
 /** What `messages` becomes. */
@@ -254,12 +177,12 @@ function translateMessages(value: unknown, notes: string[]): Translated {
     switch (role) {
       case 'system':
       case 'developer': {
-        const text = textContent(own(message, 'content'), `${field}.content`)
+        const text = textContent(own(message, 'content'), `${field}.content`, ['text'])
         if (text !== '') system.push(text)
         break
       }
       case 'user':
-        turns.push(userTurn(message, field))
+        turns.push(userContent(own(message, 'content'), `${field}.content`, userPart))
         messageOfTurn.push(i)
         break
       case 'assistant': {
@@ -286,25 +209,6 @@ function translateMessages(value: unknown, notes: string[]): Translated {
   return { system: system.join('\n\n'), turns, messageOfTurn }
 }
 
-/** A string, or an array of text parts joined; `null` and absence are no text. */
-function textContent(value: unknown, field: string, also: readonly string[] = []): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  if (!Array.isArray(value))
-    fail(field, `must be a string or an array of text parts, got ${describe(value)}`)
-  let text = ''
-  for (let j = 0; j < value.length; j++) {
-    const part = record(value[j], `${field}[${j}]`)
-    const type = oneOf(own(part, 'type'), `${field}[${j}].type`, ['text', ...also])
-    if (type === 'text') text += string(own(part, 'text'), `${field}[${j}].text`)
-  }
-  return text
-}
-
-function userTurn(message: JsonRecord, field: string): UserTurn {
-  return userContent(own(message, 'content'), `${field}.content`, userPart)
-}
-
 function userPart(value: unknown, field: string): UserPart {
   const part = record(value, field)
   const type = oneOf(own(part, 'type'), `${field}.type`, ['text', 'image_url'])
@@ -314,7 +218,7 @@ function userPart(value: unknown, field: string): UserPart {
 }
 
 function assistantTurn(message: JsonRecord, field: string, notes: string[]): AssistantTurn {
-  const text = textContent(own(message, 'content'), `${field}.content`, ['refusal'])
+  const text = textContent(own(message, 'content'), `${field}.content`, ['text', 'refusal'])
   const callsIn = given(message, 'tool_calls')
   const toolCalls =
     callsIn === undefined
@@ -322,13 +226,7 @@ function assistantTurn(message: JsonRecord, field: string, notes: string[]): Ass
       : array(callsIn, `${field}.tool_calls`).map((call, j) =>
           toolCall(call, `${field}.tool_calls[${j}]`),
         )
-  const plain: AssistantTurn = {
-    role: 'assistant',
-    text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
-  }
-  if (toolCalls.length > 0) plain.toolCalls = toolCalls
+  const plain = plainTurn(text, toolCalls)
 
   const details = given(message, 'reasoning_details')
   if (details === undefined) return plain
@@ -339,12 +237,11 @@ function assistantTurn(message: JsonRecord, field: string, notes: string[]): Ass
   if (findReasoningEntry(details) === undefined) return dropped('it holds no thinkwire-v1 entry')
   const sealed = decodeReasoningDetails(details)
   if (sealed === undefined) return dropped('its thinkwire-v1 entry does not decode')
-  const mismatch = sealedMismatch(sealed, text, toolCalls, {
+  const kept = sealedTurnFor(sealed, plain, {
     text: `${field}.content`,
     toolCalls: `${field}.tool_calls`,
   })
-  if (mismatch !== undefined) return dropped(mismatch)
-  return turnOfRecord(sealed, plain)
+  return kept.ok ? kept.turn : dropped(kept.reason)
 }
 
 function toolCall(value: unknown, field: string): ToolCall {
@@ -361,79 +258,8 @@ function toolCall(value: unknown, field: string): ToolCall {
 
 function toolResult(message: JsonRecord, field: string, calls: Map<string, string>): ToolResult {
   const callId = string(own(message, 'tool_call_id'), `${field}.tool_call_id`, { nonEmpty: true })
-  const name = calls.get(callId)
-  if (name === undefined)
-    fail(`${field}.tool_call_id`, `${describe(callId)} matches no tool call of an earlier message`)
-  return { callId, name, output: textContent(own(message, 'content'), `${field}.content`) }
-}
-
-const RESULT_FIELD = /^\.results\[(\d+)\](.*)$/s
-const CALL_FIELD = /^\.toolCalls\[(\d+)\](.*)$/s
-const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
-const TOOL_FIELD = /^tools\[(\d+)\]\.(name|description|parameters)(.*)$/s
-
-/** `/v1/chat` call options and the Chat Completions fields they came from. */
-const OPTION_FIELDS: Readonly<Record<string, string>> = {
-  maxTokens: 'max_completion_tokens',
-  toolChoice: 'tool_choice',
-  responseFormat: 'response_format',
-  thinking: 'reasoning_effort',
-  stop: 'stop',
-  temperature: 'temperature',
-}
-
-/**
- * The Chat Completions field for a field path of `validateChatRequest`: `conversation.turns[k]…`
- * becomes `messages[i]…` of the message turn `k` came from (`messageOfTurn`), with the turn's
- * field names turned back into OpenAI's (`text` → `content`, `toolCalls[j].input` →
- * `tool_calls[j].function.arguments`, a tool turn's `results[j]` → the j-th tool message), and
- * the call options take their OpenAI names (`maxTokens` → `max_completion_tokens`). Paths it does
- * not know are returned as they are.
- */
-export function rewriteField(field: string, messageOfTurn: readonly number[]): string {
-  const turn = TURN_FIELD.exec(field)
-  if (turn !== null) {
-    const i = messageOfTurn[Number(turn[1])]
-    return i === undefined ? 'messages' : messageField(i, turn[2]!)
-  }
-  if (field === 'conversation' || field.startsWith('conversation.')) return 'messages'
-  const tool = TOOL_FIELD.exec(field)
-  if (tool !== null) return `tools[${tool[1]}].function.${tool[2]}${tool[3]}`
-  const named = optionField(field, OPTION_FIELDS)
-  if (named === undefined) return field
-  const { option, name, rest } = named
-  if (option === 'thinking') return name
-  if (option === 'toolChoice' && rest === '.name') return `${name}.function.name`
-  if (option === 'responseFormat' && rest !== '' && rest !== '.type')
-    return `${name}.json_schema${rest}`
-  return `${name}${rest}`
-}
-
-/** The field of message `i` for the rest of a turn's path (`.text`, `.toolCalls[0].input`, …). */
-function messageField(i: number, rest: string): string {
-  const at = `messages[${i}]`
-  const result = RESULT_FIELD.exec(rest)
-  if (result !== null) {
-    // A tool turn's results are its consecutive tool messages, in order.
-    const tail = result[2]!
-    const of = `messages[${i + Number(result[1])}]`
-    if (tail === '.callId' || tail === '.name') return `${of}.tool_call_id`
-    if (tail.startsWith('.output')) return `${of}.content`
-    return of
-  }
-  const call = CALL_FIELD.exec(rest)
-  if (call !== null) {
-    const of = `${at}.tool_calls[${call[1]}]`
-    const tail = call[2]!
-    if (tail === '.id' || tail === '') return `${of}${tail}`
-    if (tail === '.name') return `${of}.function.name`
-    return `${of}.function.arguments`
-  }
-  const image = IMAGE_FIELD.exec(rest)
-  if (image !== null) return `${at}.content[${image[1]}].image_url.url`
-  if (rest === '.text') return `${at}.content`
-  if (rest === '.toolCalls') return `${at}.tool_calls`
-  if (rest === '.thinking' || rest.startsWith('.items')) return `${at}.reasoning_details`
-  if (rest === '.role' || rest.startsWith('.content')) return `${at}${rest}`
-  return at
+  const at = `${field}.tool_call_id`
+  const name = calledName(calls, callId, at, 'tool call of an earlier message')
+  const output = textContent(own(message, 'content'), `${field}.content`, ['text'])
+  return { callId, name, output }
 }

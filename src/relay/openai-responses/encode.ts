@@ -1,7 +1,7 @@
-import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, StopReason, Usage } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { StreamEncoder, StreamFailure } from '../dialects.ts'
+import type { StopReasonNames, StreamEncoder, StreamFailure } from '../dialects.ts'
+import { writeDelta } from '../write-delta.ts'
 import { errorEvent, responseError, type ResponseError } from './errors.ts'
 import { sealedReasoningItem, type ReasoningItem } from './sealed-reasoning.ts'
 
@@ -155,8 +155,11 @@ export function responseBody(turn: AssistantTurn, meta: ResponseMeta) {
   return responseObject(meta, { ...ending(turn.stopReason), output, usage: usageOf(turn.usage) })
 }
 
-/** The text item being streamed: a reasoning summary or a message, and its text so far. */
-type Open = { type: 'reasoning' | 'message'; id: string; index: number; text: string }
+/**
+ * The text item being streamed, by the deltas it holds: a reasoning item's summary (thinking) or a
+ * message (text), and its text so far.
+ */
+type Open = { type: 'thinking' | 'text'; id: string; index: number; text: string }
 
 /**
  * Creates the encoder of one streamed answer as Responses API SSE text
@@ -225,7 +228,7 @@ export function createResponsesEncoder(meta: ResponseMeta): StreamEncoder<Stream
   const openItem = (type: Open['type']): string => {
     let out = close()
     const index = done
-    if (type === 'reasoning') {
+    if (type === 'thinking') {
       const id = ids(index, 'rs')
       const at = `"item_id":"${id}","output_index":${index},"summary_index":0`
       open = { type, id, index, text: '' }
@@ -277,7 +280,7 @@ export function createResponsesEncoder(meta: ResponseMeta): StreamEncoder<Stream
     // The text goes out three times (its own `done`, its part's, its item's) and once more in the
     // Response at the end: it is serialized once, and each is written around it.
     const said = JSON.stringify(whole ?? text)
-    if (type === 'reasoning') {
+    if (type === 'thinking') {
       const at = `"item_id":"${id}","output_index":${index},"summary_index":0`
       const part = `{"type":"summary_text","text":${said}}`
       return (
@@ -327,23 +330,12 @@ export function createResponsesEncoder(meta: ResponseMeta): StreamEncoder<Stream
   }
 
   return {
-    delta(delta) {
-      switch (delta.type) {
-        case 'thinking':
-          return piece('reasoning', delta.text)
-        case 'text':
-          return piece('message', delta.text)
-        case 'tool-call':
-          return toolCall(delta.call)
-        default:
-          return assertNever(delta)
-      }
-    },
+    delta: (delta) => writeDelta(delta, piece, toolCall),
     done(turn) {
       // The done turn is the fold of the deltas: the answer's only message item holds all of its
       // text, made already. The item's own, a concatenation of every delta, would be copied once
       // more to be serialized: 1-5% of the encoder's time for a 1,000-event answer (the bench).
-      const whole = open?.type === 'message' && messages === 1 ? turn.text : undefined
+      const whole = open?.type === 'text' && messages === 1 ? turn.text : undefined
       let out = start() + close(whole)
       const index = done
       const sealed = sealedReasoningItem(turn, ids(index, 'rs'))
@@ -362,7 +354,7 @@ export function createResponsesEncoder(meta: ResponseMeta): StreamEncoder<Stream
       if (open !== undefined) {
         const { type, id, text } = open
         const cut =
-          type === 'reasoning'
+          type === 'thinking'
             ? reasoningItem(id, text, 'incomplete')
             : messageItem(id, text, 'incomplete')
         output = output === '' ? JSON.stringify(cut) : `${output},${JSON.stringify(cut)}`
@@ -417,24 +409,22 @@ function functionCallItem(
 }
 
 /**
- * How an answer that stopped for `reason` ends: `completed`, or `incomplete` with OpenAI's reason
- * for an answer cut at its token limit or by a content filter. A caller's abort still ends a
+ * How an answer that stopped for each reason ends: `completed`, or `incomplete` with OpenAI's
+ * reason for an answer cut at its token limit or by a content filter. A caller's abort still ends a
  * complete answer.
  */
+const ENDINGS: StopReasonNames<Pick<ResponseState, 'status' | 'incomplete'>> = {
+  stop: { status: 'completed' },
+  'tool-calls': { status: 'completed' },
+  aborted: { status: 'completed' },
+  other: { status: 'completed' },
+  length: { status: 'incomplete', incomplete: 'max_output_tokens' },
+  refusal: { status: 'incomplete', incomplete: 'content_filter' },
+}
+
+/** How an answer that stopped for `reason` ends (see `ENDINGS`). */
 function ending(reason: StopReason): Pick<ResponseState, 'status' | 'incomplete'> {
-  switch (reason) {
-    case 'stop':
-    case 'tool-calls':
-    case 'aborted':
-    case 'other':
-      return { status: 'completed' }
-    case 'length':
-      return { status: 'incomplete', incomplete: 'max_output_tokens' }
-    case 'refusal':
-      return { status: 'incomplete', incomplete: 'content_filter' }
-    default:
-      return assertNever(reason)
-  }
+  return ENDINGS[reason]
 }
 
 /**

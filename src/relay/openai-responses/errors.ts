@@ -1,6 +1,11 @@
 import type { ErrorKind } from '../../core/errors.ts'
-import { completionErrorBody, type CompletionErrorBody } from '../completions/errors.ts'
-import { completionsDialect, type ErrorResponder, type StreamFailure } from '../dialects.ts'
+import {
+  completionErrorBody,
+  completionErrorResponse,
+  type CompletionErrorBody,
+} from '../completions/errors.ts'
+import type { StreamFailure } from '../dialects.ts'
+import type { ErrorResponder } from '../responses.ts'
 import { statusFromKind } from '../status.ts'
 
 /** The body of an error answered before the stream starts, in OpenAI's shape. */
@@ -13,7 +18,7 @@ export type ResponsesErrorBody = CompletionErrorBody
  * is the same responder. After the first event the status is 200 already: the stream ends with
  * `response.failed` and an `error` event (below).
  */
-export const responsesErrorResponse: ErrorResponder = completionsDialect.error
+export const responsesErrorResponse: ErrorResponder = completionErrorResponse
 
 /** The `code` of a failed response's `error`: the values of openai 6.49's `ResponseError` that apply. */
 export type ResponseErrorCode = 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt'

@@ -1,5 +1,5 @@
 import type { TurnSource } from './translate-input.ts'
-import { optionField, TURN_FIELD } from '../request-parts.ts'
+import { dialectField } from '../field-names.ts'
 
 const PART_FIELD = /^\.(?:results|toolCalls)\[(\d+)\](.*)$/s
 const IMAGE_FIELD = /^\.content\[(\d+)\]\.(?:url|data|mediaType)$/
@@ -23,20 +23,19 @@ const OPTION_FIELDS: Readonly<Record<string, string>> = {
  * shape on both sides. Paths it does not know are returned as they are.
  */
 export function rewriteResponsesField(field: string, sources: readonly TurnSource[]): string {
-  const turn = TURN_FIELD.exec(field)
-  if (turn !== null) {
-    const source = sources[Number(turn[1])]
-    return source === undefined || source.at < 0 ? 'input' : turnField(source, turn[2]!)
-  }
-  if (field === 'conversation.system') return 'instructions'
-  if (field === 'conversation' || field.startsWith('conversation.')) return 'input'
-  const option = optionField(field, OPTION_FIELDS)
-  if (option === undefined) return field
-  return option.option === 'thinking' ? option.name : `${option.name}${option.rest}`
+  return dialectField(field, {
+    sources,
+    turn: turnField,
+    conversation: 'input',
+    system: 'instructions',
+    options: OPTION_FIELDS,
+  })
 }
 
 /** The field of a turn's input item for the rest of its path (`.text`, `.toolCalls[0].input`, …). */
-function turnField(source: TurnSource, rest: string): string {
+function turnField(source: TurnSource, rest: string): string | undefined {
+  // A user turn of an `input` given as a string has no item: `input` is its text.
+  if (source.at < 0) return undefined
   const at = `input[${source.at}]`
   const part = PART_FIELD.exec(rest)
   if (part !== null) {

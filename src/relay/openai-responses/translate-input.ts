@@ -1,6 +1,6 @@
-import type { AssistantTurn, ToolTurn, Turn, UserPart, UserTurn } from '../../core/conversation.ts'
+import type { AssistantTurn, ToolTurn, Turn, UserPart } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import { sealedMismatch, turnOfRecord } from '../sealed-turn.ts'
+import { sealedTurnFor, turnOfRecord } from '../sealed-turn.ts'
 import {
   describe,
   fail,
@@ -12,7 +12,15 @@ import {
   type JsonRecord,
 } from '../validate-json.ts'
 import { readSealedContent, type SealedContent } from './sealed-reasoning.ts'
-import { argumentsOf, given, imageOfUrl, userContent } from '../request-parts.ts'
+import {
+  argumentsOf,
+  calledName,
+  given,
+  imageOfUrl,
+  plainTurn,
+  textContent,
+  userContent,
+} from '../request-parts.ts'
 
 /** Where one turn of the conversation came from in `input`, to name an input field at fault. */
 export type TurnSource = {
@@ -103,18 +111,13 @@ export function translateInput(value: unknown, system: string[], notes: string[]
         system.push(textContent(own(item, 'content'), `${field}.content`, ['input_text']))
         break
       case 'user':
-        turns.push(userTurn(item, field))
+        turns.push(userContent(own(item, 'content'), `${field}.content`, userPart))
         sources.push({ at: i })
         break
       case 'function_call_output': {
         const callId = string(own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true })
-        const name = calls.get(callId)
-        if (name === undefined) {
-          fail(
-            `${field}.call_id`,
-            `${describe(callId)} matches no function_call of an earlier item`,
-          )
-        }
+        const at = `${field}.call_id`
+        const name = calledName(calls, callId, at, 'function_call of an earlier item')
         const output = textContent(own(item, 'output'), `${field}.output`, ['input_text'])
         // Consecutive outputs answer the calls of one answer: one tool turn.
         if (toolTurn === undefined) {
@@ -191,13 +194,7 @@ function assistantTurn(
   const source: TurnSource = { at: run.at }
   if (run.message !== undefined) source.text = run.message
   if (run.callItems.length > 0) source.parts = run.callItems
-  const plain: AssistantTurn = {
-    role: 'assistant',
-    text: run.text,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    stopReason: run.calls.length > 0 ? 'tool-calls' : 'stop',
-  }
-  if (run.calls.length > 0) plain.toolCalls = run.calls
+  const plain = plainTurn(run.text, run.calls)
   const unsaid = run.message === undefined && run.calls.length === 0
   const fallback = () => {
     if (!unsaid) return { turn: plain, source }
@@ -207,26 +204,21 @@ function assistantTurn(
   const { sealed } = run
   if (sealed === undefined) return fallback()
   const { content } = sealed
-  if (content.type === 'record') {
-    const mismatch = sealedMismatch(content.record, run.text, run.calls, {
-      text: "the answer's output_text",
-      toolCalls: "the answer's function_call items",
-    })
-    if (mismatch !== undefined) {
-      notes.push(`input[${sealed.at}].encrypted_content dropped: ${mismatch}`)
-      return fallback()
-    }
+  if (content.type === 'items') {
+    // The record holds the items alone: the seal says whether the run is the turn it sealed.
+    const thinking = run.thinking === '' ? undefined : run.thinking
+    const said = { text: run.text, thinking, toolCalls: plain.toolCalls, items: content.items }
+    return { turn: turnOfRecord(said, plain), source: { ...source, sealed: sealed.at } }
   }
-  const said =
-    content.type === 'record'
-      ? content.record
-      : {
-          text: run.text,
-          thinking: run.thinking === '' ? undefined : run.thinking,
-          toolCalls: plain.toolCalls,
-          items: content.items,
-        }
-  return { turn: turnOfRecord(said, plain), source: { ...source, sealed: sealed.at } }
+  const kept = sealedTurnFor(content.record, plain, {
+    text: "the answer's output_text",
+    toolCalls: "the answer's function_call items",
+  })
+  if (!kept.ok) {
+    notes.push(`input[${sealed.at}].encrypted_content dropped: ${kept.reason}`)
+    return fallback()
+  }
+  return { turn: kept.turn, source: { ...source, sealed: sealed.at } }
 }
 
 /**
@@ -244,25 +236,6 @@ function summaryText(summary: unknown): string {
     if (typeof said === 'string') text += said
   }
   return text
-}
-
-/** A string, or an array of parts of the `types` whose text is joined; null and absence are none. */
-function textContent(value: unknown, field: string, types: readonly string[]): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  if (!Array.isArray(value))
-    fail(field, `must be a string or an array of text parts, got ${describe(value)}`)
-  let text = ''
-  for (let j = 0; j < value.length; j++) {
-    const part = record(value[j], `${field}[${j}]`)
-    const type = oneOf(own(part, 'type'), `${field}[${j}].type`, types)
-    if (type !== 'refusal') text += string(own(part, 'text'), `${field}[${j}].text`)
-  }
-  return text
-}
-
-function userTurn(item: JsonRecord, field: string): UserTurn {
-  return userContent(own(item, 'content'), `${field}.content`, userPart)
 }
 
 function userPart(value: unknown, field: string): UserPart {

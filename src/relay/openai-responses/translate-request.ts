@@ -1,28 +1,25 @@
-import type { ResponseFormat, ToolChoice, ToolSpec } from '../../core/adapter.ts'
+import type { ToolSpec } from '../../core/adapter.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
-import { thinkingOf } from '../completions/translate-request.ts'
+import { responseFormatOf, thinkingOf, toolChoiceOf } from '../completions/openai-options.ts'
 import type { Translation } from '../dialects.ts'
 import {
   array,
   describe,
   fail,
   isRecord,
-  oneOf,
   own,
   record,
   string,
   type JsonRecord,
 } from '../validate-json.ts'
 import type { ResponseEcho } from './encode.ts'
+import { flag, given, number, toolSpecOf } from '../request-parts.ts'
 import {
   CodedInvalid,
-  fieldUse,
-  flag,
-  given,
-  number,
-  translateBody,
+  requestTranslator,
+  type FieldUse,
   type Refusal,
-} from '../request-parts.ts'
+} from '../request-translator.ts'
 import { translateInput, type TurnSource } from './translate-input.ts'
 
 /** A Responses request, translated into a `/v1/chat` body. */
@@ -34,16 +31,9 @@ export type TranslatedResponsesRequest = Translation & {
 }
 
 /**
- * What the relay does with each top-level field of a Responses request: maps it, accepts and
- * ignores it, or refuses it when set (state the relay does not keep).
- */
-type FieldUse = 'mapped' | 'ignored' | 'refused'
-
-/**
- * Every field of OpenAI's `ResponseCreateParams` (openai 6.49). Any other field is refused, so that
- * a client cannot reach a key, a base URL or a provider option, and a misspelt field does not pass
- * silently. The relay is stateless: what needs a stored response, conversation, prompt or a
- * background run is refused when set. (The tests check this list against the SDK's type.)
+ * Every field of OpenAI's `ResponseCreateParams` (openai 6.49), for `checkFields`. The relay is
+ * stateless: what needs a stored response, conversation, prompt or a background run is refused
+ * when set. (The tests check this list against the SDK's type.)
  */
 export const RESPONSES_FIELDS: Readonly<Record<string, FieldUse>> = {
   model: 'mapped',
@@ -80,33 +70,29 @@ export const RESPONSES_FIELDS: Readonly<Record<string, FieldUse>> = {
   user: 'ignored',
 }
 
-const CHOICES = ['auto', 'none', 'required'] as const
-
 /**
- * Translates a Responses request (`POST /v1/responses`) into a `/v1/chat` body. Checks only the
- * Responses shape; limits, names and depth are left to `validateChatRequest`, whose field paths
- * {@link rewriteResponsesField} turns back into Responses ones. Never throws on a parsed JSON body.
- *
+ * Translates a Responses request (`POST /v1/responses`) as every dialect does (see `Translation`):
  * `input` becomes turns as {@link translateInput} says; system and developer messages join
  * `instructions` as the system prompt.
  */
-export function translateResponsesRequest(body: unknown): TranslatedResponsesRequest | Refusal {
-  return translateBody(body, translate)
+export const translateResponsesRequest: (body: unknown) => TranslatedResponsesRequest | Refusal =
+  requestTranslator(
+    { name: 'the Responses API', fields: RESPONSES_FIELDS, refuse: refuseStateful },
+    translate,
+  )
+
+/** Refuses a field of the Responses API that needs state the relay does not keep, when set. */
+function refuseStateful(key: string, value: unknown): void {
+  // `background: false` asks for nothing the relay lacks.
+  if (key === 'background' ? value !== true : value === undefined) return
+  throw new CodedInvalid(
+    key,
+    'is not supported: the relay is stateless (store is always false); send the whole conversation in input',
+    'unsupported_parameter',
+  )
 }
 
 function translate(body: JsonRecord): TranslatedResponsesRequest {
-  for (const key of Object.keys(body)) {
-    const value = given(body, key)
-    const set = key === 'background' ? value === true : value !== undefined
-    if (fieldUse(key, RESPONSES_FIELDS, 'the Responses API') === 'refused' && set) {
-      // A field of the Responses API that needs state the relay does not keep.
-      throw new CodedInvalid(
-        key,
-        'is not supported: the relay is stateless (store is always false); send the whole conversation in input',
-        'unsupported_parameter',
-      )
-    }
-  }
   const model = string(own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
   const instructions = given(body, 'instructions')
@@ -132,15 +118,16 @@ function callOptions(body: JsonRecord): WireCallOptions {
   const tools = given(body, 'tools')
   if (tools !== undefined) options.tools = array(tools, 'tools').map(toolSpec)
   const choice = given(body, 'tool_choice')
-  if (choice !== undefined) options.toolChoice = toolChoice(choice)
+  if (choice !== undefined) options.toolChoice = toolChoiceOf(choice)
   const maxTokens = given(body, 'max_output_tokens')
   if (maxTokens !== undefined) options.maxTokens = number(maxTokens, 'max_output_tokens')
   const temperature = given(body, 'temperature')
   if (temperature !== undefined) options.temperature = number(temperature, 'temperature')
   const text = given(body, 'text')
-  if (text !== undefined) {
-    const format = responseFormatOf(record(text, 'text'))
-    if (format !== undefined) options.responseFormat = format
+  const format = text === undefined ? undefined : given(record(text, 'text'), 'format')
+  if (format !== undefined) {
+    const responseFormat = responseFormatOf(format, 'text.format')
+    if (responseFormat !== undefined) options.responseFormat = responseFormat
   }
   const reasoning = given(body, 'reasoning')
   if (reasoning !== undefined) {
@@ -160,44 +147,7 @@ function toolSpec(value: unknown, i: number): ToolSpec {
       `must be 'function': the relay runs no hosted tools, got ${describe(type)}`,
     )
   }
-  const parameters = given(tool, 'parameters')
-  const spec: ToolSpec = {
-    name: string(own(tool, 'name'), `${field}.name`),
-    parameters:
-      parameters === undefined
-        ? { type: 'object', properties: {} }
-        : record(parameters, `${field}.parameters`),
-  }
-  const description = given(tool, 'description')
-  if (description !== undefined) spec.description = string(description, `${field}.description`)
-  return spec
-}
-
-function toolChoice(value: unknown): ToolChoice {
-  if (typeof value === 'string') return oneOf(value, 'tool_choice', CHOICES)
-  const choice = record(value, 'tool_choice')
-  oneOf(own(choice, 'type'), 'tool_choice.type', ['function'])
-  return { name: string(own(choice, 'name'), 'tool_choice.name') }
-}
-
-function responseFormatOf(text: JsonRecord): ResponseFormat | undefined {
-  const value = given(text, 'format')
-  if (value === undefined) return undefined
-  const format = record(value, 'text.format')
-  const type = oneOf(own(format, 'type'), 'text.format.type', [
-    'text',
-    'json_object',
-    'json_schema',
-  ])
-  if (type === 'text') return undefined
-  if (type === 'json_object') return { type: 'json' }
-  const out: ResponseFormat = {
-    type: 'json',
-    name: string(own(format, 'name'), 'text.format.name'),
-  }
-  const schema = given(format, 'schema')
-  if (schema !== undefined) out.schema = record(schema, 'text.format.schema')
-  return out
+  return toolSpecOf(tool, field, { key: 'parameters', optional: true })
 }
 
 /** The request's settings as its Response repeats them, or OpenAI's defaults. */

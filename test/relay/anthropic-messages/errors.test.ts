@@ -42,10 +42,16 @@ describe('anthropicStatus', () => {
   })
 
   it('answers JSON whatever headers are passed, with the headers the caller passes', async () => {
-    const response = messagesErrorResponse(429, 'rate-limit', 'slow down', undefined, {
-      'retry-after': '3',
-      'content-type': 'text/html',
-    })
+    const response = messagesErrorResponse(
+      429,
+      'rate-limit',
+      'slow down',
+      {},
+      {
+        'retry-after': '3',
+        'content-type': 'text/html',
+      },
+    )
     expect(response.status).toBe(429)
     expect(response.headers.get('content-type')).toBe('application/json')
     expect(response.headers.get('retry-after')).toBe('3')

@@ -283,7 +283,7 @@ describe('the openai SDK reading error responses', () => {
   it('raises NotFoundError with model_not_found for a model the relay does not serve', async () => {
     const error = await failWith(() =>
       completionErrorResponse(404, 'invalid-request', "model 'x/y' is not served by this relay", {
-        param: 'model',
+        field: 'model',
       }),
     ).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
@@ -311,7 +311,7 @@ describe('the openai SDK reading error responses', () => {
     if (refused.ok) throw new Error('expected n: 3 to be refused')
     const error = await failWith(() =>
       completionErrorResponse(400, 'invalid-request', refused.message, {
-        param: refused.field,
+        field: refused.field,
         code: refused.code,
       }),
     ).catch((caught: unknown) => caught)
