@@ -169,33 +169,48 @@ export type Translation = {
   notes: readonly string[]
 }
 
+/** How a dialect reads a request and writes its answer: the parts of its `parse`. */
+export type DialectParts<T extends Translation, Meta> = {
+  /** Reads the body into a `/v1/chat` request, or refuses it in the dialect's terms. */
+  translate(body: unknown): T | Refusal
+  /** A field the relay's own checks found at fault, as the dialect names it. */
+  rename(field: string, translated: T): string
+  /** What the answer's encoder and its JSON say of it (its id, ...), for the checked model. */
+  meta(translated: T, model: string): Meta
+  /** The encoder of an answer that streams. */
+  encoder(meta: Meta): StreamEncoder
+  /** The answer of a call that does not stream, as JSON: none where every answer streams. */
+  body?: ((turn: AssistantTurn, meta: Meta) => unknown) | undefined
+}
+
 /**
- * A dialect's `parse`, in its three parts: `translate` reads the body into a `/v1/chat` request
- * (or refuses it in the dialect's terms), which the relay's own checks then take; `rename` names a
- * field at fault in those checks as the dialect does; `answer` makes the call's encoder and its
- * answer as JSON, for the checked model.
+ * A dialect's `parse` of its parts: the body translated, then checked by the relay's own checks
+ * (a field at fault renamed as the dialect names it), then the call that answers in the dialect.
  */
-export function parseDialect<T extends Translation>(
-  translate: (body: unknown) => T | Refusal,
-  rename: (field: string, translated: T) => string,
-  answer: (translated: T, model: string) => Pick<DialectCall, 'encoder' | 'respond'>,
+export function parseDialect<T extends Translation, Meta>(
+  parts: DialectParts<T, Meta>,
 ): Dialect['parse'] {
   return (body, limits) => {
-    const translated = translate(body)
+    const translated = parts.translate(body)
     if (!translated.ok) return translated
     const checked = validateChatRequest(translated.request, limits)
     if (!checked.ok) {
-      return { ok: false, ...renamedRefusal(checked.error, (field) => rename(field, translated)) }
+      const rename = (field: string) => parts.rename(field, translated)
+      return { ok: false, ...renamedRefusal(checked.error, rename) }
     }
     const { model, conversation, options } = checked.value
-    const { stream, notes } = translated
+    const meta = parts.meta(translated, model)
     const call: DialectCall = {
       model,
       conversation,
       options,
-      stream,
-      notes,
-      ...answer(translated, model),
+      stream: translated.stream,
+      notes: translated.notes,
+      encoder: () => parts.encoder(meta),
+      respond(turn) {
+        if (parts.body === undefined) throw new TypeError("this dialect's answers only stream")
+        return jsonResponse(200, parts.body(turn, meta))
+      },
     }
     return { ok: true, call }
   }
@@ -203,17 +218,18 @@ export function parseDialect<T extends Translation>(
 
 /** `POST /v1/chat/completions`: OpenAI's Chat Completions, for any OpenAI client (DESIGN §10). */
 export const completionsDialect: Dialect = {
-  parse: parseDialect(
-    translateCompletionRequest,
-    (field, translated) => rewriteField(field, translated.messageOfTurn),
-    (translated, model) => {
-      const meta = { id: randomId('chatcmpl-'), model, created: Math.floor(Date.now() / 1000) }
-      return {
-        encoder: () => createCompletionEncoder({ ...meta, includeUsage: translated.includeUsage }),
-        respond: (turn) => jsonResponse(200, completionResponse(turn, meta)),
-      }
-    },
-  ),
+  parse: parseDialect({
+    translate: translateCompletionRequest,
+    rename: (field, { messageOfTurn }) => rewriteField(field, messageOfTurn),
+    meta: ({ includeUsage }, model) => ({
+      id: randomId('chatcmpl-'),
+      model,
+      created: Math.floor(Date.now() / 1000),
+      includeUsage,
+    }),
+    encoder: createCompletionEncoder,
+    body: completionResponse,
+  }),
   error: completionErrorResponse,
   onChangedSeal: 'drop',
 }

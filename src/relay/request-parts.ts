@@ -78,15 +78,23 @@ export function toolSpecOf(
 }
 
 /**
+ * A message's content as every dialect writes it: a string, or an array of its parts (`what`:
+ * `content blocks`); anything else is refused, naming `field`.
+ */
+export function stringOrParts(value: unknown, field: string, what: string): string | unknown[] {
+  if (typeof value !== 'string' && !Array.isArray(value))
+    fail(field, `must be a string or an array of ${what}, got ${describe(value)}`)
+  return value
+}
+
+/**
  * A message's text: a string, or an array of parts of the `types` whose texts are joined, a
  * `refusal` part's left out; null and absence are no text.
  */
 export function textContent(value: unknown, field: string, types: readonly string[]): string {
   if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  if (!Array.isArray(value))
-    fail(field, `must be a string or an array of text parts, got ${describe(value)}`)
-  const parts: readonly unknown[] = value
+  const parts = stringOrParts(value, field, 'text parts')
+  if (typeof parts === 'string') return parts
   let text = ''
   for (let j = 0; j < parts.length; j++) {
     const part = record(parts[j], `${field}[${j}]`)
@@ -132,9 +140,7 @@ export function userContent(
   field: string,
   partOf: (value: unknown, field: string) => UserPart,
 ): UserTurn {
-  if (typeof content === 'string') return { role: 'user', content }
-  if (!Array.isArray(content))
-    fail(field, `must be a string or an array of parts, got ${describe(content)}`)
-  const parts: readonly unknown[] = content
+  const parts = stringOrParts(content, field, 'parts')
+  if (typeof parts === 'string') return { role: 'user', content: parts }
   return { role: 'user', content: parts.map((value, j) => partOf(value, `${field}[${j}]`)) }
 }

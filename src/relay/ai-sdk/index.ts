@@ -26,20 +26,17 @@ export {
  * changed sealed turn is dropped, not refused (`useChat` resends what it was given).
  */
 export const aiSdkDialect: Dialect = {
-  parse: parseDialect(
-    translateUiRequest,
-    (field, translated) => rewriteUiField(field, translated.origins),
-    ({ continues }, model) => {
-      const messageId = continues?.id ?? randomId('msg_')
-      const earlier = continues?.earlier ?? []
-      return {
-        encoder: () => createUiStreamEncoder({ messageId, model, earlier }),
-        respond: () => {
-          throw new TypeError('a /v1/ai-sdk/chat answer always streams')
-        },
-      }
-    },
-  ),
+  parse: parseDialect({
+    translate: translateUiRequest,
+    rename: (field, { origins }) => rewriteUiField(field, origins),
+    // The answer goes on with the message it continues, after its steps so far.
+    meta: ({ continues }, model) => ({
+      messageId: continues?.id ?? randomId('msg_'),
+      model,
+      earlier: continues?.earlier ?? [],
+    }),
+    encoder: createUiStreamEncoder,
+  }),
   error: uiErrorResponse,
   onChangedSeal: 'drop',
   streamHeaders: { 'x-vercel-ai-ui-message-stream': 'v1' },

@@ -5,7 +5,6 @@ import {
   array,
   describe,
   fail,
-  isRecord,
   oneOf,
   own,
   record,
@@ -125,9 +124,9 @@ function translate(body: JsonRecord): TranslatedUiRequest {
         for (const step of steps) pushStep(step, records, { at, model, notes }, turns, origins)
         if (last) {
           const id = string(own(message, 'id'), `${at}.id`, { nonEmpty: true })
-          // One record per step so far: the answer's own step comes after them.
-          const starts = parts.filter((part) => isRecord(part) && part['type'] === 'step-start')
-          continues = { id, earlier: starts.map((_, k) => records[k] ?? null) }
+          // One record per step so far (each `step-start`'s): the answer's own comes after them.
+          const started = steps.at(-1)!.index + 1
+          continues = { id, earlier: Array.from({ length: started }, (_, k) => records[k] ?? null) }
         }
         break
       }

@@ -1,5 +1,4 @@
 import { parseDialect, randomId, type Dialect } from '../dialects.ts'
-import { jsonResponse } from '../responses.ts'
 import { createMessagesEncoder, messageResponse } from './encode.ts'
 import { messagesErrorResponse } from './errors.ts'
 import { rewriteField } from './rewrite-field.ts'
@@ -40,17 +39,13 @@ export type { TurnSource } from './translate-messages.ts'
  * cannot repair a 400).
  */
 export const messagesDialect: Dialect = {
-  parse: parseDialect(
-    translateMessagesRequest,
-    (field, translated) => rewriteField(field, translated.sources),
-    (_, model) => {
-      const meta = { id: randomId('msg_'), model }
-      return {
-        encoder: () => createMessagesEncoder(meta),
-        respond: (turn) => jsonResponse(200, messageResponse(turn, meta)),
-      }
-    },
-  ),
+  parse: parseDialect({
+    translate: translateMessagesRequest,
+    rename: (field, { sources }) => rewriteField(field, sources),
+    meta: (_, model) => ({ id: randomId('msg_'), model }),
+    encoder: createMessagesEncoder,
+    body: messageResponse,
+  }),
   error: messagesErrorResponse,
   onChangedSeal: 'drop',
   tokenHeader: 'x-api-key',

@@ -1,15 +1,8 @@
 import type { CacheOptions } from '../../core/adapter.ts'
-import type {
-  AssistantTurn,
-  ToolResult,
-  ToolTurn,
-  Turn,
-  UserPart,
-  UserTurn,
-} from '../../core/conversation.ts'
+import type { AssistantTurn, ToolResult, Turn, UserPart } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sealedTurnFor } from '../sealed-turn.ts'
-import { calledName, flag, plainTurn } from '../request-parts.ts'
+import { calledName, flag, plainTurn, stringOrParts } from '../request-parts.ts'
 import {
   array,
   describe,
@@ -128,13 +121,6 @@ export function cacheMark(value: unknown, field: string, marks: CacheMarks): voi
   marks.cache ??= cache
 }
 
-/** A message's `content` that is not a string: its blocks. */
-function contentBlocks(value: unknown, field: string): readonly unknown[] {
-  if (!Array.isArray(value))
-    fail(field, `must be a string or an array of content blocks, got ${describe(value)}`)
-  return value
-}
-
 /** A block of one of `types`, its cache mark read. */
 function blockOf(
   value: unknown,
@@ -162,14 +148,14 @@ function userTurns(
   marks: CacheMarks,
 ): [Turn, TurnSource][] {
   const field = `messages[${i}].content`
-  if (typeof content === 'string')
+  const blocks = stringOrParts(content, field, 'content blocks')
+  if (typeof blocks === 'string')
     return [
       [
-        { role: 'user', content },
+        { role: 'user', content: blocks },
         { message: i, blocks: [] },
       ],
     ]
-  const blocks = contentBlocks(content, field)
   const results: ToolResult[] = []
   const resultBlocks: number[] = []
   const parts: UserPart[] = []
@@ -186,15 +172,17 @@ function userTurns(
     }
   })
   const out: [Turn, TurnSource][] = []
-  if (results.length > 0) {
-    const turn: ToolTurn = { role: 'tool', results }
-    out.push([turn, { message: i, blocks: resultBlocks }])
-  }
+  if (results.length > 0)
+    out.push([
+      { role: 'tool', results },
+      { message: i, blocks: resultBlocks },
+    ])
   // A message of only tool results has no user turn; an empty one is the relay's to refuse.
-  if (parts.length > 0 || results.length === 0) {
-    const turn: UserTurn = { role: 'user', content: parts }
-    out.push([turn, { message: i, blocks: partBlocks }])
-  }
+  if (parts.length > 0 || results.length === 0)
+    out.push([
+      { role: 'user', content: parts },
+      { message: i, blocks: partBlocks },
+    ])
   return out
 }
 
@@ -253,9 +241,10 @@ function assistantTurn(
   let text = ''
   const toolCalls: ToolCall[] = []
   let sealed: { at: number; signature: string } | undefined
-  if (typeof content === 'string') text = content
+  const blocks = stringOrParts(content, field, 'content blocks')
+  if (typeof blocks === 'string') text = blocks
   else {
-    contentBlocks(content, field).forEach((item, j) => {
+    blocks.forEach((item, j) => {
       const at = `${field}[${j}]`
       const block = blockOf(item, at, ASSISTANT_BLOCKS, marks)
       switch (own(block, 'type')) {

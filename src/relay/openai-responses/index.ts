@@ -1,5 +1,4 @@
 import { parseDialect, randomId, type Dialect } from '../dialects.ts'
-import { jsonResponse } from '../responses.ts'
 import { createResponsesEncoder, responseBody, type ResponseMeta } from './encode.ts'
 import { responsesErrorResponse } from './errors.ts'
 import { rewriteResponsesField } from './rewrite-field.ts'
@@ -50,22 +49,18 @@ export { rewriteResponsesField } from './rewrite-field.ts'
  * relay is stateless: `store` is answered false, and what needs a stored response is refused.
  */
 export const responsesDialect: Dialect = {
-  parse: parseDialect(
-    translateResponsesRequest,
-    (field, translated) => rewriteResponsesField(field, translated.sources),
-    (translated, model) => {
-      const meta: ResponseMeta = {
-        id: randomId('resp_'),
-        createdAt: Math.floor(Date.now() / 1000),
-        model,
-        echo: translated.echo,
-      }
-      return {
-        encoder: () => createResponsesEncoder(meta),
-        respond: (turn) => jsonResponse(200, responseBody(turn, meta)),
-      }
-    },
-  ),
+  parse: parseDialect({
+    translate: translateResponsesRequest,
+    rename: (field, { sources }) => rewriteResponsesField(field, sources),
+    meta: ({ echo }, model): ResponseMeta => ({
+      id: randomId('resp_'),
+      createdAt: Math.floor(Date.now() / 1000),
+      model,
+      echo,
+    }),
+    encoder: createResponsesEncoder,
+    body: responseBody,
+  }),
   error: responsesErrorResponse,
   // A Responses client sends back what it was given and cannot repair a 400.
   onChangedSeal: 'drop',

@@ -1,16 +1,7 @@
 import type { AssistantTurn, ToolTurn, Turn, UserPart } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sealedTurnFor, turnOfRecord } from '../sealed-turn.ts'
-import {
-  describe,
-  fail,
-  isRecord,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import { fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
 import { readSealedContent, type SealedContent } from './sealed-reasoning.ts'
 import {
   argumentsOf,
@@ -18,6 +9,7 @@ import {
   given,
   imageOfUrl,
   plainTurn,
+  stringOrParts,
   textContent,
   userContent,
 } from '../request-parts.ts'
@@ -66,12 +58,10 @@ type Run = {
  * Throws `Invalid` naming the input field at fault.
  */
 export function translateInput(value: unknown, system: string[], notes: string[]): TranslatedInput {
-  if (typeof value === 'string') {
-    return { turns: [{ role: 'user', content: value }], sources: [{ at: -1 }] }
+  const items = stringOrParts(value, 'input', 'items')
+  if (typeof items === 'string') {
+    return { turns: [{ role: 'user', content: items }], sources: [{ at: -1 }] }
   }
-  if (!Array.isArray(value))
-    fail('input', `must be a string or an array of items, got ${describe(value)}`)
-  const items: readonly unknown[] = value
   const turns: Turn[] = []
   const sources: TurnSource[] = []
   // Every earlier call, by id: an output names its call only by id, a tool result also by name.
@@ -167,7 +157,7 @@ function addToRun(
       run.callItems.push(i)
       return
     case 'reasoning': {
-      run.thinking += summaryText(own(item, 'summary'))
+      run.thinking += textContent(given(item, 'summary'), `${field}.summary`, ['summary_text'])
       const content = readSealedContent(given(item, 'encrypted_content'))
       const dropped = (reason: string) =>
         notes.push(`${field}.encrypted_content dropped: ${reason}`)
@@ -219,23 +209,6 @@ function assistantTurn(
     return fallback()
   }
   return { turn: kept.turn, source: { ...source, sealed: sealed.at } }
-}
-
-/**
- * The text of a reasoning item's `summary`: its `summary_text` parts joined. Anything else adds
- * nothing: the relay reads summaries only to rebuild the thinking its seal covers, and a summary it
- * did not write cannot make a seal hold.
- */
-function summaryText(summary: unknown): string {
-  if (!Array.isArray(summary)) return ''
-  let text = ''
-  const parts: readonly unknown[] = summary
-  for (const part of parts) {
-    if (!isRecord(part) || own(part, 'type') !== 'summary_text') continue
-    const said = own(part, 'text')
-    if (typeof said === 'string') text += said
-  }
-  return text
 }
 
 function userPart(value: unknown, field: string): UserPart {

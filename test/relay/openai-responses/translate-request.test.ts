@@ -418,7 +418,6 @@ describe('translateResponsesRequest: the sealed reasoning item', () => {
       id: 'rs_3',
       summary: [
         { type: 'summary_text', text: 'wants ' },
-        { type: 'reasoning_text', text: 'not a summary' },
         { type: 'summary_text', text: 'the weather.' },
       ],
     }
@@ -630,6 +629,14 @@ describe('translateResponsesRequest: refusals', () => {
       { model, input: 'Hi', max_output_tokens: '100' },
       'max_output_tokens',
       "max_output_tokens must be a number, got '100'",
+    ],
+    [
+      {
+        model,
+        input: [question, { ...summary, summary: [{ type: 'reasoning_text', text: 'x' }] }],
+      },
+      'input[1].summary[0].type',
+      "input[1].summary[0].type must be 'summary_text', got 'reasoning_text'",
     ],
   ])('refuses %j, naming %s', (body, field, said) => {
     expect(refused(body)).toEqual({ ok: false, field, message: said })
