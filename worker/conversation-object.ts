@@ -24,7 +24,7 @@ const NO_PROVIDERS: { readonly [provider: string]: ProviderEntry } = Object.free
  * One conversation (DESIGN §9), or, keyed `client:<id>`, one client's list of conversations: a
  * `ConversationHost` on this object's SQLite storage and alarm. The Worker reaches it one way,
  * by `fetch` (`https://conversation/<op>/<id>`, see `ConversationHost.fetch`); conversations and
- * their client's index reach each other by RPC (`listed`, `changed`, `unlisted`, `listing`).
+ * their client's index reach each other by RPC (`index`, `listing`, `exported`, `erase`).
  */
 export class ConversationObject extends DurableObject<Env> {
   #host: ConversationHost
@@ -39,6 +39,8 @@ export class ConversationObject extends DurableObject<Env> {
       waitUntil: (promise) => ctx.waitUntil(promise),
       index: (owner) => (call) => object(`client:${owner}`).index(call),
       listingOf: (id) => object(id).listing(),
+      exportOf: (id) => object(id).exported(),
+      deleteOf: (id) => object(id).erase(),
       registry: () => this.registry(),
       sockets: () => ctx.getWebSockets(),
       tools: this.serverTools(),
@@ -76,6 +78,16 @@ export class ConversationObject extends DurableObject<Env> {
   /** This conversation's line in its client's list, for the index that asks (null once deleted). */
   listing(): ConversationListing | null {
     return this.#host.listing()
+  }
+
+  /** This conversation whole, as JSON, for its client's export (null once deleted). */
+  exported(): string | null {
+    return this.#host.exported()
+  }
+
+  /** Deletes this conversation, for its client's index (deleting them all). */
+  erase(): Promise<void> {
+    return this.#host.erase()
   }
 
   /** Index objects: what a conversation of this client says (see `IndexCall`). */

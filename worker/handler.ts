@@ -110,14 +110,17 @@ function conversationRoutes(env: Env, rateLimiter: RateLimiter | undefined, body
     if (traceparent !== null) headers.set('traceparent', traceparent)
     // Passed on as it came: the object parses it (the relay checked that it is JSON).
     if (body !== undefined) headers.set('content-type', 'application/json')
-    // The list is its client's index object's; any other route, its conversation's.
+    // The list (and its export, and deleting all) is its client's index object's; any other
+    // route, its conversation's.
     const id = checked.id ?? ''
-    const stub = namespace.get(namespace.idFromName(op === 'list' ? `client:${clientId}` : id))
+    const name = checked.id === undefined ? `client:${clientId}` : id
+    const stub = namespace.get(namespace.idFromName(name))
     const search = new URL(request.url).search
     const approval =
-      checked.op === 'list' || checked.approvalId === undefined ? '' : `/${checked.approvalId}`
+      checked.id === undefined || checked.approvalId === undefined ? '' : `/${checked.approvalId}`
+    const reads = op === 'get' || op === 'stream' || op === 'list' || op === 'export'
     const answer = await stub.fetch(`https://conversation/${op}/${id}${approval}${search}`, {
-      method: op === 'get' || op === 'stream' || op === 'list' ? 'GET' : 'POST',
+      method: reads ? 'GET' : 'POST',
       headers,
       body: body ?? null,
     })

@@ -1,5 +1,5 @@
 import type { CallOptions } from './adapter.ts'
-import type { AssistantTurn, Conversation, Turn } from './conversation.ts'
+import type { AssistantTurn, Conversation, Turn, UserTurn } from './conversation.ts'
 import type { ErrorKind } from './errors.ts'
 import type { ToolCall } from './events.ts'
 
@@ -52,14 +52,31 @@ export type WireEventName = keyof WireEvents
  * relay's events, each answer's `turn` first, and the two that end or start a stream out of turn.
  */
 export type WireConversationEvents = WireEvents & {
-  /** The user or tool turn an answer answers; a regenerate's says that it replaces the last answer. */
-  turn: { turn: Turn; replaces?: true | undefined }
+  /**
+   * The user or tool turn an answer answers. A regenerate's says `replaces`: its answer takes the
+   * place of every turn after this one (the last answer, or every step of an agent's loop) once it
+   * is complete. An edit's (DESIGN §14) is a new version of the user turn at index `at` of the
+   * active path: the turns from there on are replaced by it and its answer.
+   */
+  turn: { turn: ShownTurn; replaces?: true | undefined; at?: number | undefined }
   /**
    * The conversation as it is now (its id stands for every event up to it), and whether an answer
    * is in flight: the first event of a resume from before what the relay's log holds, and what
-   * follows a stop of a tool loop that waited (its stored tool turn starts no answer).
+   * follows a change no other event says: a stop of a tool loop that waited (its stored tool turn
+   * starts no answer), a switch to another branch, an edit (or a regenerate of a loop's steps)
+   * that was stopped or failed, versions dropped for room.
    */
-  reset: { conversation: Conversation; streaming: boolean }
+  reset: { conversation: ShownConversation; streaming: boolean }
+  /**
+   * A message posted while an answer ran (or a loop waited) was queued, at `position` (from 1):
+   * it is sent when the answers before it end. Every follower of the conversation gets it.
+   */
+  queued: { turn: UserTurn; position: number }
+  /**
+   * The queue as it now is, after a change other than a message queued: its first message was
+   * sent (its `turn` follows) or refused (an `error` follows), or the queue was cleared.
+   */
+  queue: { queue: UserTurn[] }
   /** The last event of a stream the relay closed before its answer's end: resume after `lastEventId`. */
   reconnect: { reason: ReconnectReason; lastEventId: number }
   /** A server tool's call waits for a person's decision (`POST .../approvals/:approvalId`). */
@@ -77,6 +94,21 @@ export type WireConversationEvents = WireEvents & {
    */
   interrupted: { retried: boolean }
 }
+
+/**
+ * Where a turn is among its versions (DESIGN §14), 0-based: a regenerate adds a version of an
+ * answer, an edit one of a user turn, and `POST .../branch` makes another active.
+ */
+export type WireBranch = { index: number; count: number }
+
+/** A turn as a durable conversation shows it: with its `branch` when it has other versions. */
+export type ShownTurn = Turn & {
+  /** Where it is among its versions; absent when it has none. */
+  branch?: WireBranch | undefined
+}
+
+/** A durable conversation as it shows: the active path of its turns, and its system. */
+export type ShownConversation = Omit<Conversation, 'turns'> & { turns: ShownTurn[] }
 
 /** A call that waits for a person's decision, in `tool-approval` and in `GET`'s `pending`. */
 export type WireApproval = {
@@ -114,11 +146,62 @@ export type WireLoopOptions = {
   maxSteps?: number | undefined
 }
 
+/**
+ * The body of `POST /v1/conversations/:id/edit` (DESIGN §14): a new version of the user turn at
+ * index `turn` of the active path, answered as a message is (the same options).
+ */
+export type WireEditRequest = {
+  model: string
+  /** The index on the active path of the user turn it edits. */
+  turn: number
+  /** The new version's content. */
+  content: UserTurn['content']
+} & WireCallOptions &
+  WireLoopOptions
+
+/** The body of `POST /v1/conversations/:id/branch`: makes version `index` of turn `turn` active. */
+export type WireBranchRequest = {
+  /** The index on the active path of a turn with versions. */
+  turn: number
+  /** Which of its versions, 0-based (its `branch.index`). */
+  index: number
+}
+
+/** The body of `PATCH /v1/conversations/:id`: a new title. */
+export type WireRenameRequest = { title: string }
+
+/** What `POST .../messages` answers (202) when the message is queued: its place, from 1. */
+export type WireQueuedMessage = { queued: number }
+
+/** One conversation of `GET /v1/conversations?export=true`. */
+export type WireExportedConversation = {
+  id: string
+  title: string | null
+  createdAt: string
+  updatedAt: string
+  /** Its active path and system, as `GET` shows them. */
+  conversation: ShownConversation
+  /**
+   * Every turn it stores, on every branch, in the order stored (display form): `parent` is the
+   * `id` of the turn it follows (null for a first turn), and `active` says whether it is on the
+   * active path.
+   */
+  turns: { id: number; parent: number | null; active: boolean; turn: Turn }[]
+  /** Its queued messages. */
+  queue: UserTurn[]
+}
+
+/** The body of `GET /v1/conversations?export=true`: this client's conversations, whole. */
+export type WireConversationExport = { conversations: WireExportedConversation[] }
+
 /** The body of `GET /v1/conversations/:id` (DESIGN §9): the conversation as a browser sees it. */
 export type WireConversationRead = {
   id: string
-  /** Its turns without items (assistant turns as {@link ShownAssistantTurn}), and its system. */
-  conversation: Conversation
+  /**
+   * The turns of its active path without items (assistant turns as {@link ShownAssistantTurn}),
+   * each with its `branch` when it has other versions, and its system.
+   */
+  conversation: ShownConversation
   /** An answer is in flight: its events follow `lastEventId` on the stream. */
   streaming: boolean
   lastEventId: number
@@ -126,6 +209,8 @@ export type WireConversationRead = {
   lastError?: { kind: string; message: string } | undefined
   /** What the conversation's tool loop waits on (or runs besides), when it has a tool step. */
   pending?: WirePending | undefined
+  /** The messages queued while an answer runs, in the order they will be sent; absent when none. */
+  queue?: UserTurn[] | undefined
 }
 
 /**

@@ -66,7 +66,7 @@ export function createCors(options: CorsOptions | undefined) {
       'timing-allow-origin': origin,
     }
     if (preflight) {
-      headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
+      headers['access-control-allow-methods'] = 'GET, POST, PATCH, DELETE, OPTIONS'
       headers['access-control-allow-headers'] = ALLOWED_HEADERS
       headers['access-control-max-age'] = maxAge
     }

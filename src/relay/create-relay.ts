@@ -29,7 +29,7 @@ const ROUTES: Readonly<Record<string, { methods: readonly string[]; dialect: Dia
 /** Every path under it goes to the `conversations` hook, whose routes say their own methods. */
 const CONVERSATIONS = '/v1/conversations'
 const CONVERSATION_ROUTE = {
-  methods: ['GET', 'POST', 'DELETE'],
+  methods: ['GET', 'POST', 'PATCH', 'DELETE'],
   dialect: chatDialect,
 } as const
 

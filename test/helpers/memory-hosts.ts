@@ -113,6 +113,8 @@ export function memoryHosts(options: {
       waitUntil: (promise) => void pending.push(promise),
       index: (owner) => async (call) => get(`client:${owner}`).index(call),
       listingOf: async (id) => get(id).listing(),
+      exportOf: async (id) => get(id).exported(),
+      deleteOf: (id) => get(id).erase(),
       registry: () => registry,
       sockets: () => sockets.get(name) ?? [],
       tools: options.tools,

@@ -97,7 +97,7 @@ describe('createRelay: CORS', () => {
     expect(response.status).toBe(204)
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
-      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
       'access-control-allow-headers': expect.stringMatching(
         /^authorization, content-type, last-event-id, traceparent, tracestate(, |$)/,
       ),

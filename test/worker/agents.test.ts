@@ -141,9 +141,17 @@ describe('server tools in a durable conversation, in workerd', () => {
     const waiting = await shown(id)
     expect(waiting.streaming).toBe(false)
     expect(waiting.pending).toEqual({ approvals: [approval], calls: [] })
+    // A message meanwhile waits its turn (its queue is cleared here); a regenerate is told why.
     const meanwhile = await ask(id, 'And?', [])
-    expect(meanwhile.status).toBe(409)
-    expect(await meanwhile.text()).toMatch(/an approval of save_note/)
+    expect(meanwhile.status).toBe(202)
+    const cleared = await worker.fetch(`/v1/conversations/${id}/queue`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ALICE}` },
+    })
+    expect(cleared.status).toBe(204)
+    const regenerate = await call(`/v1/conversations/${id}/regenerate`, { model: 'mock/echo' })
+    expect(regenerate.status).toBe(409)
+    expect(await regenerate.text()).toMatch(/an approval of save_note/)
 
     const follower = await call(`/v1/conversations/${id}/stream?follow=true`)
     const decided = await decide(id, approval.approvalId, { approve: true })

@@ -741,7 +741,7 @@ describe('durable conversations in workerd', () => {
     expect(shown.conversation.turns[3]).toEqual(plain)
   })
 
-  it('refuses a second message with 409 while an answer runs, and says 204 when idle', async () => {
+  it('queues a second message while an answer runs, refuses a regenerate, and says 204 when idle', async () => {
     const id = await create()
     expect((await call(`/v1/conversations/${id}/stop`, { method: 'POST' })).status).toBe(204)
     expect((await call(`/v1/conversations/${id}/stream`)).status).toBe(204)
@@ -749,8 +749,11 @@ describe('durable conversations in workerd', () => {
     expect(empty.status).toBe(409)
 
     const running = await sendHeld(id, 'First', 1)
-    const busy = await send(id, ask('Second'))
-    expect(busy.status).toBe(409)
+    const queued = await send(id, ask('Second'))
+    expect(queued.status).toBe(202)
+    expect(await queued.json()).toEqual({ queued: 1 })
+    const cleared = await call(`/v1/conversations/${id}/queue`, { method: 'DELETE' })
+    expect(cleared.status).toBe(204)
     const again = await call(`/v1/conversations/${id}/regenerate`, { body: { model: 'mock/echo' } })
     expect(again.status).toBe(409)
     gate.open()
@@ -814,8 +817,13 @@ describe('durable conversations in workerd', () => {
     const regenerating = await call(`/v1/conversations/${id}/regenerate`, {
       body: { model: 'test/paced' },
     })
-    await readUntil(regenerating, (read) => read.events.length >= 4)
-    expect((await call(`/v1/conversations/${id}/stop`, { method: 'POST' })).status).toBe(204)
+    // Stopped where its client had seen only thinking: no text, so no version of it is kept.
+    const seen = await readUntil(regenerating, (read) => read.events.length >= 4)
+    const shownId = seen.events.at(-1)!.id!
+    const stop = await call(`/v1/conversations/${id}/stop?lastEventId=${shownId}`, {
+      method: 'POST',
+    })
+    expect(stop.status).toBe(204)
     const kept = await get(id)
     expect(kept.conversation.turns).toHaveLength(2)
     expect(kept.conversation.turns[1]).toEqual(original)

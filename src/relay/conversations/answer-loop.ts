@@ -28,7 +28,7 @@ import {
 } from '../tracing.ts'
 import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
 import { createApprovalSigner, newApprovalKey, type ApprovalSigner } from './approval-ids.ts'
-import type { ConversationRecord, LoopState } from './conversation-record.ts'
+import type { ConversationRecord, LoopCall, LoopState } from './conversation-record.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
 import { foldFrames } from './fold-frames.ts'
 import type { Journal } from './journal.ts'
@@ -53,13 +53,7 @@ import {
   type StepCall,
   type ToolStep,
 } from './tool-step.ts'
-import {
-  displayTurn,
-  modelTurn,
-  regenerateBase,
-  sizeRefusal,
-  type ConversationSizeLimits,
-} from './turn-rules.ts'
+import { answerBytesOf, modelTurn, sizeRefusal, type ConversationSizeLimits } from './turn-rules.ts'
 
 /**
  * The first keep-alive alarm is set only for an answer still running this long after it started
@@ -95,15 +89,24 @@ export type LoopHost = {
   announce(): void
   /** Sets the alarm as the loop now needs it (see `ConversationHost`). */
   arm(): void
+  /** A loop ended (not one that waits): the queue's next message goes (see `ConversationHost`). */
+  ended(): void
 }
 
 /** What a loop keeps of the message that starts it (its `LoopState` but the step it is at). */
 export type LoopParams = Omit<LoopState, 'steps' | 'call' | 'streamFrom'>
 
-/** A message's admitted loop: the turn its first model call answers, and that call. */
+/**
+ * A message's admitted loop: the turn its first model call answers (stored turn `answers`), that
+ * call, and what it makes: an answer that replaces (a regenerate's), a version of the turn at
+ * index `at` (an edit's), which becomes the active path only once complete.
+ */
 export type LoopStart = {
   answered: Turn
+  answers: number
   replaces: boolean
+  version: LoopCall['version']
+  at: number | undefined
   call: AnswerCall
   params: LoopParams
   /** Its reservation and span. */
@@ -173,6 +176,18 @@ export class AnswerLoop {
     return this.#segment?.firstId
   }
 
+  /**
+   * The turns that room must not be made of though off the active path: an edit's new version,
+   * while its first answer runs.
+   */
+  keeps(): ReadonlySet<number> {
+    const call = this.#host.record.meta?.loop?.call
+    const keep = new Set<number>()
+    if (this.running && call?.version === 'edit' && call.answers !== undefined)
+      keep.add(call.answers)
+    return keep
+  }
+
   /** What the loop's tool step waits on, for `GET`; undefined without one. */
   pending(): WirePending | undefined {
     const step = this.#toolStep()
@@ -217,7 +232,8 @@ export class AnswerLoop {
     const firstId = journal.lastId + 1
     const segment = this.#begin(firstId, KEEPALIVE_AFTER_MS)
     const { lastError: _cleared, ...meta } = record.meta!
-    const call = { firstId, replaces: start.replaces, retried: false }
+    const { answers, replaces, version, at } = start
+    const call: LoopCall = { firstId, replaces, retried: false, answers, version, at }
     const loop: LoopState = { ...start.params, steps: 1, streamFrom: firstId, call }
     if (this.#toolStep() !== undefined) {
       // A client's tool turn answered the step that waited: the loop goes on, its tools' time too.
@@ -225,7 +241,7 @@ export class AnswerLoop {
       if (meta.loop?.toolMs !== undefined) loop.toolMs = meta.loop.toolMs
     }
     record.saveMeta({ ...meta, streaming: true, updatedAt: this.#isoNow(), loop })
-    journal.publish({ type: 'turn', turn: displayTurn(start.answered), replaces: start.replaces })
+    journal.publish({ type: 'turn', turn: record.shown(start.answered, answers), replaces, at })
     this.#host.announce()
     segment.answer = new AnswerRun(firstId, start.replaces, start.tally)
     this.#call(segment.answer, start.call)
@@ -358,9 +374,10 @@ export class AnswerLoop {
     this.#settle()
   }
 
-  #recoverCall(loop: LoopState, call: NonNullable<LoopState['call']>): void {
+  #recoverCall(loop: LoopState, stored: LoopCall): void {
     const { record, store, journal } = this.#host
     const storedLast = store.lastEventId()
+    const call = { ...stored, answers: this.#answersOf(stored) }
     // The answer goes on from where its stream started: what the log holds of it is kept.
     const segment = this.#begin(loop.streamFrom, 0)
     if (storedLast <= call.firstId && !call.retried) {
@@ -369,20 +386,35 @@ export class AnswerLoop {
       let firstId = call.firstId
       if (storedLast < call.firstId) {
         firstId = journal.lastId + 1
-        const asked = regenerateBase(record.turns())?.turns.at(-1)
-        if (asked !== undefined)
-          journal.publish({ type: 'turn', turn: asked, replaces: call.replaces })
+        const asked = call.answers === undefined ? undefined : record.turn(call.answers)
+        if (asked !== undefined) {
+          const turn = record.shown(asked, call.answers)
+          journal.publish({ type: 'turn', turn, replaces: call.replaces, at: call.at })
+        }
       }
       journal.publish({ type: 'interrupted', retried: true })
-      const retried = { firstId, replaces: call.replaces, retried: true }
+      const retried = { ...call, firstId, retried: true }
       record.saveMeta({ ...record.meta!, loop: { ...loop, call: retried } })
       segment.answer = new AnswerRun(firstId, call.replaces)
       void this.#admit(segment.answer)
       return
     }
     journal.publish({ type: 'interrupted', retried: false })
-    this.#keepStopped(call.firstId, call.replaces, undefined, undefined)
+    this.#keepStopped(call, undefined, undefined)
     this.#endLoop()
+  }
+
+  /**
+   * The stored turn a call answers: in a call stored before branches, the last user turn of the
+   * active path for a regenerate (it replaced what follows), else the path's last turn.
+   */
+  #answersOf(call: LoopCall): number | undefined {
+    if (call.answers !== undefined) return call.answers
+    const { record } = this.#host
+    const path = record.tree.path()
+    if (!call.replaces) return path.at(-1)
+    const asked = record.turns().findLastIndex((turn) => turn.role === 'user')
+    return asked === -1 ? undefined : path[asked]
   }
 
   /** An answer cut before loops were kept (no call to run again): it ends with an error. */
@@ -416,8 +448,11 @@ export class AnswerLoop {
     if ('failure' in end) return this.#failed(answer, end)
     const calls = end.turn.toolCalls ?? []
     if (calls.length === 0) {
-      this.#keep(answer, end)
-      this.#host.journal.publish({ type: 'done', turn: displayTurn(end.turn) })
+      const seq = this.#keep(answer, end)
+      const others = this.#room(seq)
+      const { record, journal } = this.#host
+      journal.publish({ type: 'done', turn: record.shown(end.turn, seq) })
+      if (others) this.#resetAll()
       return this.#endLoop()
     }
     // Approval ids are made before anything of the step is stored: a restart finds the call and
@@ -431,18 +466,35 @@ export class AnswerLoop {
     this.#commitStep(step)
   }
 
-  /** Stores a complete answer (in place of the one a regenerate replaces). */
-  #keep(answer: AnswerRun, end: { turn: AssistantTurn }): void {
+  /**
+   * Stores a complete answer under the turn it answers, on the active path from now on (a
+   * regenerate's or an edit's version takes the place of what it replaces, which stays one
+   * `branch` away); returns its number.
+   */
+  #keep(answer: AnswerRun, end: { turn: AssistantTurn }): number {
     const { record } = this.#host
-    if (answer.replaces) record.dropLastTurn()
-    record.addTurn(end.turn)
+    const call = record.meta!.loop!.call
+    const answers = call === undefined ? undefined : this.#answersOf(call)
+    const seq = record.addTurn(end.turn, { parent: answers, active: true })
+    if (call?.version !== undefined) {
+      // Complete: the loop goes on as any other, on the path it made.
+      const meta = record.meta!
+      const { version: _made, at: _at, ...rest } = call
+      record.saveMeta({ ...meta, loop: { ...meta.loop!, call: rest } })
+    }
     answer.ended(end)
+    return seq
   }
 
   #stopped(answer: AnswerRun, end: CallEnd): void {
     const { state } = answer
     const keepUntil = state.phase === 'stopping' ? state.keepUntil : undefined
-    this.#keepStopped(answer.firstId, answer.replaces, keepUntil, answer.thinking.thinkingMs())
+    const call = this.#host.record.meta!.loop!.call ?? {
+      firstId: answer.firstId,
+      replaces: answer.replaces,
+      retried: false,
+    }
+    this.#keepStopped(call, keepUntil, answer.thinking.thinkingMs())
     answer.ended(end)
     this.#endLoop()
   }
@@ -450,32 +502,81 @@ export class AnswerLoop {
   /**
    * Stores an answer that did not complete (stopped, or cut by a restart) and sends its `done`:
    * what arrived, as plain text, no items (nothing half is replayed) and no tool calls (calls
-   * without results could not be sent again), rebuilt from its events from `firstId` to
-   * `keepUntil` (the last one its stopping client showed). A regenerate's changes nothing: its
-   * `done` is the answer that stays.
+   * without results could not be sent again), rebuilt from its events from its first to
+   * `keepUntil` (the last one its stopping client showed). A regenerate's or an edit's leaves the
+   * active path as it was, and is kept as a version off it when it has text: a regenerate's
+   * `done` is the answer that stays; an edit's is the stopped answer, and a `reset` follows (as it
+   * does a regenerate that replaced a loop's steps) so that every tab shows the path that stays.
    */
-  #keepStopped(
-    firstId: number,
-    replaces: boolean,
-    keepUntil: number | undefined,
-    thinkingMs: number | undefined,
-  ): void {
+  #keepStopped(call: LoopCall, keepUntil: number | undefined, thinkingMs: number | undefined) {
     const { record, journal } = this.#host
-    const last = replaces ? record.lastTurn() : undefined
-    if (last?.role === 'assistant') {
-      journal.publish({ type: 'done', turn: displayTurn(last) })
+    const frames = journal.framesFrom(call.firstId, keepUntil)
+    const stopped = withThinkingTime(partialTurn(foldFrames(frames)), thinkingMs)
+    const answers = this.#answersOf(call)
+    const { version } = call
+    if (version === undefined) {
+      const seq = record.addTurn(stopped, { parent: answers, active: true })
+      journal.publish({ type: 'done', turn: record.shown(stopped, seq) })
       return
     }
-    const frames = journal.framesFrom(firstId, keepUntil)
-    const stopped = withThinkingTime(partialTurn(foldFrames(frames)), thinkingMs)
-    record.addTurn(stopped)
-    journal.publish({ type: 'done', turn: stopped })
+    const kept =
+      stopped.text === '' ? undefined : record.addTurn(stopped, { parent: answers, active: false })
+    if (kept === undefined && version === 'edit' && answers !== undefined)
+      record.removeTurn(answers)
+    const others = kept !== undefined && this.#room(kept)
+    if (version === 'regenerate') {
+      const last = record.lastTurn()
+      if (last?.role === 'assistant') {
+        journal.publish({ type: 'done', turn: record.shown(last, record.lastSeq()) })
+      }
+      if (!others && !this.#replacedLoop(answers)) return
+    } else journal.publish({ type: 'done', turn: stopped })
+    this.#resetAll()
+  }
+
+  /** Whether more than one turn of the active path follows turn `seq` (a loop's steps). */
+  #replacedLoop(seq: number | undefined): boolean {
+    const path = this.#host.record.tree.path()
+    return seq !== undefined && path.length - path.indexOf(seq) - 1 > 1
+  }
+
+  /**
+   * Sends every stream the conversation as it now is, after a change no other event says
+   * (`streaming`: the loop goes on).
+   */
+  #resetAll(streaming = false): void {
+    const { record, journal } = this.#host
+    journal.publish({ type: 'reset', conversation: record.shownJson(), streaming })
+  }
+
+  /**
+   * Room for what the loop just stored (`seq`), the oldest versions off the active path dropped
+   * first; returns whether the turns of other versions than `seq`'s were dropped (its own count is
+   * in its `done`), for which every tab then needs the conversation.
+   */
+  #room(seq: number): boolean {
+    const { record, settings } = this.#host
+    const parent = record.tree.parentOf(seq)
+    const dropped = record.makeRoom(settings.sizes, record.queuedBytes())
+    return dropped.some((at) => at !== parent)
   }
 
   #failed(answer: AnswerRun, end: { failure: ThinkwireError }): void {
     const error = end.failure
-    this.#host.journal.publish({ type: 'error', error })
+    const { record, journal } = this.#host
+    journal.publish({ type: 'error', error })
     answer.ended(end)
+    // An edit that failed leaves nothing of itself; every tab shows the path as it was.
+    const call = record.meta!.loop!.call
+    if (call?.version === 'edit') {
+      const answers = this.#answersOf(call)
+      if (answers !== undefined) record.removeTurn(answers)
+    }
+    if (
+      call?.version === 'edit' ||
+      (call?.version === 'regenerate' && this.#replacedLoop(call.answers))
+    )
+      this.#resetAll()
     this.#endLoop({ kind: error.kind, message: error.message })
   }
 
@@ -589,11 +690,11 @@ export class AnswerLoop {
     const loop = record.meta!.loop!
     this.#announceStep(step)
     const tools = toolTurnOf(step)
-    record.addTurn(tools)
+    const seq = record.addTurn(tools)
     this.#saveStep(undefined)
     // At the limit the calls were answered as not run: the loop ends with them.
     if (loop.steps >= loop.maxSteps) return this.#endLoop()
-    this.#next(tools)
+    this.#next(tools, seq)
   }
 
   /** The step's `done` (the turn that made its calls), once. */
@@ -601,13 +702,14 @@ export class AnswerLoop {
     if (step.announced) return
     step.announced = true
     this.#saveStep(step)
-    const turn = this.#host.record.lastTurn()
+    const { record } = this.#host
+    const turn = record.lastTurn()
     if (turn?.role === 'assistant')
-      this.#host.journal.publish({ type: 'done', turn: displayTurn(turn) })
+      this.#host.journal.publish({ type: 'done', turn: record.shown(turn, record.lastSeq()) })
   }
 
-  /** The loop's next model call, answering its tool turn. */
-  #next(tools: ToolTurn): void {
+  /** The loop's next model call, answering its tool turn (stored turn `answers`). */
+  #next(tools: ToolTurn, answers: number): void {
     const { record, journal } = this.#host
     const meta = record.meta!
     const loop = meta.loop!
@@ -615,7 +717,7 @@ export class AnswerLoop {
     journal.publish({ type: 'turn', turn: tools, replaces: false })
     // Each step is stored before the next provider call: its turns, and its events.
     journal.flush()
-    const call = { firstId, replaces: false, retried: false }
+    const call: LoopCall = { firstId, replaces: false, retried: false, answers }
     record.saveMeta({ ...meta, loop: { ...loop, steps: loop.steps + 1, call } })
     const answer = new AnswerRun(firstId, false)
     this.#segment!.answer = answer
@@ -641,19 +743,16 @@ export class AnswerLoop {
     if (adapter instanceof Response) return this.#answered(answer, { failure: refusal! })
     const options = withServerTools(loop.options, this.#host.tools, loop.serverTools)
     const room = outputReserveOf(adapter, options)
+    const answers = loop.call === undefined ? undefined : this.#answersOf(loop.call)
     // A retry's room was kept when its call was first admitted.
     if (!answer.replaces && loop.call?.retried !== true) {
-      const over = sizeRefusal(
-        record.totals,
-        { turns: 1, bytes: 0, answerTokens: room },
-        settings.sizes,
-      )
-      if (over !== null) {
-        const failure = new ThinkwireError({ kind: 'invalid-request', message: over.message })
+      const over = this.#roomFor(room)
+      if (over !== undefined) {
+        const failure = new ThinkwireError({ kind: 'invalid-request', message: over })
         return this.#answered(answer, { failure })
       }
     }
-    const sentBytes = record.totals.bytes + utf8Length(meta.system ?? '')
+    const sentBytes = record.tree.bytesTo(answers) + utf8Length(meta.system ?? '')
     const call = { sentBytes, adapter, options }
     const admitted = await admitAnswer(settings.rateLimiter, meta.owner, call, error)
     if (admitted instanceof Response) return this.#answered(answer, { failure: refusal! })
@@ -663,16 +762,34 @@ export class AnswerLoop {
       endAnswer({ reservation, trace: undefined }, { type: 'released' })
       return this.#answered(answer, { failure: abortedError(adapter.provider) })
     }
-    const conversation = this.#conversation()
+    const conversation = this.#conversation(answers)
     const trace = this.#trace(adapter, options, conversation, loop.traceparent)
     answer.admit({ reservation, trace, waitUntil: this.#host.waitUntil })
     this.#call(answer, { adapter, conversation, options })
   }
 
-  /** What a model call of the loop sends: the stored turns up to the last user or tool turn. */
-  #conversation(): Conversation {
+  /**
+   * Room for the next step's answer of up to `answerTokens`, the oldest versions off the active
+   * path dropped for it when needed (every tab is then sent the conversation); undefined when it
+   * fits, else why not.
+   */
+  #roomFor(answerTokens: number): string | undefined {
+    const { record, settings } = this.#host
+    const queued = record.queuedBytes()
+    const need = { turns: 1, bytes: answerBytesOf(answerTokens) }
+    if (record.makeRoom(settings.sizes, queued, need).length > 0) this.#resetAll(true)
+    const over = sizeRefusal(
+      { turns: record.totals.turns, bytes: record.totals.bytes + queued },
+      { turns: 1, bytes: 0, answerTokens },
+      settings.sizes,
+    )
+    return over?.message
+  }
+
+  /** What a model call of the loop sends: the stored turns up to the one it answers. */
+  #conversation(answers: number | undefined): Conversation {
     const meta = this.#host.record.meta!
-    const turns = regenerateBase(this.#host.record.turns())?.turns ?? []
+    const turns = answers === undefined ? [] : this.#host.record.turnsTo(answers)
     const conversation: Conversation = { turns: turns.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     return conversation
@@ -708,7 +825,7 @@ export class AnswerLoop {
     record.addTurn(toolTurnOf(step))
     // No answer follows this tool turn, which a `turn` event would announce: every tab that
     // follows gets the conversation as it now is, as a resume from before the log would.
-    this.#host.journal.publish({ type: 'reset', conversation: record.shownJson() })
+    this.#resetAll()
     this.#saveStep(undefined)
     this.#endLoop()
   }
@@ -745,13 +862,14 @@ export class AnswerLoop {
     exportSpan(settings.tracing, span, waitUntil)
   }
 
-  /** The loop is over: stored as idle, and the answer's stream ends. */
+  /** The loop is over: stored as idle, and the answer's stream ends; the queue's next goes. */
   #endLoop(lastError?: { kind: string; message: string }): void {
     const { record } = this.#host
     const { loop: _ended, ...meta } = record.meta!
     const next = { ...meta, streaming: false, updatedAt: this.#isoNow() }
     record.saveMeta(lastError === undefined ? next : { ...next, lastError })
     this.#endSegment()
+    this.#host.ended()
   }
 
   /** An answer starts at event `firstId`; its first keep-alive alarm is set after `keepAliveMs`. */

@@ -55,8 +55,15 @@ export function createConversationStore(sql: SqlHandle) {
   // that was never created (a 404) leaves no database behind. Until then every read is empty.
   const made = tableCount()
   let hasTables = made > 0
-  // A database written before a table was added gets it now (every table is made if missing).
+  // A database written before a table was added gets it now (every table is made if missing), and
+  // turns stored before branches get the column of their parent.
   if (hasTables && made < TABLES.length) sql.exec(SCHEMA)
+  if (hasTables) {
+    const turns = sql.exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'")
+    if (!/\bparent\b/.test(String(turns.toArray()[0]?.['sql'] ?? ''))) {
+      sql.exec('ALTER TABLE turns ADD COLUMN parent INTEGER')
+    }
+  }
   const write = (query: string, ...bindings: (string | number)[]) => {
     if (!hasTables) {
       sql.exec(SCHEMA)
@@ -105,11 +112,18 @@ export function createConversationStore(sql: SqlHandle) {
       )
     },
 
-    /** Every stored turn, in order (for a model call or a `GET`: not kept by the store). */
-    turns(): Turn[] {
+    /**
+     * The turns numbered `seqs`, in the order stored (a path's order: a child is stored after its
+     * parent). Read for a model call, and not kept by the store.
+     */
+    turns(seqs: readonly number[]): Turn[] {
       const turns: Turn[] = []
       let parts: Record<string, unknown>[] = []
-      for (const row of rows('SELECT json, last FROM turns ORDER BY id')) {
+      const found = rows(
+        `SELECT json, last FROM turns WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY id`,
+        JSON.stringify(seqs),
+      )
+      for (const row of found) {
         parts.push(row)
         if (row['last'] !== 1) continue
         turns.push(turnOf(parts))
@@ -119,13 +133,13 @@ export function createConversationStore(sql: SqlHandle) {
     },
 
     /**
-     * Every stored turn as a browser sees it, as one JSON array: an assistant turn without its
-     * items (see `displayTurn`). A turn of one row (nearly all) is stripped by SQLite, so a read
-     * of the conversation never parses or encodes the items again in the isolate, which may be
-     * megabytes of a provider's encrypted reasoning; a turn of several rows is joined and
-     * stripped here.
+     * The turns numbered `seqs` as a browser sees them, each as its JSON, in the order stored: an
+     * assistant turn without its items (see `displayTurn`). A turn of one row (nearly all) is
+     * stripped by SQLite, so a read of the conversation never parses or encodes the items again in
+     * the isolate, which may be megabytes of a provider's encrypted reasoning; a turn of several
+     * rows is joined and stripped here.
      */
-    shownTurnsJson(strip: (turn: Turn) => Turn): string {
+    shownTurns(seqs: readonly number[], strip: (turn: Turn) => Turn): string[] {
       const shown: string[] = []
       let parts: Record<string, unknown>[] = []
       const found = rows(
@@ -133,8 +147,9 @@ export function createConversationStore(sql: SqlHandle) {
            CASE WHEN whole = 1 THEN NULL ELSE json END AS json
          FROM (SELECT id, last, json,
                  (last = 1 AND COALESCE(LAG(last) OVER (ORDER BY id), 1) = 1) AS whole
-               FROM turns)
+               FROM turns WHERE seq IN (SELECT value FROM json_each(?)))
          ORDER BY id`,
+        JSON.stringify(seqs),
       )
       for (const row of found) {
         if (row['shown'] !== null) {
@@ -146,55 +161,103 @@ export function createConversationStore(sql: SqlHandle) {
         shown.push(JSON.stringify(strip(turnOf(parts))))
         parts = []
       }
-      return `[${shown.join(',')}]`
+      return shown
     },
 
-    /** The last stored turn, read backwards from the newest row; undefined when none is. */
-    lastTurn(): Turn | undefined {
-      const parts: Record<string, unknown>[] = []
-      let seq: unknown
-      let before = Number.MAX_SAFE_INTEGER
-      for (;;) {
-        const page = rows(
-          'SELECT id, seq, json FROM turns WHERE id < ? ORDER BY id DESC LIMIT ?',
-          before,
-          ROWS_PER_READ,
-        )
-        for (const row of page) {
-          seq ??= row['seq']
-          if (row['seq'] !== seq) return turnOf(parts.toReversed())
-          parts.push(row)
-          before = Number(row['id'])
-        }
-        if (page.length < ROWS_PER_READ)
-          return parts.length === 0 ? undefined : turnOf(parts.toReversed())
+    /** Turn `seq`, from its rows; undefined when none is stored. */
+    turn(seq: number): Turn | undefined {
+      const parts = rows('SELECT json FROM turns WHERE seq = ? ORDER BY id', seq)
+      return parts.length === 0 ? undefined : turnOf(parts)
+    },
+
+    /**
+     * Every stored turn's number, parent and size in bytes of UTF-8 JSON, in the order stored. A
+     * turn stored before turns made a tree (no parent) follows the one before it.
+     */
+    turnNodes(): { seq: number; parent: number; bytes: number }[] {
+      return rows(
+        `SELECT seq, COALESCE(MAX(parent), seq - 1) AS parent,
+           SUM(LENGTH(CAST(json AS BLOB))) AS bytes
+         FROM turns GROUP BY seq ORDER BY seq`,
+      ).map((row) => ({
+        seq: Number(row['seq']),
+        parent: Number(row['parent']),
+        bytes: Number(row['bytes']),
+      }))
+    },
+
+    /** Each parent's active child, where it is not the newest: `[parent, child]`. */
+    chosenChildren(): [number, number][] {
+      return rows('SELECT parent, child FROM branches').map((row) => [
+        Number(row['parent']),
+        Number(row['child']),
+      ])
+    },
+
+    /** Stores `parent`'s active child (undefined: the newest, which needs no row). */
+    choose(parent: number, child: number | undefined): void {
+      if (child === undefined) {
+        if (hasTables) write('DELETE FROM branches WHERE parent = ?', parent)
+        return
       }
+      write(
+        'INSERT INTO branches (parent, child) VALUES (?, ?) ON CONFLICT(parent) DO UPDATE SET child = excluded.child',
+        parent,
+        child,
+      )
     },
 
-    /** How many turns are stored, and their size in bytes of UTF-8 JSON. */
-    turnTotals(): { turns: number; bytes: number } {
-      const row = rows(
-        'SELECT COALESCE(SUM(last), 0) AS turns, COALESCE(SUM(LENGTH(CAST(json AS BLOB))), 0) AS bytes FROM turns',
-      )[0]
-      return { turns: Number(row?.['turns'] ?? 0), bytes: Number(row?.['bytes'] ?? 0) }
-    },
-
-    /** Stores turn number `seq`, given as its JSON; returns its size in bytes. */
-    addTurn(seq: number, json: string): number {
+    /** Stores turn number `seq` under turn `parent`, given as its JSON; returns its size in bytes. */
+    addTurn(seq: number, parent: number, json: string): number {
       const parts = [...rowsOf(json)]
       for (let i = 0; i < parts.length; i++) {
         write(
-          'INSERT INTO turns (seq, last, json) VALUES (?, ?, ?)',
+          'INSERT INTO turns (seq, last, json, parent) VALUES (?, ?, ?, ?)',
           seq,
           i === parts.length - 1 ? 1 : 0,
           parts[i]!,
+          parent,
         )
       }
       return utf8Length(json)
     },
 
-    dropTurn(seq: number): void {
-      write('DELETE FROM turns WHERE seq = ?', seq)
+    /** Deletes the turns numbered `seqs`, and what was chosen under them. */
+    dropTurns(seqs: readonly number[]): void {
+      const list = JSON.stringify(seqs)
+      write('DELETE FROM turns WHERE seq IN (SELECT value FROM json_each(?))', list)
+      write(
+        'DELETE FROM branches WHERE parent IN (SELECT value FROM json_each(?)) OR child IN (SELECT value FROM json_each(?))',
+        list,
+        list,
+      )
+    },
+
+    /** The queued messages (DESIGN §14), in order: each one's number and JSON. */
+    queue(): { item: number; json: string }[] {
+      const items: { item: number; json: string }[] = []
+      for (const row of rows('SELECT item, json FROM queue ORDER BY id')) {
+        const item = Number(row['item'])
+        const last = items.at(-1)
+        if (last?.item === item) last.json += String(row['json'])
+        else items.push({ item, json: String(row['json']) })
+      }
+      return items
+    },
+
+    /** Queues message `item`, given as its JSON. */
+    enqueue(item: number, json: string): void {
+      for (const part of rowsOf(json))
+        write('INSERT INTO queue (item, json) VALUES (?, ?)', item, part)
+    },
+
+    /** Takes message `item` out of the queue. */
+    dequeue(item: number): void {
+      write('DELETE FROM queue WHERE item = ?', item)
+    },
+
+    clearQueue(): void {
+      if (hasTables) write('DELETE FROM queue')
     },
 
     addEvents(batch: StoredBatch): void {
@@ -342,13 +405,20 @@ export function createConversationStore(sql: SqlHandle) {
 /** The store's tables, and what each holds. */
 const COLUMNS: Readonly<Record<string, string>> = {
   meta: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
-  turns: 'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL',
+  // `parent`: the turn it follows (added with branches, DESIGN §14; null in turns stored before,
+  // each of which follows the one before it).
+  turns:
+    'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL, parent INTEGER',
   events: 'first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL',
   event_parts: 'id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL',
   listing: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',
   // Added with tool loops (DESIGN §13): the loop's tool step, and the approvals it issued.
   run: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
   approvals: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',
+  // Added with branches and the queue (DESIGN §14): each parent's active child where it is not
+  // the newest, and the messages queued while an answer runs (a long one over several rows).
+  branches: 'parent INTEGER PRIMARY KEY, child INTEGER NOT NULL',
+  queue: 'id INTEGER PRIMARY KEY, item INTEGER NOT NULL, json TEXT NOT NULL',
 }
 const TABLES = Object.keys(COLUMNS)
 const SCHEMA = Object.entries(COLUMNS)

@@ -1,6 +1,11 @@
-import type { Conversation, Turn } from '../../core/conversation.ts'
+import type { Conversation, Turn, UserTurn } from '../../core/conversation.ts'
 import type { Registry } from '../../core/registry.ts'
-import type { WireConversationEvents, WireConversationRead } from '../../core/wire.ts'
+import type {
+  WireConversationEvents,
+  WireConversationRead,
+  WireExportedConversation,
+  WireQueuedMessage,
+} from '../../core/wire.ts'
 import { admitAnswer, endAnswer } from '../answer-pipeline.ts'
 import { countRequest } from '../limit-refusal.ts'
 import { outputReserveOf } from '../budget.ts'
@@ -8,15 +13,22 @@ import { resolveAdapter } from '../failure.ts'
 import { modelFilter } from '../model-filter.ts'
 import { resolveLimits, type RelayLimits, type ResolvedLimits } from '../options.ts'
 import type { RateLimiter } from '../rate-limit.ts'
-import { errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
-import { callStart, traceCall, type TracingOptions } from '../tracing.ts'
+import { errorOf, errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
+import { isRecord, type Validation } from '../validate-json.ts'
+import { callStart, traceCall, type CallStart, type TracingOptions } from '../tracing.ts'
 import { AnswerLoop, withServerTools } from './answer-loop.ts'
 import { APPROVAL_ID } from './approval-ids.ts'
-import { ConversationRecord, type ConversationMeta } from './conversation-record.ts'
+import {
+  ConversationRecord,
+  type Ask,
+  type ConversationMeta,
+  type QueuedMessage,
+} from './conversation-record.ts'
 import { createConversationStore, utf8Length, type SqlHandle } from './conversation-store.ts'
 import { parseLastEventId } from './event-log.ts'
+import { exportResponse } from './export-all.ts'
 import type { FollowerSocket } from './fan-out.ts'
-import { Journal, type JournalStats } from './journal.ts'
+import { Journal, type ConversationEvent, type JournalStats } from './journal.ts'
 import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
 import type { ServerTools } from './server-tools.ts'
 import { SocketTickets, TICKET_MS } from './socket-tickets.ts'
@@ -24,11 +36,16 @@ import {
   checkClientResults,
   modelTurn,
   sendsToolTurn,
+  sizeRefusal,
   titleOf,
   validateApproval,
+  validateBranchRequest,
   validateCreateRequest,
+  validateEditRequest,
   validateMessageRequest,
+  validateRename,
   type ConversationSizeLimits,
+  type MessageRequest,
 } from './turn-rules.ts'
 
 /** The client id of a request to a host, set by the relay (a client-sent copy never reaches it). */
@@ -111,6 +128,13 @@ export type ConversationHostOptions = {
   index(owner: string): IndexPeer
   /** A conversation's line of the list, asked by the index that lists it. */
   listingOf(id: string): Promise<ConversationListing | null>
+  /**
+   * A conversation whole, as its JSON (see {@link ConversationHost.exported}), asked by the index
+   * that exports its client's (null once it is gone).
+   */
+  exportOf(id: string): Promise<string | null>
+  /** Deletes a conversation (see {@link ConversationHost.erase}), asked by its client's index. */
+  deleteOf(id: string): Promise<void>
   /** The models it serves: called when a message needs one. */
   registry(): Registry
   /**
@@ -147,7 +171,12 @@ const KEEPALIVE_MS = 30_000
 /** How long a server tool's call waits for its approval, unless the settings say. */
 const APPROVAL_MS = 24 * 60 * 60 * 1000
 
+/** How many conversations a client's index deletes at once when it deletes them all. */
+const DELETES_AT_ONCE = 16
+
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
+const busy = () =>
+  errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
 
 /**
  * One conversation (DESIGN §9), or, keyed `client:<id>`, one client's list of conversations, on
@@ -181,6 +210,8 @@ export class ConversationHost {
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
   #tickets = new SocketTickets()
+  /** The queue's next message is being admitted: a message meanwhile is queued after it. */
+  #draining = false
 
   constructor(options: ConversationHostOptions) {
     this.#options = options
@@ -222,8 +253,11 @@ export class ConversationHost {
       waitUntil: (promise) => options.waitUntil(promise),
       announce: () => this.#announce(),
       arm: () => void this.#arm(),
+      ended: () => void this.#drain(),
     })
     this.#loop.recover()
+    // Messages queued when the host stopped go once nothing runs (they are stored).
+    void this.#drain()
   }
 
   stats(): HostStats {
@@ -236,9 +270,42 @@ export class ConversationHost {
     }
   }
 
-  /** The stored turns, items included (for the relay's own checks; never sent to a browser). */
+  /**
+   * The stored turns of the active path, items included (for the relay's own checks; never sent to
+   * a browser).
+   */
   storedTurns(): Turn[] {
     return this.#record.turns()
+  }
+
+  /**
+   * This conversation whole, as JSON (a `WireExportedConversation`: its active path as `GET` shows
+   * it, every stored turn on every branch, its queue), for its client's export; null once deleted.
+   */
+  exported(): string | null {
+    const meta = this.#record.meta
+    if (meta === undefined) return null
+    const turns = this.#record
+      .storedShown()
+      .map(
+        ({ seq, parent, active, json }) =>
+          `{"id":${seq},"parent":${JSON.stringify(parent)},"active":${String(active)},"turn":${json}}`,
+      )
+    return jsonObject<WireExportedConversation>({
+      id: JSON.stringify(meta.id),
+      title: JSON.stringify(this.#titleOf(meta)),
+      createdAt: JSON.stringify(meta.createdAt),
+      updatedAt: JSON.stringify(meta.updatedAt),
+      conversation: this.#record.shownJson(),
+      turns: `[${turns.join(',')}]`,
+      queue: JSON.stringify(this.#record.queuedTurns()),
+    })
+  }
+
+  /** Deletes this conversation, asked by its client's index (which forgets it itself). */
+  async erase(): Promise<void> {
+    const meta = this.#record.meta
+    if (meta !== undefined) await this.#erase(meta, false)
   }
 
   /**
@@ -249,12 +316,16 @@ export class ConversationHost {
     const meta = this.#record.meta
     if (meta === undefined) return null
     this.#announced = false
-    let title = meta.title
-    if (title === undefined) {
-      title = titleOf(this.#record.turns())
-      this.#record.saveMeta({ ...meta, title })
-    }
+    const title = this.#titleOf(meta)
     return { id: meta.id, title, updatedAt: meta.updatedAt, streaming: this.#loop.running }
+  }
+
+  /** The title of the list (worked out once for a conversation stored before it was kept). */
+  #titleOf(meta: ConversationMeta): string | null {
+    if (meta.title !== undefined) return meta.title
+    const title = titleOf(this.#record.turns())
+    this.#record.saveMeta({ ...meta, title })
+    return title
   }
 
   /** Index hosts: what a conversation of this client says (see {@link IndexCall}). */
@@ -288,6 +359,8 @@ export class ConversationHost {
       return errorResponse(500, 'server', 'the conversation was called without a client')
     }
     if (op === 'list') return jsonResponse(200, await this.conversations())
+    if (op === 'export') return this.#exportAll()
+    if (op === 'delete-all') return this.#deleteAll()
     if (op === 'create') return this.#create(request, id, clientId)
     const meta = this.#record.meta
     // Another client's conversation is as absent as one that never existed.
@@ -299,8 +372,16 @@ export class ConversationHost {
         await this.#erase(meta)
         return new Response(null, { status: 204 })
       case 'messages':
+        return this.#message(request, meta, 'message')
       case 'regenerate':
-        return this.#message(request, meta, op === 'messages' ? 'message' : 'regenerate')
+      case 'edit':
+        return this.#message(request, meta, op)
+      case 'branch':
+        return this.#branch(request, meta)
+      case 'rename':
+        return this.#rename(request, meta)
+      case 'clear-queue':
+        return this.#clearQueue()
       case 'stream':
         return this.#stream(request, url)
       case 'stop':
@@ -366,6 +447,9 @@ export class ConversationHost {
     this.#alarmAt = null
     if (this.#loop.running) return this.#arm()
     this.#loop.expire()
+    if (this.#loop.running) return this.#arm()
+    // A queue a restart left: its next message goes.
+    await this.#drain()
     if (this.#loop.running) return this.#arm()
     const ttl = this.#settings.ttlMs
     const meta = this.#record.meta
@@ -435,6 +519,8 @@ export class ConversationHost {
       lastEventId: String(lastId),
       lastError: meta.lastError === undefined ? undefined : JSON.stringify(meta.lastError),
       pending: pending === undefined ? undefined : JSON.stringify(pending),
+      queue:
+        this.#record.queued.length === 0 ? undefined : JSON.stringify(this.#record.queuedTurns()),
     })
     return new Response(body, {
       status: 200,
@@ -442,8 +528,11 @@ export class ConversationHost {
     })
   }
 
-  /** Stops what runs, ends every stream, and deletes the conversation and its listing. */
-  async #erase(meta: ConversationMeta): Promise<void> {
+  /**
+   * Stops what runs, ends every stream, and deletes the conversation and (unless its index asked,
+   * which forgets it itself) its listing.
+   */
+  async #erase(meta: ConversationMeta, unlist = true): Promise<void> {
     this.#loop.cancel()
     this.#journal.erase()
     this.#record.erase()
@@ -452,7 +541,85 @@ export class ConversationHost {
     this.#alarmAt = null
     await storage.deleteAll()
     this.#store.deleted()
-    await this.#options.index(meta.owner)({ op: 'unlisted', id: meta.id })
+    if (unlist) await this.#options.index(meta.owner)({ op: 'unlisted', id: meta.id })
+  }
+
+  /** Index hosts: this client's conversations whole, streamed (see `exportResponse`). */
+  async #exportAll(): Promise<Response> {
+    const { conversations } = await this.conversations()
+    const ids = conversations.map(({ id }) => id)
+    return exportResponse(ids, (id) => this.#options.exportOf(id))
+  }
+
+  /** Index hosts: deletes every conversation of this client, a few at a time. */
+  async #deleteAll(): Promise<Response> {
+    const ids = this.#index.ids()
+    for (let i = 0; i < ids.length; i += DELETES_AT_ONCE) {
+      await Promise.all(
+        ids.slice(i, i + DELETES_AT_ONCE).map(async (id) => {
+          await this.#options.deleteOf(id)
+          this.#index.unlisted(id)
+        }),
+      )
+    }
+    return new Response(null, { status: 204 })
+  }
+
+  /**
+   * `POST .../branch` `{ turn, index }`: version `index` of the turn at index `turn` of the active
+   * path becomes active, and the path goes on under it as it was last active there. 200 with the
+   * conversation as `GET` has it; every other tab gets it in a `reset`.
+   */
+  async #branch(request: Request, meta: ConversationMeta): Promise<Response> {
+    const refused = this.#busyRefusal()
+    if (refused !== undefined) return refused
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+    const record = this.#record
+    const path = record.tree.path()
+    const versions = (at: number) => record.tree.siblingsOf(path[at]!).length
+    const checked = validateBranchRequest(body.value, versions, path.length)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      return errorResponse(400, 'invalid-request', message, { field })
+    }
+    // An answer began while the body was read: the path may no longer be the one it names.
+    const again = this.#busyRefusal()
+    if (again !== undefined) return again
+    const { turn, index } = checked.value
+    const chosen = record.tree.siblingsOf(path[turn]!)[index]!
+    if (record.activate(chosen)) {
+      record.saveMeta({ ...record.meta!, updatedAt: this.#isoNow() })
+      this.#publishIdle({ type: 'reset', conversation: record.shownJson(), streaming: false })
+      this.#announce()
+    }
+    return this.#get(record.meta ?? meta, new Request(request.url))
+  }
+
+  /** `PATCH .../:id` `{ title }`: the list shows this title from now on. */
+  async #rename(request: Request, meta: ConversationMeta): Promise<Response> {
+    const body = await sentBody(request)
+    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+    const checked = validateRename(body.value)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      return errorResponse(400, 'invalid-request', message, { field })
+    }
+    const { title } = checked.value
+    const current = this.#record.meta ?? meta
+    this.#record.saveMeta({ ...current, title, renamed: true })
+    this.#announce()
+    return jsonResponse(200, { id: meta.id, title })
+  }
+
+  /** `DELETE .../queue`: the queued messages are dropped (what runs goes on); every tab is told. */
+  #clearQueue(): Response {
+    const record = this.#record
+    if (record.queued.length > 0) {
+      record.clearQueue()
+      this.#publishIdle({ type: 'queue', queue: '[]' })
+    }
+    return new Response(null, { status: 204 })
   }
 
   /** A ticket for one socket follower of this conversation (see `admitSocket`). */
@@ -485,29 +652,120 @@ export class ConversationHost {
     return this.#loop.decide(approvalId, approve, reason)
   }
 
-  async #message(request: Request, meta: ConversationMeta, kind: 'message' | 'regenerate') {
+  /**
+   * `POST .../messages`, `.../regenerate` and `.../edit`: the answer's events (SSE), from its
+   * `turn`. A user message posted while an answer runs, a loop waits or others wait in the queue is
+   * queued instead (202 `{ queued }`), and sent when those before it end.
+   */
+  async #message(request: Request, meta: ConversationMeta, kind: Ask['kind']): Promise<Response> {
     // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
     const start = this.#settings.tracing === undefined ? undefined : callStart()
-    const busy = () =>
-      errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
-    const loop = this.#loop
-    if (loop.running) return busy()
-    const { limits, rateLimiter: limiter, sizes } = this.#settings
+    if (kind !== 'message') {
+      const refused = this.#busyRefusal()
+      if (refused !== undefined) return refused
+    }
     const body = await sentBody(request)
     if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
-    // Another message may have been accepted while the body was read.
-    if (loop.running) return busy()
-    // A loop that waits counts as running: only a tool turn that answers its client's calls goes on.
-    const waits = loop.waitingOn()
-    if (waits !== undefined && (kind === 'regenerate' || !sendsToolTurn(body.value))) {
+    const traceparent = request.headers.get('traceparent') ?? undefined
+    if (kind === 'message' && this.#queues(body.value)) {
+      return this.#enqueue(meta, body.value, traceparent)
+    }
+    const started = await this.#answer(meta, kind, body.value, { traceparent, start })
+    if (started instanceof Response) return started
+    // This answer's events, from its `turn` (after a `reset` when versions were dropped for it).
+    return this.#subscribe(started.before, undefined, false)
+  }
+
+  /** Why a regenerate, an edit or a switch cannot go now (what runs, waits or is queued). */
+  #busyRefusal(): Response | undefined {
+    const waits = this.#loop.waitingOn()
+    if (waits !== undefined) {
       const message = `the agent waits on ${waits}: decide, send the tool results, or stop it`
       return errorResponse(409, 'invalid-request', message)
     }
-    const record = this.#record
-    const last = kind === 'message' ? record.lastTurn() : undefined
+    if (this.#loop.running || this.#draining || this.#record.queued.length > 0) return busy()
+    return undefined
+  }
+
+  /** Whether a message waits its turn: a user turn, while an answer runs or waits or others wait. */
+  #queues(body: unknown): boolean {
+    if (sendsToolTurn(body)) return false
+    const loop = this.#loop
+    return (
+      loop.running ||
+      loop.waitingOn() !== undefined ||
+      this.#draining ||
+      this.#record.queued.length > 0
+    )
+  }
+
+  /**
+   * Queues a message (DESIGN §14), checked as it would be sent (its fields, its model) and counted
+   * against the conversation's bytes: 202 `{ queued: n }`, its place, and every follower gets a
+   * `queued` event. It is sent, as it came, when the answers before it end.
+   */
+  #enqueue(meta: ConversationMeta, body: unknown, traceparent: string | undefined) {
+    const { limits, rateLimiter: limiter, sizes } = this.#settings
     const names = Object.keys(this.#tools)
-    const stored = last === undefined ? [] : [last]
-    let checked = validateMessageRequest(body.value, limits, stored, kind, names)
+    const checked = validateMessageRequest(body, limits, [], 'message', names)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      return countRequest(limiter, meta.owner).then(
+        (counted) => counted ?? errorResponse(400, 'invalid-request', message, { field }),
+      )
+    }
+    const adapter = resolveAdapter(
+      this.#options.registry(),
+      checked.value.model,
+      this.#settings.allows,
+    )
+    if (adapter instanceof Response) return adapter
+    const turn = checked.value.turn as UserTurn
+    const entry: QueuedMessage = { turn, body: JSON.stringify(body) }
+    if (traceparent !== undefined) entry.traceparent = traceparent
+    const json = JSON.stringify(entry)
+    const record = this.#record
+    const kept = record.keptSizes(this.#loop.keeps())
+    const stored = { turns: kept.turns, bytes: kept.bytes + record.queuedBytes() }
+    const refusal = sizeRefusal(stored, { turns: 0, bytes: utf8Length(json) }, sizes)
+    if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
+    record.enqueue(json)
+    const position = record.queued.length
+    this.#publishIdle({ type: 'queued', turn, position })
+    // Queued while nothing ran (the queue was about to move on): it goes when its turn comes.
+    void this.#drain()
+    return jsonResponse(202, { queued: position } satisfies WireQueuedMessage)
+  }
+
+  /**
+   * The one pipeline of an answer, for a message, a regenerate or an edit posted now, or a queued
+   * message whose turn came (`item`): checked, admitted against the client's limits, its turn
+   * stored, and its loop started; returns where its events start, or the refusal.
+   */
+  async #answer(
+    meta: ConversationMeta,
+    kind: Ask['kind'],
+    body: unknown,
+    from: { traceparent?: string | undefined; start?: CallStart | undefined; item?: number },
+  ): Promise<{ before: number } | Response> {
+    const loop = this.#loop
+    const record = this.#record
+    const { limits, rateLimiter: limiter, sizes } = this.#settings
+    if (loop.running || (this.#draining && from.item === undefined)) return busy()
+    // A loop that waits counts as running: only a tool turn that answers its client's calls goes on.
+    const waits = loop.waitingOn()
+    if (waits !== undefined && (kind !== 'message' || !sendsToolTurn(body))) {
+      const message = `the agent waits on ${waits}: decide, send the tool results, or stop it`
+      return errorResponse(409, 'invalid-request', message)
+    }
+    const names = Object.keys(this.#tools)
+    let checked: Validation<MessageRequest & { at?: number }>
+    if (kind === 'edit') checked = validateEditRequest(body, limits, record.turns(), names)
+    else {
+      const last = kind === 'message' ? record.lastTurn() : undefined
+      const stored = last === undefined ? [] : [last]
+      checked = validateMessageRequest(body, limits, stored, kind, names)
+    }
     if (checked.ok && waits !== undefined)
       checked = checkClientResults(checked.value, loop.clientCalls())
     if (!checked.ok) {
@@ -515,7 +773,7 @@ export class ConversationHost {
       const counted = await countRequest(limiter, meta.owner)
       return counted ?? errorResponse(400, 'invalid-request', message, { field })
     }
-    const { model, options, serverTools, maxSteps } = checked.value
+    const { model, options, serverTools, maxSteps, at } = checked.value
     let { turn } = checked.value
     if (waits !== undefined && turn?.role === 'tool') {
       const whole = loop.clientResults(turn.results)
@@ -529,33 +787,55 @@ export class ConversationHost {
     const adapter = resolveAdapter(this.#options.registry(), model, this.#settings.allows)
     if (adapter instanceof Response) return adapter
     const callOptions = withServerTools(options, this.#tools, serverTools)
-    const plan = record.answerPlan(turn, outputReserveOf(adapter, callOptions), sizes)
+    const ask: Ask =
+      kind === 'regenerate'
+        ? { kind }
+        : kind === 'edit'
+          ? { kind, at: at!, turn: turn as UserTurn }
+          : { kind, turn: turn! }
+    const queued = record.queuedBytes(from.item)
+    const plan = record.answerPlan(ask, outputReserveOf(adapter, callOptions), sizes, queued)
     if ('status' in plan) return errorResponse(plan.status, 'invalid-request', plan.message)
-    const { added, replaces } = plan
-
-    const addedBytes = added?.bytes ?? 0
-    const sentBytes = record.totals.bytes + addedBytes + utf8Length(meta.system ?? '')
+    const { added } = plan
+    const sent = record.tree.bytesTo(plan.answers ?? added?.parent) + (added?.bytes ?? 0)
+    const sentBytes = sent + utf8Length(meta.system ?? '')
     const call = { sentBytes, adapter, options: callOptions }
+    const shape = record.shape
     const admitted = await admitAnswer(limiter, meta.owner, call)
     if (admitted instanceof Response) return admitted
     const { reservation } = admitted
-    // Deleted, or changed by another message, while the limiter was asked.
-    if (record.meta !== meta || loop.running) {
+    // Deleted, changed by another request, or (a queued message) cleared, while the limiter was
+    // asked.
+    const cleared = from.item !== undefined && record.queued[0] !== from.item
+    if (record.meta === undefined || loop.running || record.shape !== shape || cleared) {
       endAnswer({ reservation, trace: undefined }, { type: 'released' })
       return record.meta === undefined ? noSuchConversation() : busy()
     }
-    if (added !== undefined) record.addTurn(added.turn, added.json, added.bytes)
+    const before = this.#journal.lastId
+    // Room for it, the oldest versions off the active path dropped first: every tab is told.
+    if (record.makeRoom(sizes, queued, plan.need, plan.replaced).length > 0) {
+      this.#journal.publish({ type: 'reset', conversation: record.shownJson(), streaming: false })
+    }
+    if (from.item !== undefined) {
+      record.dequeue(from.item)
+      this.#journal.publish({ type: 'queue', queue: JSON.stringify(record.queuedTurns()) })
+    }
+    let answers = plan.answers
+    if (added !== undefined) {
+      const { parent, active, json, bytes } = added
+      answers = record.addTurn(added.turn, { parent, active }, json, bytes)
+    }
 
     const conversation: Conversation = { turns: plan.turns.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const waitUntil = this.#options.waitUntil
-    const traceparent = request.headers.get('traceparent')
+    const { traceparent, start } = from
     const trace =
       start === undefined
         ? undefined
         : traceCall(
             this.#settings.tracing,
-            traceparent,
+            traceparent ?? null,
             {
               provider: adapter.provider,
               model: adapter.model,
@@ -567,16 +847,63 @@ export class ConversationHost {
             start,
             waitUntil,
           )
-    const before = this.#journal.lastId
     loop.start({
       answered: plan.turns.at(-1)!,
-      replaces,
+      answers: answers!,
+      replaces: plan.replaces,
+      version: plan.version,
+      at: plan.at,
       call: { adapter, conversation, options: callOptions },
-      params: { model, options, serverTools, maxSteps, traceparent: traceparent ?? undefined },
+      params: { model, options, serverTools, maxSteps, traceparent },
       tally: { reservation, trace, waitUntil },
     })
-    // This answer's events, from its `turn`.
-    return this.#subscribe(before, undefined, false)
+    return { before }
+  }
+
+  /**
+   * Sends the queue's next message once nothing runs or waits (an answer ended, the host started
+   * with a stored queue), one at a time: each goes through the pipeline a message posted now goes
+   * through. One refused when its turn came (a limit, its model, the room left) leaves the queue:
+   * every tab is told (`queue`, then an `error` saying why, kept as `lastError`), and the next goes.
+   */
+  async #drain(): Promise<void> {
+    const record = this.#record
+    if (this.#draining) return
+    this.#draining = true
+    try {
+      for (;;) {
+        const meta = record.meta
+        if (meta === undefined || this.#loop.running || this.#loop.waitingOn() !== undefined) return
+        const next = record.queue()[0]
+        if (next === undefined) return
+        const queued = JSON.parse(next.json) as QueuedMessage
+        const start = this.#settings.tracing === undefined ? undefined : callStart()
+        const from = { traceparent: queued.traceparent, start, item: next.item }
+        const started = await this.#answer(meta, 'message', JSON.parse(queued.body), from)
+        if (!(started instanceof Response)) return
+        // Cleared, or the conversation deleted, meanwhile: nothing is left to tell.
+        if (!record.queued.includes(next.item)) continue
+        record.dequeue(next.item)
+        const kind = errorOf(started)?.kind ?? 'invalid-request'
+        const message = await refusalMessage(started)
+        this.#publishIdle({ type: 'queue', queue: JSON.stringify(record.queuedTurns()) })
+        this.#publishIdle({ type: 'error', error: { kind, message, retryable: false } })
+        const lastError = { kind, message }
+        record.saveMeta({ ...record.meta!, lastError, updatedAt: this.#isoNow() })
+        this.#announce()
+      }
+    } finally {
+      this.#draining = false
+    }
+  }
+
+  /**
+   * Sends an event to every stream; while no answer runs (whose end writes its batch), it is
+   * written at once, so that a restart never numbers another event with its id.
+   */
+  #publishIdle(event: ConversationEvent): void {
+    this.#journal.publish(event)
+    if (!this.#loop.running) this.#journal.flush()
   }
 
   #stream(request: Request, url: URL): Response {
@@ -687,6 +1014,14 @@ export class ConversationHost {
   #isoNow(): string {
     return new Date(this.#now()).toISOString()
   }
+}
+
+/** The message of an error answer of the pipeline (its JSON's `error.message`). */
+async function refusalMessage(response: Response): Promise<string> {
+  const body: unknown = await response.json().catch(() => undefined)
+  const error = isRecord(body) ? body['error'] : undefined
+  const message = isRecord(error) ? error['message'] : undefined
+  return typeof message === 'string' ? message : `refused with status ${response.status}`
 }
 
 function lastEventIdRefusal(): Response {

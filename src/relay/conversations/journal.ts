@@ -1,4 +1,4 @@
-import type { AssistantTurn, ToolResult, Turn } from '../../core/conversation.ts'
+import type { AssistantTurn, ToolResult, Turn, UserTurn } from '../../core/conversation.ts'
 import type { WireApproval, WireConversationEvents, WireError } from '../../core/wire.ts'
 import { relayData, type StreamDelta } from '../dialects.ts'
 import type { ConversationStore } from './conversation-store.ts'
@@ -19,12 +19,17 @@ export type ConversationEvent =
   | StreamDelta
   | { type: 'done'; turn: AssistantTurn }
   | { type: 'error'; error: WireError }
-  | { type: 'turn'; turn: Turn; replaces: boolean }
+  /** `at`: an edit's, the index on the active path its new version of a user turn takes. */
+  | { type: 'turn'; turn: Turn; replaces: boolean; at?: number | undefined }
   | { type: 'tool-approval'; approval: WireApproval }
   | { type: 'tool-result'; result: ToolResult }
   | { type: 'interrupted'; retried: boolean }
   /** The conversation as it is now (its shown turns' JSON), after a change no other event says. */
-  | { type: 'reset'; conversation: string }
+  | { type: 'reset'; conversation: string; streaming: boolean }
+  /** A message was queued (DESIGN §14), at `position` (from 1). */
+  | { type: 'queued'; turn: UserTurn; position: number }
+  /** The queue as it now is, after a change other than a message queued (its JSON array). */
+  | { type: 'queue'; queue: string }
 
 /** What a conversation's journal holds, for a host's `stats()`. */
 export type JournalStats = {
@@ -122,6 +127,7 @@ export class Journal {
         const data: WireConversationEvents['turn'] = event.replaces
           ? { turn: event.turn, replaces: true }
           : { turn: event.turn }
+        if (event.at !== undefined) data.at = event.at
         return this.#log.append('turn', JSON.stringify(data))
       }
       case 'done':
@@ -154,8 +160,21 @@ export class Journal {
         return this.#log.append('interrupted', JSON.stringify(data))
       }
       case 'reset':
-        // The stored turns' JSON goes in as it is, as a resume's `reset` has it (nothing runs).
-        return this.#log.append('reset', `{"conversation":${event.conversation},"streaming":false}`)
+        // The stored turns' JSON goes in as it is, as a resume's `reset` has it.
+        return this.#log.append(
+          'reset',
+          `{"conversation":${event.conversation},"streaming":${String(event.streaming)}}`,
+        )
+      case 'queued': {
+        const data: WireConversationEvents['queued'] = {
+          turn: event.turn,
+          position: event.position,
+        }
+        return this.#log.append('queued', JSON.stringify(data))
+      }
+      case 'queue':
+        // The queued turns' JSON as the record gives it.
+        return this.#log.append('queue', `{"queue":${event.queue}}`)
       default:
         return this.#log.append(event.type, relayData.delta(event))
     }

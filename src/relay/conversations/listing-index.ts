@@ -80,6 +80,11 @@ export function createListingIndex(
       store.putListing(id, { ...line, check: true } satisfies StoredListing)
     },
 
+    /** The ids of the client's conversations, as listed (none asked). */
+    ids(): string[] {
+      return (store.listing() as StoredListing[]).map(({ id }) => id)
+    },
+
     /** Forgets a deleted conversation. */
     unlisted(id: string): void {
       store.deleteListing(id)

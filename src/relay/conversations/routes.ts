@@ -3,6 +3,8 @@ import { toBase64Url } from '../base64url.ts'
 /** What a conversation request asks for. */
 export type ConversationOp =
   | 'list'
+  | 'export'
+  | 'delete-all'
   | 'create'
   | 'get'
   | 'delete'
@@ -13,10 +15,14 @@ export type ConversationOp =
   | 'ticket'
   | 'socket'
   | 'approve'
+  | 'edit'
+  | 'branch'
+  | 'rename'
+  | 'clear-queue'
 
 /**
- * A matched route: its operation and, but for `list` and `create`, the conversation's id (and for
- * `approve`, the approval's).
+ * A matched route: its operation and, but for `list`, `export`, `delete-all` and `create`, the
+ * conversation's id (and for `approve`, the approval's).
  */
 export type ConversationRoute =
   | { ok: true; op: ConversationOp; id: string | undefined; approvalId?: string | undefined }
@@ -28,10 +34,17 @@ const ID = /^[A-Za-z0-9_-]{22}$/
 /** An approval id as a path segment: the host tells a well-formed one it did not issue (404). */
 const APPROVAL_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/
 
-/** `[path suffix, method, operation]`: the routes of DESIGN §9, and the approvals of §13. */
+/**
+ * `[path suffix, method, operation]`: the routes of DESIGN §9, the approvals of §13, and the
+ * branches, queue and titles of §14.
+ */
 const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
   ['', 'GET', 'get'],
   ['', 'DELETE', 'delete'],
+  ['', 'PATCH', 'rename'],
+  ['/edit', 'POST', 'edit'],
+  ['/branch', 'POST', 'branch'],
+  ['/queue', 'DELETE', 'clear-queue'],
   ['/messages', 'POST', 'messages'],
   ['/regenerate', 'POST', 'regenerate'],
   ['/stream', 'GET', 'stream'],
@@ -42,14 +55,23 @@ const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
 ]
 
 /**
- * Matches a path under `/v1/conversations`. A path that names no well-formed id is 404, as is
- * one that names a conversation of another client (decided by its object).
+ * Matches a path under `/v1/conversations` (and its query: `?export=true` on the list). A path
+ * that names no well-formed id is 404, as is one that names a conversation of another client
+ * (decided by its object).
  */
-export function matchConversationRoute(method: string, path: string): ConversationRoute {
+export function matchConversationRoute(
+  method: string,
+  path: string,
+  query = new URLSearchParams(),
+): ConversationRoute {
   if (path === '/v1/conversations') {
-    if (method === 'GET') return { ok: true, op: 'list', id: undefined }
+    if (method === 'GET') {
+      const op = query.get('export') === 'true' ? 'export' : 'list'
+      return { ok: true, op, id: undefined }
+    }
     if (method === 'POST') return { ok: true, op: 'create', id: undefined }
-    return { ok: false, status: 405, allow: 'GET, POST, OPTIONS' }
+    if (method === 'DELETE') return { ok: true, op: 'delete-all', id: undefined }
+    return { ok: false, status: 405, allow: 'GET, POST, DELETE, OPTIONS' }
   }
   const match = /^\/v1\/conversations\/([^/]+)(\/[a-z]+)?(?:\/([^/]+))?$/.exec(path)
   if (match === null || !ID.test(match[1]!)) return { ok: false, status: 404 }

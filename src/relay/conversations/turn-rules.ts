@@ -121,6 +121,90 @@ function serverToolsOf(value: unknown, known: readonly string[]): string[] {
   return names
 }
 
+/** A checked `POST .../edit` body: a message's, and the index of the user turn it edits. */
+export type EditRequest = MessageRequest & { turn: UserTurn; at: number }
+
+/**
+ * Checks an edit (`{ turn: <index>, content, model, ...call options }`, DESIGN §14): `turn` names
+ * a user turn of the active path (`path`), and the rest is what a message with a user turn of
+ * that `content` takes, checked by {@link validateMessageRequest}.
+ */
+export function validateEditRequest(
+  body: unknown,
+  limits: RequestLimits,
+  path: readonly Turn[],
+  serverToolNames: readonly string[] = [],
+): Validation<EditRequest> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    const {
+      turn: index,
+      content,
+      ...rest
+    } = body as JsonRecord & {
+      turn?: unknown
+      content?: unknown
+    }
+    if (!path.some((turn) => turn.role === 'user')) fail('turn', 'names no turn: there is none yet')
+    const at = integer(index, 'turn', 0, path.length - 1)
+    const role = path[at]!.role
+    if (role !== 'user') {
+      fail('turn', `must be the index of a user turn on the active path: turn ${at} is ${role}`)
+    }
+    if (content === undefined) fail('content', 'is required: the new text (or parts) of the turn')
+    const asked = { ...rest, turn: { role: 'user', content } }
+    const checked = validateMessageRequest(asked, limits, [], 'message', serverToolNames)
+    if (!checked.ok) {
+      const { field, message } = checked.error
+      // The content was checked as a turn's: name it as the client sent it.
+      const named = field.replace(/^turn(\.content)?/, 'content')
+      throw new Invalid(named, message.slice(field.length + 1))
+    }
+    return { ...checked.value, turn: checked.value.turn as UserTurn, at }
+  })
+}
+
+/** A checked `POST .../branch` body: `{ turn, index }`, each in range of the active path. */
+export function validateBranchRequest(
+  body: unknown,
+  versions: (turn: number) => number,
+  pathLength: number,
+): Validation<{ turn: number; index: number }> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    for (const key of Object.keys(body)) {
+      if (key !== 'turn' && key !== 'index') {
+        fail(describe(key).slice(1, -1), 'is not a known field (known: turn, index)')
+      }
+    }
+    if (pathLength === 0) fail('turn', 'names no turn: there is none yet')
+    const turn = integer(own(body, 'turn'), 'turn', 0, pathLength - 1)
+    const count = versions(turn)
+    if (count < 2) fail('turn', `names turn ${turn}, which has no other version`)
+    const index = integer(own(body, 'index'), 'index', 0, count - 1)
+    return { turn, index }
+  })
+}
+
+/** The most characters of a title given by a rename. */
+export const RENAMED_TITLE_CHARS = 200
+
+/** A checked `PATCH .../:id` body: `{ title }`, a string of 1 to 200 characters, on one line. */
+export function validateRename(body: unknown): Validation<{ title: string }> {
+  return validation(() => {
+    if (!isRecord(body)) fail('body', `must be a JSON object, got ${describe(body)}`)
+    for (const key of Object.keys(body)) {
+      if (key !== 'title') fail(describe(key).slice(1, -1), 'is not a known field (known: title)')
+    }
+    const title = string(own(body, 'title'), 'title').replace(/\s+/g, ' ').trim()
+    if (title === '') fail('title', 'must not be empty')
+    if (title.length > RENAMED_TITLE_CHARS) {
+      fail('title', `must be at most ${RENAMED_TITLE_CHARS} characters, got ${title.length}`)
+    }
+    return { title }
+  })
+}
+
 /** Whether a message body sends a tool turn (to tell a loop's client results from a new message). */
 export function sendsToolTurn(body: unknown): boolean {
   return isRecord(body) && isRecord(body['turn']) && own(body['turn'], 'role') === 'tool'
@@ -195,18 +279,16 @@ export function validateCreateRequest(body: unknown): Validation<{ system?: stri
 }
 
 /**
- * What a regenerate answers: the stored turns up to the last user or tool turn, and whether the
- * answer after it is replaced (only once the new one is complete). Null when there is nothing to
- * answer.
+ * What a regenerate answers: the turns up to the last user turn, and whether turns after it are
+ * replaced (its answer, or every step of an agent's loop), once the new answer is complete. Null
+ * when there is no user turn to answer.
  */
 export function regenerateBase(
   stored: readonly Turn[],
 ): { turns: readonly Turn[]; replaces: boolean } | null {
-  const last = stored.at(-1)
-  if (last === undefined) return null
-  if (last.role !== 'assistant') return { turns: stored, replaces: false }
-  const before = stored.slice(0, -1)
-  return before.length === 0 ? null : { turns: before, replaces: true }
+  const last = stored.findLastIndex((turn) => turn.role === 'user')
+  if (last === -1) return null
+  return { turns: stored.slice(0, last + 1), replaces: last < stored.length - 1 }
 }
 
 /** The bytes a stored answer of `outputTokens` tokens may take: about 4 a token, as estimates count. */

@@ -129,7 +129,7 @@ describe('a conversation’s tool loop', () => {
     expect(again.calls).toHaveLength(10)
   })
 
-  it('awaits a client’s calls with the stream ended, refuses a message meanwhile, and goes on with its tool turn', async () => {
+  it('awaits a client’s calls with the stream ended, queues a message meanwhile, and goes on with its tool turn', async () => {
     const both = scripted('both', [
       {
         toolCalls: [
@@ -151,14 +151,16 @@ describe('a conversation’s tool loop', () => {
       approvals: [],
       calls: [{ id: 'c2', name: 'lookup', input: { city: 'Paris' } }],
     })
-    // A waiting loop counts as running: a message, a regenerate, are told what it waits on.
+    // A waiting loop counts as running: a message is queued (and its queue cleared here), a
+    // regenerate is told what it waits on.
     const message = await send({ model: 'mock/echo', turn: user('Meanwhile') })
-    expect(message.status).toBe(409)
-    expect(await message.text()).toMatch(/the client's result of lookup \(call c2\)/)
+    expect(message.status).toBe(202)
+    expect((await hosts.request(ID, 'clear-queue', ALICE)).status).toBe(204)
     const regenerate = await hosts.request(ID, 'regenerate', ALICE, {
       body: { model: 'mock/echo' },
     })
     expect(regenerate.status).toBe(409)
+    expect(await regenerate.text()).toMatch(/the client's result of lookup \(call c2\)/)
     // The server tool's call is not the client's to answer, and every call it waits on is.
     const theirs = await send({
       ...body,

@@ -37,10 +37,16 @@ describe('approvals of server tools', () => {
     const view = await world.shown()
     expect(view.streaming).toBe(false)
     expect(view.pending).toEqual({ approvals: [approval], calls: [] })
-    // Waiting counts as running.
+    // Waiting counts as running: a message is queued (and its queue cleared here), a regenerate
+    // is told what waits.
     const meanwhile = await world.ask('Something else')
-    expect(meanwhile.status).toBe(409)
-    expect(await body(meanwhile)).toMatch(/an approval of save_note/)
+    expect(meanwhile.status).toBe(202)
+    expect((await world.hosts.request(ID, 'clear-queue', ALICE)).status).toBe(204)
+    const regenerate = await world.hosts.request(ID, 'regenerate', ALICE, {
+      body: { model: 'mock/echo' },
+    })
+    expect(regenerate.status).toBe(409)
+    expect(await body(regenerate)).toMatch(/an approval of save_note/)
 
     // A tab that follows the conversation sees the loop go on.
     const follower = await world.hosts.request(ID, 'stream', ALICE, { search: '?follow=true' })

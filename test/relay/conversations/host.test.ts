@@ -246,11 +246,14 @@ describe('a conversation host', () => {
     expect(await limited.text()).toMatch(/rate-limit/)
   })
 
-  it('refuses a second message while an answer runs, and a stop with a bad Last-Event-ID', async () => {
+  it('queues a second message while an answer runs, and refuses a stop with a bad Last-Event-ID', async () => {
     const { hosts, slow, create, send } = world()
     await create()
     const answer = await send('Spell it', 'test/gated')
-    expect((await send('Again')).status).toBe(409)
+    const again = await send('Again')
+    expect(again.status).toBe(202)
+    expect(await again.json()).toEqual({ queued: 1 })
+    expect((await hosts.request(ID, 'clear-queue', ALICE)).status).toBe(204)
     const stop = await hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': 'x' } })
     expect(stop.status).toBe(400)
     slow.step(6)

@@ -74,11 +74,14 @@ describe('the conversations hook of createRelay', () => {
     const response = await relay.fetch(
       request('/v1/conversations/AbCdEfGhIjKlMnOpQrStUv', {
         method: 'OPTIONS',
-        headers: { origin: ORIGIN, 'access-control-request-method': 'DELETE' },
+        headers: { origin: ORIGIN, 'access-control-request-method': 'PATCH' },
       }),
     )
     expect(response.status).toBe(204)
-    expect(response.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS')
+    expect(response.headers.get('allow')).toBe('GET, POST, PATCH, DELETE, OPTIONS')
+    expect(response.headers.get('access-control-allow-methods')).toBe(
+      'GET, POST, PATCH, DELETE, OPTIONS',
+    )
     expect(calls).toBe(0)
   })
 })

@@ -27,6 +27,39 @@ describe('conversation routes', () => {
     expect(matchConversationRoute('GET', `/v1/conversations/${ID}`)).toMatchObject({ id: ID })
   })
 
+  it('matches the branches, queue, titles, export and delete-all routes of DESIGN §14', () => {
+    const cases: [string, string, string][] = [
+      ['POST', `/v1/conversations/${ID}/edit`, 'edit'],
+      ['POST', `/v1/conversations/${ID}/branch`, 'branch'],
+      ['PATCH', `/v1/conversations/${ID}`, 'rename'],
+      ['DELETE', `/v1/conversations/${ID}/queue`, 'clear-queue'],
+      ['DELETE', '/v1/conversations', 'delete-all'],
+    ]
+    for (const [method, path, op] of cases) {
+      expect(matchConversationRoute(method, path), `${method} ${path}`).toEqual({
+        ok: true,
+        op,
+        id: path === '/v1/conversations' ? undefined : ID,
+      })
+    }
+    const exported = new URLSearchParams('export=true')
+    expect(matchConversationRoute('GET', '/v1/conversations', exported)).toMatchObject({
+      op: 'export',
+    })
+    const other = new URLSearchParams('export=yes')
+    expect(matchConversationRoute('GET', '/v1/conversations', other)).toMatchObject({ op: 'list' })
+    expect(matchConversationRoute('GET', `/v1/conversations/${ID}/queue`)).toEqual({
+      ok: false,
+      status: 405,
+      allow: 'DELETE, OPTIONS',
+    })
+    expect(matchConversationRoute('PUT', '/v1/conversations')).toEqual({
+      ok: false,
+      status: 405,
+      allow: 'GET, POST, DELETE, OPTIONS',
+    })
+  })
+
   it('answers 404 for a malformed id or an unknown route, and 405 with allow for a method', () => {
     expect(matchConversationRoute('GET', '/v1/conversations/short')).toEqual({
       ok: false,
@@ -43,7 +76,7 @@ describe('conversation routes', () => {
     })
     expect(matchConversationRoute('PUT', `/v1/conversations/${ID}`)).toMatchObject({
       status: 405,
-      allow: 'GET, DELETE, OPTIONS',
+      allow: 'GET, DELETE, PATCH, OPTIONS',
     })
   })
 
