@@ -1,51 +1,34 @@
-import type { Conversation, Turn, UserTurn } from '../../core/conversation.ts'
+import type { Turn } from '../../core/conversation.ts'
 import type { Registry } from '../../core/registry.ts'
 import type {
   WireConversationEvents,
   WireConversationRead,
   WireExportedConversation,
-  WireQueuedMessage,
 } from '../../core/wire.ts'
-import { admitAnswer, endAnswer } from '../answer-pipeline.ts'
-import { countRequest } from '../limit-refusal.ts'
-import { outputReserveOf } from '../budget.ts'
-import { resolveAdapter } from '../failure.ts'
 import { modelFilter } from '../model-filter.ts'
 import { resolveLimits, type RelayLimits, type ResolvedLimits } from '../options.ts'
 import type { RateLimiter } from '../rate-limit.ts'
-import { errorOf, errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
-import { isRecord, type Validation } from '../validate-json.ts'
-import { callStart, traceCall, type CallStart, type TracingOptions } from '../tracing.ts'
-import { AnswerLoop, withServerTools } from './answer-loop.ts'
+import { errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
+import { callStart, type TracingOptions } from '../tracing.ts'
+import { AnswerLoop } from './answer-loop.ts'
 import { APPROVAL_ID } from './approval-ids.ts'
-import {
-  ConversationRecord,
-  type Ask,
-  type ConversationMeta,
-  type QueuedMessage,
-} from './conversation-record.ts'
-import { createConversationStore, utf8Length, type SqlHandle } from './conversation-store.ts'
+import { ConversationRecord, type Ask, type ConversationMeta } from './conversation-record.ts'
+import { createConversationStore, type SqlHandle } from './conversation-store.ts'
 import { parseLastEventId } from './event-log.ts'
 import { exportResponse } from './export-all.ts'
 import type { FollowerSocket } from './fan-out.ts'
-import { Journal, type ConversationEvent, type JournalStats } from './journal.ts'
+import { Journal, type JournalStats } from './journal.ts'
 import { createListingIndex, type ConversationListing, type ListingIndex } from './listing-index.ts'
+import { MessagePipeline } from './message-pipeline.ts'
 import type { ServerTools } from './server-tools.ts'
 import { SocketTickets, TICKET_MS } from './socket-tickets.ts'
 import {
-  checkClientResults,
-  modelTurn,
-  sendsToolTurn,
-  sizeRefusal,
   titleOf,
   validateApproval,
   validateBranchRequest,
   validateCreateRequest,
-  validateEditRequest,
-  validateMessageRequest,
   validateRename,
   type ConversationSizeLimits,
-  type MessageRequest,
 } from './turn-rules.ts'
 
 /** The client id of a request to a host, set by the relay (a client-sent copy never reaches it). */
@@ -175,8 +158,6 @@ const APPROVAL_MS = 24 * 60 * 60 * 1000
 const DELETES_AT_ONCE = 16
 
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
-const busy = () =>
-  errorResponse(409, 'invalid-request', 'an answer is in flight: wait for it or stop it')
 
 /**
  * One conversation (DESIGN §9), or, keyed `client:<id>`, one client's list of conversations, on
@@ -210,8 +191,7 @@ export class ConversationHost {
   /** The index has been told this conversation changed (and will ask it when it lists). */
   #announced = false
   #tickets = new SocketTickets()
-  /** The queue's next message is being admitted: a message meanwhile is queued after it. */
-  #draining = false
+  #pipeline: MessagePipeline
 
   constructor(options: ConversationHostOptions) {
     this.#options = options
@@ -253,11 +233,22 @@ export class ConversationHost {
       waitUntil: (promise) => options.waitUntil(promise),
       announce: () => this.#announce(),
       arm: () => void this.#arm(),
-      ended: () => void this.#drain(),
+      ended: () => void this.#pipeline.drain(),
+    })
+    this.#pipeline = new MessagePipeline({
+      record: this.#record,
+      loop: this.#loop,
+      journal: this.#journal,
+      settings: s,
+      tools: this.#tools,
+      registry: () => options.registry(),
+      waitUntil: (promise) => options.waitUntil(promise),
+      announce: () => this.#announce(),
+      now: () => this.#now(),
     })
     this.#loop.recover()
     // Messages queued when the host stopped go once nothing runs (they are stored).
-    void this.#drain()
+    void this.#pipeline.drain()
   }
 
   stats(): HostStats {
@@ -449,7 +440,7 @@ export class ConversationHost {
     this.#loop.expire()
     if (this.#loop.running) return this.#arm()
     // A queue a restart left: its next message goes.
-    await this.#drain()
+    await this.#pipeline.drain()
     if (this.#loop.running) return this.#arm()
     const ttl = this.#settings.ttlMs
     const meta = this.#record.meta
@@ -551,18 +542,28 @@ export class ConversationHost {
     return exportResponse(ids, (id) => this.#options.exportOf(id))
   }
 
-  /** Index hosts: deletes every conversation of this client, a few at a time. */
+  /**
+   * Index hosts: deletes every conversation of this client, a few at a time. One out of reach
+   * stays listed, and the answer says to try again (503).
+   */
   async #deleteAll(): Promise<Response> {
     const ids = this.#index.ids()
+    let missed = 0
     for (let i = 0; i < ids.length; i += DELETES_AT_ONCE) {
       await Promise.all(
         ids.slice(i, i + DELETES_AT_ONCE).map(async (id) => {
-          await this.#options.deleteOf(id)
-          this.#index.unlisted(id)
+          try {
+            await this.#options.deleteOf(id)
+            this.#index.unlisted(id)
+          } catch {
+            missed++
+          }
         }),
       )
     }
-    return new Response(null, { status: 204 })
+    if (missed === 0) return new Response(null, { status: 204 })
+    const message = `${missed} of ${ids.length} conversations could not be deleted now: try again`
+    return errorResponse(503, 'server', message, { retryable: true })
   }
 
   /**
@@ -571,7 +572,7 @@ export class ConversationHost {
    * conversation as `GET` has it; every other tab gets it in a `reset`.
    */
   async #branch(request: Request, meta: ConversationMeta): Promise<Response> {
-    const refused = this.#busyRefusal()
+    const refused = this.#pipeline.busyRefusal()
     if (refused !== undefined) return refused
     const body = await sentBody(request)
     if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
@@ -584,13 +585,17 @@ export class ConversationHost {
       return errorResponse(400, 'invalid-request', message, { field })
     }
     // An answer began while the body was read: the path may no longer be the one it names.
-    const again = this.#busyRefusal()
+    const again = this.#pipeline.busyRefusal()
     if (again !== undefined) return again
     const { turn, index } = checked.value
     const chosen = record.tree.siblingsOf(path[turn]!)[index]!
     if (record.activate(chosen)) {
       record.saveMeta({ ...record.meta!, updatedAt: this.#isoNow() })
-      this.#publishIdle({ type: 'reset', conversation: record.shownJson(), streaming: false })
+      this.#pipeline.publishIdle({
+        type: 'reset',
+        conversation: record.shownJson(),
+        streaming: false,
+      })
       this.#announce()
     }
     return this.#get(record.meta ?? meta, new Request(request.url))
@@ -617,7 +622,7 @@ export class ConversationHost {
     const record = this.#record
     if (record.queued.length > 0) {
       record.clearQueue()
-      this.#publishIdle({ type: 'queue', queue: '[]' })
+      this.#pipeline.publishIdle({ type: 'queue', queue: '[]' })
     }
     return new Response(null, { status: 204 })
   }
@@ -661,249 +666,20 @@ export class ConversationHost {
     // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
     const start = this.#settings.tracing === undefined ? undefined : callStart()
     if (kind !== 'message') {
-      const refused = this.#busyRefusal()
+      const refused = this.#pipeline.busyRefusal()
       if (refused !== undefined) return refused
     }
     const body = await sentBody(request)
     if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
     const traceparent = request.headers.get('traceparent') ?? undefined
-    if (kind === 'message' && this.#queues(body.value)) {
-      return this.#enqueue(meta, body.value, traceparent)
+    const pipeline = this.#pipeline
+    if (kind === 'message' && pipeline.queues(body.value)) {
+      return pipeline.enqueue(meta, body.value, traceparent)
     }
-    const started = await this.#answer(meta, kind, body.value, { traceparent, start })
+    const started = await pipeline.answer(meta, kind, body.value, { traceparent, start })
     if (started instanceof Response) return started
     // This answer's events, from its `turn` (after a `reset` when versions were dropped for it).
     return this.#subscribe(started.before, undefined, false)
-  }
-
-  /** Why a regenerate, an edit or a switch cannot go now (what runs, waits or is queued). */
-  #busyRefusal(): Response | undefined {
-    const waits = this.#loop.waitingOn()
-    if (waits !== undefined) {
-      const message = `the agent waits on ${waits}: decide, send the tool results, or stop it`
-      return errorResponse(409, 'invalid-request', message)
-    }
-    if (this.#loop.running || this.#draining || this.#record.queued.length > 0) return busy()
-    return undefined
-  }
-
-  /** Whether a message waits its turn: a user turn, while an answer runs or waits or others wait. */
-  #queues(body: unknown): boolean {
-    if (sendsToolTurn(body)) return false
-    const loop = this.#loop
-    return (
-      loop.running ||
-      loop.waitingOn() !== undefined ||
-      this.#draining ||
-      this.#record.queued.length > 0
-    )
-  }
-
-  /**
-   * Queues a message (DESIGN §14), checked as it would be sent (its fields, its model) and counted
-   * against the conversation's bytes: 202 `{ queued: n }`, its place, and every follower gets a
-   * `queued` event. It is sent, as it came, when the answers before it end.
-   */
-  #enqueue(meta: ConversationMeta, body: unknown, traceparent: string | undefined) {
-    const { limits, rateLimiter: limiter, sizes } = this.#settings
-    const names = Object.keys(this.#tools)
-    const checked = validateMessageRequest(body, limits, [], 'message', names)
-    if (!checked.ok) {
-      const { field, message } = checked.error
-      return countRequest(limiter, meta.owner).then(
-        (counted) => counted ?? errorResponse(400, 'invalid-request', message, { field }),
-      )
-    }
-    const adapter = resolveAdapter(
-      this.#options.registry(),
-      checked.value.model,
-      this.#settings.allows,
-    )
-    if (adapter instanceof Response) return adapter
-    const turn = checked.value.turn as UserTurn
-    const entry: QueuedMessage = { turn, body: JSON.stringify(body) }
-    if (traceparent !== undefined) entry.traceparent = traceparent
-    const json = JSON.stringify(entry)
-    const record = this.#record
-    const kept = record.keptSizes(this.#loop.keeps())
-    const stored = { turns: kept.turns, bytes: kept.bytes + record.queuedBytes() }
-    const refusal = sizeRefusal(stored, { turns: 0, bytes: utf8Length(json) }, sizes)
-    if (refusal !== null) return errorResponse(413, 'invalid-request', refusal.message)
-    record.enqueue(json)
-    const position = record.queued.length
-    this.#publishIdle({ type: 'queued', turn, position })
-    // Queued while nothing ran (the queue was about to move on): it goes when its turn comes.
-    void this.#drain()
-    return jsonResponse(202, { queued: position } satisfies WireQueuedMessage)
-  }
-
-  /**
-   * The one pipeline of an answer, for a message, a regenerate or an edit posted now, or a queued
-   * message whose turn came (`item`): checked, admitted against the client's limits, its turn
-   * stored, and its loop started; returns where its events start, or the refusal.
-   */
-  async #answer(
-    meta: ConversationMeta,
-    kind: Ask['kind'],
-    body: unknown,
-    from: { traceparent?: string | undefined; start?: CallStart | undefined; item?: number },
-  ): Promise<{ before: number } | Response> {
-    const loop = this.#loop
-    const record = this.#record
-    const { limits, rateLimiter: limiter, sizes } = this.#settings
-    if (loop.running || (this.#draining && from.item === undefined)) return busy()
-    // A loop that waits counts as running: only a tool turn that answers its client's calls goes on.
-    const waits = loop.waitingOn()
-    if (waits !== undefined && (kind !== 'message' || !sendsToolTurn(body))) {
-      const message = `the agent waits on ${waits}: decide, send the tool results, or stop it`
-      return errorResponse(409, 'invalid-request', message)
-    }
-    const names = Object.keys(this.#tools)
-    let checked: Validation<MessageRequest & { at?: number }>
-    if (kind === 'edit') checked = validateEditRequest(body, limits, record.turns(), names)
-    else {
-      const last = kind === 'message' ? record.lastTurn() : undefined
-      const stored = last === undefined ? [] : [last]
-      checked = validateMessageRequest(body, limits, stored, kind, names)
-    }
-    if (checked.ok && waits !== undefined)
-      checked = checkClientResults(checked.value, loop.clientCalls())
-    if (!checked.ok) {
-      const { field, message } = checked.error
-      const counted = await countRequest(limiter, meta.owner)
-      return counted ?? errorResponse(400, 'invalid-request', message, { field })
-    }
-    const { model, options, serverTools, maxSteps, at } = checked.value
-    let { turn } = checked.value
-    if (waits !== undefined && turn?.role === 'tool') {
-      const whole = loop.clientResults(turn.results)
-      if (whole === undefined) {
-        // Approvals still wait: the loop goes on, with its own model and options, once decided.
-        const counted = await countRequest(limiter, meta.owner)
-        return counted ?? jsonResponse(202, { pending: loop.pending() })
-      }
-      turn = whole
-    }
-    const adapter = resolveAdapter(this.#options.registry(), model, this.#settings.allows)
-    if (adapter instanceof Response) return adapter
-    const callOptions = withServerTools(options, this.#tools, serverTools)
-    const ask: Ask =
-      kind === 'regenerate'
-        ? { kind }
-        : kind === 'edit'
-          ? { kind, at: at!, turn: turn as UserTurn }
-          : { kind, turn: turn! }
-    const queued = record.queuedBytes(from.item)
-    const plan = record.answerPlan(ask, outputReserveOf(adapter, callOptions), sizes, queued)
-    if ('status' in plan) return errorResponse(plan.status, 'invalid-request', plan.message)
-    const { added } = plan
-    const sent = record.tree.bytesTo(plan.answers ?? added?.parent) + (added?.bytes ?? 0)
-    const sentBytes = sent + utf8Length(meta.system ?? '')
-    const call = { sentBytes, adapter, options: callOptions }
-    const shape = record.shape
-    const admitted = await admitAnswer(limiter, meta.owner, call)
-    if (admitted instanceof Response) return admitted
-    const { reservation } = admitted
-    // Deleted, changed by another request, or (a queued message) cleared, while the limiter was
-    // asked.
-    const cleared = from.item !== undefined && record.queued[0] !== from.item
-    if (record.meta === undefined || loop.running || record.shape !== shape || cleared) {
-      endAnswer({ reservation, trace: undefined }, { type: 'released' })
-      return record.meta === undefined ? noSuchConversation() : busy()
-    }
-    const before = this.#journal.lastId
-    // Room for it, the oldest versions off the active path dropped first: every tab is told.
-    if (record.makeRoom(sizes, queued, plan.need, plan.replaced).length > 0) {
-      this.#journal.publish({ type: 'reset', conversation: record.shownJson(), streaming: false })
-    }
-    if (from.item !== undefined) {
-      record.dequeue(from.item)
-      this.#journal.publish({ type: 'queue', queue: JSON.stringify(record.queuedTurns()) })
-    }
-    let answers = plan.answers
-    if (added !== undefined) {
-      const { parent, active, json, bytes } = added
-      answers = record.addTurn(added.turn, { parent, active }, json, bytes)
-    }
-
-    const conversation: Conversation = { turns: plan.turns.map(modelTurn) }
-    if (meta.system !== undefined) conversation.system = meta.system
-    const waitUntil = this.#options.waitUntil
-    const { traceparent, start } = from
-    const trace =
-      start === undefined
-        ? undefined
-        : traceCall(
-            this.#settings.tracing,
-            traceparent ?? null,
-            {
-              provider: adapter.provider,
-              model: adapter.model,
-              options: callOptions,
-              conversation,
-              streamed: true,
-              conversationId: meta.id,
-            },
-            start,
-            waitUntil,
-          )
-    loop.start({
-      answered: plan.turns.at(-1)!,
-      answers: answers!,
-      replaces: plan.replaces,
-      version: plan.version,
-      at: plan.at,
-      call: { adapter, conversation, options: callOptions },
-      params: { model, options, serverTools, maxSteps, traceparent },
-      tally: { reservation, trace, waitUntil },
-    })
-    return { before }
-  }
-
-  /**
-   * Sends the queue's next message once nothing runs or waits (an answer ended, the host started
-   * with a stored queue), one at a time: each goes through the pipeline a message posted now goes
-   * through. One refused when its turn came (a limit, its model, the room left) leaves the queue:
-   * every tab is told (`queue`, then an `error` saying why, kept as `lastError`), and the next goes.
-   */
-  async #drain(): Promise<void> {
-    const record = this.#record
-    if (this.#draining) return
-    this.#draining = true
-    try {
-      for (;;) {
-        const meta = record.meta
-        if (meta === undefined || this.#loop.running || this.#loop.waitingOn() !== undefined) return
-        const next = record.queue()[0]
-        if (next === undefined) return
-        const queued = JSON.parse(next.json) as QueuedMessage
-        const start = this.#settings.tracing === undefined ? undefined : callStart()
-        const from = { traceparent: queued.traceparent, start, item: next.item }
-        const started = await this.#answer(meta, 'message', JSON.parse(queued.body), from)
-        if (!(started instanceof Response)) return
-        // Cleared, or the conversation deleted, meanwhile: nothing is left to tell.
-        if (!record.queued.includes(next.item)) continue
-        record.dequeue(next.item)
-        const kind = errorOf(started)?.kind ?? 'invalid-request'
-        const message = await refusalMessage(started)
-        this.#publishIdle({ type: 'queue', queue: JSON.stringify(record.queuedTurns()) })
-        this.#publishIdle({ type: 'error', error: { kind, message, retryable: false } })
-        const lastError = { kind, message }
-        record.saveMeta({ ...record.meta!, lastError, updatedAt: this.#isoNow() })
-        this.#announce()
-      }
-    } finally {
-      this.#draining = false
-    }
-  }
-
-  /**
-   * Sends an event to every stream; while no answer runs (whose end writes its batch), it is
-   * written at once, so that a restart never numbers another event with its id.
-   */
-  #publishIdle(event: ConversationEvent): void {
-    this.#journal.publish(event)
-    if (!this.#loop.running) this.#journal.flush()
   }
 
   #stream(request: Request, url: URL): Response {
@@ -1014,14 +790,6 @@ export class ConversationHost {
   #isoNow(): string {
     return new Date(this.#now()).toISOString()
   }
-}
-
-/** The message of an error answer of the pipeline (its JSON's `error.message`). */
-async function refusalMessage(response: Response): Promise<string> {
-  const body: unknown = await response.json().catch(() => undefined)
-  const error = isRecord(body) ? body['error'] : undefined
-  const message = isRecord(error) ? error['message'] : undefined
-  return typeof message === 'string' ? message : `refused with status ${response.status}`
 }
 
 function lastEventIdRefusal(): Response {

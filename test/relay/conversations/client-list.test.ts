@@ -119,4 +119,22 @@ describe("a client's conversations", () => {
     expect((await list(BOB)).map((c) => c.id)).toEqual([BOBS])
     expect((await hosts.request(BOBS, 'get', BOB)).status).toBe(200)
   })
+
+  it('keeps a conversation it could not reach listed, and says to try again', async () => {
+    const { create, hosts, list } = world()
+    await create()
+    await create(OTHER)
+    hosts.get(OTHER).erase = () => Promise.reject(new Error('out of reach'))
+    const partly = await hosts.request(`client:${ALICE}`, 'delete-all', ALICE)
+    expect(partly.status).toBe(503)
+    expect(await partly.json()).toMatchObject({
+      error: {
+        kind: 'server',
+        retryable: true,
+        message: '1 of 2 conversations could not be deleted now: try again',
+      },
+    })
+    expect((await list()).map((c) => c.id)).toEqual([OTHER])
+    expect((await hosts.request(ID, 'get', ALICE)).status).toBe(404)
+  })
 })
