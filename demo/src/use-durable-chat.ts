@@ -128,7 +128,7 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     return () => window.removeEventListener('popstate', onPop)
   }, [store])
 
-  const chat = useConversation(store ?? idle)
+  const chat = useConversation<ChatStore>(store ?? idle)
   const busy = chat.status === 'submitted' || chat.status === 'streaming'
   // A load that could not reach the relay is tried again by the store: once it is, the error goes.
   useEffect(() => {
@@ -172,7 +172,7 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     messages: chat.messages,
     status: chat.status,
     error: chat.error ?? loadError,
-    reconnecting: chat.reconnecting,
+    reconnecting: chat.reconnecting === true,
     // The relay keeps the answer going through a reload: nothing is cut off.
     interrupted: false,
     // A restart of the relay may cut one, though: it says so, and the answer says what became of it.
@@ -205,8 +205,8 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     newChat: () => reopen(undefined),
     approvals: {
       waiting: chat.pending?.approvals ?? [],
-      approve: (approvalId) => void chat.approve(approvalId),
-      deny: (approvalId) => void chat.deny(approvalId),
+      approve: (approvalId) => void chat.approve?.(approvalId),
+      deny: (approvalId) => void chat.deny?.(approvalId),
     },
     previous: previous.filter((item) => item.id !== openId),
     open: (id) => reopen(id),

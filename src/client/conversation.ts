@@ -1,5 +1,5 @@
 import type { ChatInput, ChatSnapshot, ChatStatus, Scheduler } from '../core/chat.ts'
-import type { ChatStore } from '../core/chat-store.ts'
+import type { ChatStore, ChatStoreSnapshot } from '../core/chat-store.ts'
 import type { ToolResult, ToolTurn, Turn, UserTurn } from '../core/conversation.ts'
 import { ThinkwireError, toThinkwireError } from '../core/errors.ts'
 import type { ToolCall } from '../core/events.ts'
@@ -97,6 +97,9 @@ export type RelayConversationUpdate = Partial<
   Pick<RelayConversationOptions, 'model' | 'headers' | 'options' | 'onToolCall' | 'maxSteps'>
 >
 
+/** The data of the queue's events: a message queued, or the queue as it now is. */
+type QueueEvents = WireConversationEvents['queued'] & WireConversationEvents['queue']
+
 /** The first wait before a reconnection, doubled at each attempt up to `MAX_BACKOFF_MS`. */
 const BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 8000
@@ -139,8 +142,14 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   let results: ToolResult[] = []
   /** A restart of the relay cut the last answer (`interrupted`), until the next one starts. */
   let interrupted: ChatSnapshot['interrupted']
-  /** A regenerate runs: its answer replaces the last one only once it is complete. */
-  let replacing = false
+  /**
+   * How many turns stay shown while a regenerate or an edit runs (all when undefined): a
+   * regenerate's answer takes the place of every turn after the last user turn once complete, an
+   * edit's user turn of every turn from its own.
+   */
+  let cut: number | undefined
+  /** The user messages queued on the relay while an answer runs, in the order they will go. */
+  let queue: UserTurn[] = []
   /**
    * Stopped here: the answer stays as it was at the stop until its `done` comes, and what this
    * client's tools return after the stop is not sent.
@@ -164,6 +173,12 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   let unreached = false
 
   const busy = () => status === 'submitted' || status === 'streaming'
+  /** Follows the conversation: as told, or while messages of its wait in the relay's queue. */
+  const follows = () => options.follow || queue[0]
+  /** Where a regenerate's answer goes: after the last user turn. */
+  const lastUser = () => turns.findLastIndex((turn) => turn.role === 'user') + 1
+  /** The index in `turns` of the message at `index` of the snapshot (its id is `m<turn index>`). */
+  const turnOf = (index: number) => Number(notifier.getSnapshot().messages[index]?.id.slice(1))
 
   const setStatus = (next: ChatStatus): void => {
     // A stop halts an answer until it ends (or fails); a new one is shown again.
@@ -178,26 +193,47 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     notifier.emit()
   }
 
-  const fail = (caught: unknown): void => {
+  /** A failure is the store's error; `goesOn`, what runs goes on (a queued message refused). */
+  const fail = (caught: unknown, goesOn?: boolean): void => {
     error = toThinkwireError(caught, 'relay')
-    pending = sent = undefined
-    replacing = false
+    if (goesOn) return notifier.emit()
+    pending = sent = cut = undefined
     setStatus('error')
   }
 
   /** The relay's URL of `/v1/conversations` + `path`. */
   const url = (path: string) => `${options.url.replace(/\/+$/, '')}/v1/conversations${path}`
 
-  /** A request to `/v1/conversations/<id>` + `path`, with a JSON `body` when given. */
-  const request = async (path: string, method = 'POST', body?: string): Promise<Response> => {
+  /** A request to `/v1/conversations/<id>` + `path`, with `body` as JSON when given. */
+  const request = async (path: string, method = 'POST', body?: object): Promise<Response> => {
     const { headers, fetch = globalThis.fetch } = options
     const response = await fetch(url(path), {
       method,
-      headers: await relayHeaders(headers, body !== undefined),
-      body: body ?? null,
+      headers: await relayHeaders(headers, !!body),
+      body: body ? JSON.stringify(body) : null,
     })
     if (response.ok) return response
     throw await responseError(response, 'relay')
+  }
+
+  /**
+   * A request whose refusal is the store's error: what runs goes on, unless `onRefusal` is given
+   * (told first). What it changes comes as events (a switch's `reset`, the cleared `queue`, the
+   * loop going on), which a store that does not follow reads after it.
+   */
+  const tell = async (
+    path: string,
+    method: string,
+    body?: object,
+    onRefusal?: (caught: unknown) => void,
+  ): Promise<void> => {
+    try {
+      await request(path, method, body)
+    } catch (caught) {
+      onRefusal?.(caught)
+      return fail(caught, !onRefusal)
+    }
+    if (!follows() && !busy()) void attach(lastEventId)
   }
 
   /** Aborts what read the answer (or followed), and tracks the next reading instead. */
@@ -223,7 +259,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   const resume = (): void => {
     if (id === undefined) return
     if (unreached) return void load().catch(() => {})
-    if (options.follow) void attach(lastEventId, true)
+    if (follows()) void attach(lastEventId, true)
     else if (busy()) void attach(lastEventId)
   }
 
@@ -268,6 +304,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     turns = conversation.turns
     approvals = body.pending?.approvals ?? []
     calls = body.pending?.calls ?? []
+    queue = body.queue ?? []
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
     lastEventId = streaming ? 0 : body.lastEventId
     if (lastError !== undefined) {
@@ -277,41 +314,55 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     notifier.emit()
     // An answer in flight: read from its start (its `turn` event first), so nothing is missed;
     // it goes on streaming into the store after load() resolved.
-    if (options.follow) void attach(streaming ? undefined : lastEventId, true)
+    if (follows()) void attach(streaming ? undefined : lastEventId, true)
     else if (streaming) void attach()
   }
 
-  /** Sends a turn (or a regenerate) and reads its answer; answers tool calls and goes on. */
+  /**
+   * Sends a turn, a regenerate or an edit (`wire`: what the body says of the turn) and reads its
+   * answer; answers tool calls and goes on. While an answer runs, the relay queues a message: what
+   * is shown stays as it is, and the message waits in `queue`.
+   */
   const ask = async (
-    route: 'messages' | 'regenerate',
+    route: 'messages' | 'regenerate' | 'edit',
     turn: UserTurn | ToolTurn | undefined,
     call: WireCallOptions | undefined,
     step = 0,
+    wire: object = { turn },
   ): Promise<void> => {
-    sent = turn
-    error = undefined
-    setStatus('submitted')
+    const queuing = busy()
+    if (!queuing) {
+      sent = turn
+      error = undefined
+      setStatus('submitted')
+    }
     try {
       if (id === undefined) {
-        id = String(((await (await request('', 'POST', '{}')).json()) as { id: unknown }).id)
+        id = String(((await (await request('', 'POST', {})).json()) as { id: unknown }).id)
         options.onId?.(id)
         // From now on, messages and answers from elsewhere (another tab on this id) arrive too.
-        if (options.follow) void attach(lastEventId, true)
+        if (follows()) void attach(lastEventId, true)
       }
-      const body = { model: options.model, ...options.options, ...call, turn }
-      const response = await request(`/${id}/${route}`, 'POST', JSON.stringify(body))
+      const body = { model: options.model, ...options.options, ...call, ...wire }
+      const response = await request(`/${id}/${route}`, 'POST', body)
       if (response.status === 202) {
-        // A tool turn's results, stored while approvals wait: the loop goes on once they are decided.
-        results = [...results, ...(turn as ToolTurn).results]
-        calls = []
+        if (turn?.role === 'tool') {
+          // Its results, stored while approvals wait: the loop goes on once they are decided.
+          results = [...results, ...turn.results]
+          calls = []
+        }
+        // A message queued (`{ queued }`): the `queued` event puts it in `queue`, and its answer
+        // comes after those before it, which a store that does not follow follows meanwhile.
+        else if (!options.follow) void attach(lastEventId, true)
         sent = undefined
-        return setStatus('ready')
+        return setStatus(queuing ? status : 'ready')
       }
       await read(response.body)
     } catch (caught) {
-      // Not accepted (no `turn` event came back): the turn stays on screen, to be sent again.
-      refused = sent ?? refused
-      return fail(caught)
+      // Not accepted (no `turn` event came back): a message stays on screen, to be sent again
+      // (one refused while an answer runs is only said: that answer goes on).
+      if (cut === undefined && !queuing) refused = sent ?? refused
+      return fail(caught, queuing)
     }
     // This client's own calls (the relay runs its server tools).
     const asked = calls
@@ -345,12 +396,12 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       // Backing off only while the relay gives nothing new.
       if (lastEventId > from || !busy()) attempt = 0
       if (disposed || reader.signal.aborted) return
-      if (busy() || (follow && options.follow)) retry()
+      if (busy() || (follow && follows())) retry()
     } catch (caught) {
       if (disposed || reader.signal.aborted) return
       // A failure the relay sent is the answer's; a dropped connection is resumed.
       if (caught instanceof ThinkwireError && caught.kind !== 'network') throw caught
-      if (busy() || options.follow) retry()
+      if (busy() || follows()) retry()
     }
   }
 
@@ -363,19 +414,17 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       lastEventId = seen
     }
     const name = message.event ?? ''
-    if (!/^(tool-|turn|interrupted|reset)/.test(name)) {
+    if (!/^(tool-|turn|interrupted|reset|queue)/.test(name)) {
       // The answer's events, read by `parseEvent`.
       try {
         const event = parseEvent(message, 'relay')
         if (event?.type === 'done') {
-          // A regenerate's answer replaces the one after the last user or tool turn.
-          if (replacing && turns.at(-1)?.role === 'assistant') turns = turns.slice(0, -1)
-          turns = [...turns, event.turn]
+          // A regenerate's answer takes the place of every turn after the last user turn.
+          turns = [...turns.slice(0, cut), event.turn]
           // Its calls the relay neither answered nor asks a person about are this client's.
           const known = [...results, ...approvals].map((r) => r.callId)
           calls = (event.turn.toolCalls ?? []).filter((c) => !known.includes(c.id))
-          pending = undefined
-          replacing = false
+          pending = cut = undefined
           setStatus('ready')
         } else if (event && !halted) {
           // Stopped here, the answer stays as it was shown, until its `done`.
@@ -409,32 +458,43 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       }
     } else if (name === 'reset') {
       // The conversation as it is now: resumed from before what the relay's log holds (then what
-      // follows it, the answer in flight from its start), or after a stop of a loop that waited.
+      // follows it, the answer in flight from its start), or after a change no other event says
+      // (a switch to another version, a stopped or failed edit, a stop of a loop that waited).
       const { conversation, streaming }: Partial<WireConversationEvents['reset']> = data
       if (isRecord(conversation) && Array.isArray(conversation.turns)) {
         turns = conversation.turns
-        pending = undefined
-        replacing = false
-        if (streaming !== true) setStatus('ready')
+        pending = cut = undefined
+        // An edit that failed stays an error.
+        if (!streaming && busy()) setStatus('ready')
       }
     } else if (name === 'turn') {
-      const { turn, replaces }: Partial<WireConversationEvents['turn']> = data
+      const { turn, replaces, at }: Partial<WireConversationEvents['turn']> = data
       // A tool turn answers every call of its step; a user turn comes only when nothing waits.
       approvals = []
       calls = []
       results = []
       interrupted = undefined
+      // A regenerate, maybe from another tab: its answer takes the place of every turn after the
+      // last user turn. An edit: its turn takes that of the turn at `at`, and of all after it.
+      cut = replaces ? lastUser() : (at ?? cut)
       const said = JSON.stringify(turn)
       // The turn this answer answers: ours just sent, or (attaching, regenerating) one we have.
-      const known = !sent && JSON.stringify(turns.findLast((t) => t.role !== 'assistant')) === said
-      if (isRecord(turn) && !known) turns = [...turns, turn]
-      // A regenerate, maybe from another tab: its answer takes the last one's place.
-      if (replaces === true) replacing = true
+      const known = replaces || (!sent && JSON.stringify(turns.slice(0, cut).at(-1)) === said)
+      if (isRecord(turn) && !known) {
+        turns = [...turns.slice(0, cut), turn]
+        cut = undefined
+      }
       // Ours after all, though its request failed (the answer to the POST was lost): not an error.
       if (refused && JSON.stringify(refused) === said) refused = error = undefined
       sent = undefined
       // Sent from another tab: this one shows the answer coming, and can stop it.
       if (!busy()) setStatus('submitted')
+    } else {
+      // `queued`: a message took its place (told twice, it is there once); `queue`: the queue as
+      // it now is (its first went, its `turn` follows, or was refused, or the queue was cleared).
+      const { turn, position, queue: now }: Partial<QueueEvents> = data
+      queue = now ?? [...queue]
+      if (position) queue[position - 1] = turn!
     }
   }
 
@@ -528,37 +588,32 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     /* oxlint-enable unicorn/prefer-add-event-listener */
   }
 
-  const decide = async (approvalId: string, decision: WireApprovalDecision): Promise<void> => {
-    try {
-      // As the relay listed it (base64url: nothing to escape).
-      await request(`/${id}/approvals/${approvalId}`, 'POST', JSON.stringify(decision))
-    } catch (caught) {
-      // Refused (no such approval, decided already, expired): it waits no more. One that did not
-      // reach the relay (fetch's own error) may still wait.
+  /**
+   * A decision on an approval: refused (no such approval, decided already, expired), it waits no
+   * more; one that did not reach the relay (fetch's own error) may still wait. The loop goes on
+   * on the relay, its `tool-result` first (which ends the wait in every tab).
+   */
+  const decide = (approvalId: string, decision: WireApprovalDecision) =>
+    // As the relay listed it (base64url: nothing to escape).
+    tell(`/${id}/approvals/${approvalId}`, 'POST', decision, (caught) => {
       if (caught instanceof ThinkwireError)
         approvals = approvals.filter((a) => a.approvalId !== approvalId)
-      return fail(caught)
-    }
-    // The loop goes on on the relay, its `tool-result` first (which ends the wait in every tab):
-    // a store that does not follow reads it.
-    if (!options.follow) void attach(lastEventId)
-  }
+    })
 
   const notifier = createNotifier(
-    (): ChatSnapshot => {
+    (): ConversationSnapshot => {
       const asked = sent ?? refused
+      // A regenerate's or an edit's answer streams in the place of what it will replace.
+      const shown = turns.slice(0, cut)
       // The waiting step's results, beside their calls, as the tool turn that will hold them.
-      const shown = [...turns]
       if (results.length) shown.push({ role: 'tool', results })
       if (asked) shown.push(asked)
-      // A regenerate's answer streams in the place of the answer it will replace.
-      const at = replacing && shown.at(-1)?.role === 'assistant' ? shown.length - 1 : shown.length
-      const messages = toMessages(shown, pending, at)
       return {
         conversation: { turns },
-        messages,
+        messages: toMessages(shown, pending),
         interrupted,
         pending: { approvals, calls },
+        queue,
         status,
         error,
         reconnecting,
@@ -579,8 +634,9 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     },
     load,
     async send(input, call) {
-      if (busy()) return
-      refused = undefined
+      // While the first send makes the conversation, there is none to queue on yet.
+      if (!busy()) refused = undefined
+      else if (id === undefined) return
       await ask(
         'messages',
         typeof input === 'string' || Array.isArray(input)
@@ -595,14 +651,24 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       refused = undefined
       if (again) return ask('messages', again, call)
       if (id === undefined) return
-      replacing = true
+      cut = lastUser()
       await ask('regenerate', undefined, call)
     },
+    async edit(index, content, call) {
+      if (busy()) return
+      refused = undefined
+      cut = turnOf(index)
+      await ask('edit', { role: 'user', content }, call, 0, { turn: cut, content })
+    },
+    selectBranch: (index, version) =>
+      tell(`/${id}/branch`, 'POST', { turn: turnOf(index), index: version }),
+    clearQueue: () => tell(`/${id}/queue`, 'DELETE'),
+    rename: (title) => tell(`/${id}`, 'PATCH', { title }),
     dismiss() {
       const again = refused
-      if (status !== 'error') return undefined
+      if (!error) return undefined
       refused = error = undefined
-      setStatus('ready')
+      setStatus(busy() ? status : 'ready')
       return again
     },
     stop() {
@@ -612,12 +678,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       if (id === undefined || (waiting && !approvals.length && !calls.length)) return
       halted = true
       notifier.emit()
-      void request(`/${id}/stop?lastEventId=${lastEventId}`).then(
-        () => {
-          if (waiting && !options.follow) void attach(lastEventId)
-        },
-        () => {},
-      )
+      void tell(`/${id}/stop?lastEventId=${lastEventId}`, 'POST')
     },
     approve: (approvalId) => decide(approvalId, { approve: true }),
     deny: (approvalId, reason) => decide(approvalId, { approve: false, reason }),
@@ -632,12 +693,24 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
 }
 
 /**
+ * What a {@link RelayConversation} shows: a chat's snapshot, with what its relay's tool loop waits
+ * on (`pending`), the user messages that wait in its relay's queue (`queue`), and whether a dropped
+ * stream is being resumed (`reconnecting`). Each message with other versions has its `branch`.
+ */
+export type ConversationSnapshot = ChatStoreSnapshot & {
+  readonly queue: readonly UserTurn[]
+  readonly reconnecting: boolean
+}
+
+/**
  * A conversation on a relay, made by {@link relayConversation}: a {@link ChatStore} that
- * `useConversation` binds, with what a page does with a conversation that outlives it.
+ * `useConversation` binds, with what a page does with a conversation that outlives it. Its
+ * methods need no `this`; none rejects (a failure is the snapshot's `error`) but `load()`.
  */
 export type RelayConversation = ChatStore & {
   /** The conversation's id on the relay, once it exists. */
   readonly id: string | undefined
+  getSnapshot(): ConversationSnapshot
   /**
    * Changes what the next send or regenerate uses (the model picked in a page, a new token): the
    * options given are replaced, the others kept. An answer in flight is not affected.
@@ -652,13 +725,40 @@ export type RelayConversation = ChatStore & {
    * StrictMode runs every effect twice); of loads that overlap, the last one applies.
    */
   load(): Promise<void>
-  /** Sends a message; `options` are this send's (see `RelayConversationOptions.options`). */
+  /**
+   * Sends a message; `options` are this send's (see `RelayConversationOptions.options`). While an
+   * answer runs (or a loop waits, or others wait), the relay queues it: it shows in the snapshot's
+   * `queue` until its turn comes, and a store that does not follow follows meanwhile. A refusal
+   * then is the store's `error`, and the answer goes on.
+   */
   send(input: ChatInput, options?: WireCallOptions & WireLoopOptions): Promise<void>
   /**
-   * Asks again: a new answer to the last user or tool turn, which replaces the last answer once
-   * complete. After a send the relay refused (401, 429, a dropped connection), sends that turn again.
+   * Asks again: a new answer to the last user turn, which takes the place of the last answer (of
+   * every turn after that user turn) once complete; the old one stays a version away (the
+   * message's `branch`). After a send the relay refused (401, 429, a dropped connection), sends
+   * that turn again.
    */
   regenerate(options?: WireCallOptions & WireLoopOptions): Promise<void>
+  /**
+   * Sends a new version of the user message at `index` of `messages` (from 0): the messages from
+   * there on give way to it and its answer, which is what the model gets; the old version stays a
+   * `branch` away. Stopped or failed, the conversation stays as it was. Refused (409) while an
+   * answer runs, a loop waits or messages are queued.
+   */
+  edit(
+    index: number,
+    content: UserTurn['content'],
+    options?: WireCallOptions & WireLoopOptions,
+  ): Promise<void>
+  /**
+   * Shows version `version` (from 0, as `branch.index`) of the message at `index` of `messages`
+   * that has a `branch`: the conversation goes on under it as it last did there, in every tab.
+   */
+  selectBranch(index: number, version: number): Promise<void>
+  /** Drops the messages that wait in the relay's queue, for every tab; what runs goes on. */
+  clearQueue(): Promise<void>
+  /** Gives the conversation a title (1 to 200 characters, one line), which its list shows. */
+  rename(title: string): Promise<void>
   /**
    * Clears the last error. A turn the relay refused leaves `messages` and is returned, so that a
    * page can give the question back to its prompt.

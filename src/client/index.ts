@@ -2,6 +2,7 @@ export { relay, type RelayHeaders, type RelayOptions } from './relay.ts'
 export {
   relayConversation,
   type RelayConversation,
+  type ConversationSnapshot,
   type ConversationSocket,
   type RelayConversationOptions,
   type RelayConversationUpdate,

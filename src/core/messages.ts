@@ -7,6 +7,7 @@ import type {
   UserTurn,
 } from './conversation.ts'
 import type { ToolCall } from './events.ts'
+import type { ShownTurn, WireBranch } from './wire.ts'
 import { toolCallsOf, type TurnState } from './reducer.ts'
 
 /** A tool call as shown in a message, with its result once it is known. */
@@ -28,6 +29,11 @@ export type ChatMessage = {
   parts?: readonly UserPart[] | undefined
   /** The assistant turn, once complete (usage, stop reason, warnings). */
   turn?: AssistantTurn | undefined
+  /**
+   * Where its turn is among its versions, when it has others (a durable conversation's: a
+   * regenerated answer, an edited question), from 0.
+   */
+  branch?: WireBranch | undefined
 }
 
 /**
@@ -58,8 +64,7 @@ const cache = new WeakMap<
 
 /**
  * Turns conversation turns into messages, and the answer still arriving (`streaming`) into the
- * last one, whose place is `at` (after the turns, or in the place of the answer a regenerate will
- * replace). Tool results are folded into the tool calls of the assistant message before them.
+ * last one. Tool results are folded into the tool calls of the assistant message before them.
  * Messages are cached per turn object, so an unchanged turn gives the very same message object
  * (cheap re-renders; no copies of earlier messages). The streaming answer's tool calls are copied
  * out of its state once per call (a snapshot is made when read, at most once a frame in a page),
@@ -68,22 +73,26 @@ const cache = new WeakMap<
 export function toMessages(
   turns: readonly Turn[],
   streaming?: TurnState | undefined,
-  at = turns.length,
 ): ChatMessage[] {
   const messages: ChatMessage[] = []
   for (const [i, turn] of turns.entries()) {
-    if (turn.role === 'tool' || (streaming && i === at)) continue
+    if (turn.role === 'tool') continue
     const next = turns[i + 1]
     const results = turn.role === 'assistant' && next?.role === 'tool' ? next : undefined
     let cached = cache.get(turn)
     if (cached?.index !== i || cached.results !== results) {
-      cache.set(turn, (cached = { index: i, results, message: messageOf(turn, results, i) }))
+      const shown = messageOf(turn, results, i)
+      // Where it is among its versions, when a durable conversation shows it.
+      shown.branch = (turn as ShownTurn).branch
+      cache.set(turn, (cached = { index: i, results, message: shown }))
     }
     messages.push(cached.message)
   }
   if (streaming) {
     const { text, thinking } = streaming
-    messages.push(message(at, 'assistant', text, thinking, toolCallsOf(streaming), 'streaming'))
+    messages.push(
+      message(turns.length, 'assistant', text, thinking, toolCallsOf(streaming), 'streaming'),
+    )
   }
   return messages
 }

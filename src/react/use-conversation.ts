@@ -1,30 +1,38 @@
-import { useMemo, useSyncExternalStore } from 'react'
-import type { ChatInput, ChatSnapshot } from '../core/chat.ts'
+import { useSyncExternalStore } from 'react'
 import type { ChatStore } from '../core/chat-store.ts'
-import type { WireCallOptions, WireLoopOptions } from '../core/wire.ts'
 import type { UseChatResult } from './use-chat.ts'
+
+/** The actions of a store that {@link useConversation} hands out. */
+type StoreActions =
+  | 'send'
+  | 'regenerate'
+  | 'stop'
+  | 'approve'
+  | 'deny'
+  | 'edit'
+  | 'selectBranch'
+  | 'clearQueue'
+  | 'rename'
 
 /**
  * What {@link useConversation} returns: `useChat`'s result for a store that keeps its own
- * conversation, with what its tool loop waits on (`pending`) and an answer a restart cut
- * (`interrupted`), as the store's snapshot says.
+ * conversation, with what the store's snapshot says besides (for `relayConversation`: what its
+ * tool loop waits on, `pending`; an answer a restart cut, `interrupted`; the messages queued on
+ * its relay, `queue`; a dropped stream being resumed, `reconnecting`) and the store's own actions
+ * (`relayConversation`'s: send, regenerate, stop, approve and deny, edit, selectBranch, clearQueue
+ * and rename), whose failures are `error`.
  */
-export type UseConversationResult = Omit<UseChatResult, 'setConversation' | 'send' | 'regenerate'> &
-  Pick<ChatSnapshot, 'pending' | 'interrupted'> & {
-    /** The conversation's stream dropped and is being resumed: say so while an answer is in flight. */
-    reconnecting: boolean
-    /** Sends a message; `options` may name the relay's `serverTools` and the loop's `maxSteps`. */
-    send: (input: ChatInput, options?: WireCallOptions & WireLoopOptions) => Promise<void>
-    regenerate: (options?: WireCallOptions & WireLoopOptions) => Promise<void>
-    /** Approves a call of `pending.approvals`; a refusal (404, 409, 410) is `error`. */
-    approve: (approvalId: string) => Promise<void> | undefined
-    /** Denies a call of `pending.approvals`, telling the model `reason`; as `approve`. */
-    deny: (approvalId: string, reason?: string) => Promise<void> | undefined
-  }
+export type UseConversationResult<Store extends ChatStore = ChatStore> = Omit<
+  UseChatResult,
+  'setConversation' | StoreActions
+> &
+  Pick<ReturnType<Store['getSnapshot']>, 'pending' | 'interrupted' | 'queue' | 'reconnecting'> &
+  Pick<Store, StoreActions>
 
 /**
  * Binds any chat store, such as a conversation that lives on a relay (`relayConversation` from
- * `thinkwire/client`), like `useChat` binds a `Chat`. Unmounting stops nothing: the answer goes on
+ * `thinkwire/client`), like `useChat` binds a `Chat`: its snapshot, and its actions as they are
+ * (the same functions from one render to the next). Unmounting stops nothing: the answer goes on
  * on the relay, and the store picks it up again when the page comes back.
  *
  * @example
@@ -37,24 +45,11 @@ export type UseConversationResult = Omit<UseChatResult, 'setConversation' | 'sen
  * const { messages, status, send, stop, regenerate } = useConversation(store)
  * ```
  */
-export function useConversation(store: ChatStore): UseConversationResult {
+export function useConversation<Store extends ChatStore>(
+  store: Store,
+): UseConversationResult<Store> {
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot)
-  // Stable for one store; a page that opens another conversation passes another store.
-  const actions = useMemo(
-    () => ({
-      send: (input: ChatInput, call?: WireCallOptions & WireLoopOptions) =>
-        store.send(input, call).catch(() => {}),
-      regenerate: (call?: WireCallOptions & WireLoopOptions) =>
-        store.regenerate(call).catch(() => {}),
-      stop: () => store.stop(),
-      approve: (approvalId: string) => store.approve?.(approvalId),
-      deny: (approvalId: string, reason?: string) => store.deny?.(approvalId, reason),
-    }),
-    [store],
-  )
-  return {
-    ...snapshot,
-    reconnecting: snapshot.reconnecting === true,
-    ...actions,
-  }
+  // The store's own actions, which need no `this` (as `relayConversation`'s): the same functions
+  // from one render to the next. What else it has is there too, left out of the result's type.
+  return { ...store, ...snapshot }
 }

@@ -4,7 +4,8 @@ import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import { eventually } from '../helpers/eventually.ts'
 
 // A tab that follows a conversation sees what another tab does to it: a regenerate there says in
-// its `turn` event that its answer replaces the last one, and here too it takes that one's place.
+// its `turn` event that its answer replaces the last one, and here too it takes that one's place;
+// a question asked there again, word for word, is a question of its own here too.
 
 const ID = 'c-0123456789abcdef0123'
 const QUESTION: Turn = { role: 'user', content: 'Tell me a joke' }
@@ -96,7 +97,7 @@ describe('a conversation store that follows another tab', () => {
     store.dispose()
   })
 
-  it('adds an answer that replaces nothing after the last one', async () => {
+  it('adds the same question asked again, and its answer, after the last answer', async () => {
     const relay = relayWithRegenerate(false)
     const store = follower(relay.fetch)
     await store.load()
@@ -104,10 +105,10 @@ describe('a conversation store that follows another tab', () => {
     relay.next()
     relay.next()
     await eventually(
-      () => store.getSnapshot().conversation.turns.length === 3,
-      'the answer is added',
+      () => store.getSnapshot().conversation.turns.length === 4,
+      'the question and its answer are added',
     )
-    expect(store.getSnapshot().conversation.turns).toEqual([QUESTION, FIRST, SECOND])
+    expect(store.getSnapshot().conversation.turns).toEqual([QUESTION, FIRST, QUESTION, SECOND])
     store.dispose()
   })
 })

@@ -1,0 +1,369 @@
+import { describe, expect, it } from 'vitest'
+import { relayConversation, type RelayConversationOptions } from '../../src/client/index.ts'
+import type { Turn } from '../../src/core/conversation.ts'
+import { mock, type MockCall } from '../../src/providers/mock/index.ts'
+import { CLIENT_HEADER, checkConversationRequest } from '../../src/relay/index.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { memoryHosts } from '../helpers/memory-hosts.ts'
+import { gate } from '../relay/conversations/agent-world.ts'
+import { inProcessRelay, RELAY_URL } from './helpers.ts'
+
+// Versions and the queue of a durable conversation (DESIGN §14) as `relayConversation()` shows
+// them, against the conversation host in Node (SQLite in memory) behind `createRelay`, as the
+// Worker serves it: regenerate and edit keep what they replace a `branch` away, a switch shows
+// another version, messages sent during an answer wait in `queue` and go in order, and a title.
+
+const TOKEN = 'token-conversation-branches-0123'
+
+/** The user texts of the conversation a model call got, in order. */
+const asked = (call: MockCall) =>
+  call.conversation.turns.flatMap((turn) => (turn.role === 'user' ? [String(turn.content)] : []))
+
+/**
+ * A relay whose conversations run in hosts on SQLite in memory, routed as the Worker routes them
+ * (but for approvals, which these tests make none of).
+ * `test/seen` answers with the user texts it got (`Seen: a | b`), at once; `test/slow` the same,
+ * a letter at a time as its call's gate lets it (`letters(i).open(n)`, call `i` from 0);
+ * `test/broken` fails after its first delta.
+ */
+function world() {
+  const seen = mock({
+    provider: 'test',
+    model: 'seen',
+    script: (call) => ({ text: `Seen: ${asked(call).join(' | ')}` }),
+  })
+  const gates: ReturnType<typeof gate>[] = []
+  const letters = (call: number) => (gates[call] ??= gate())
+  const slow = mock({
+    provider: 'test',
+    model: 'slow',
+    script: (call) => ({ text: `Slow: ${asked(call).at(-1)}` }),
+    chunkSize: 1,
+    pace: ({ call }) => letters(call.index).wait(),
+  })
+  const broken = mock({
+    provider: 'test',
+    model: 'broken',
+    script: [{ text: 'half of it', fail: { kind: 'server', afterEvents: 1 } }],
+  })
+  const hosts = memoryHosts({ providers: { test: [seen, slow, broken] } })
+  const relay = inProcessRelay({
+    auth: [TOKEN],
+    conversations: async (request, clientId) => {
+      const checked = await checkConversationRequest(request, clientId)
+      if (!checked.ok) return checked.response
+      const { op, body } = checked
+      const headers = new Headers({ [CLIENT_HEADER]: clientId })
+      const lastEventId = request.headers.get('last-event-id')
+      if (lastEventId !== null) headers.set('last-event-id', lastEventId)
+      if (body !== undefined) headers.set('content-type', 'application/json')
+      const id = checked.id ?? ''
+      const host = hosts.get(checked.id ?? `client:${clientId}`)
+      const reads = ['get', 'stream', 'list', 'export'].includes(op)
+      const url = `https://conversation/${op}/${id}${new URL(request.url).search}`
+      return host.fetch(
+        new Request(url, { method: reads ? 'GET' : 'POST', headers, body: body ?? null }),
+      )
+    },
+  })
+  const headers = { authorization: `Bearer ${TOKEN}` }
+  /** A store on this relay, on `test/seen`, following over SSE, told of every change at once. */
+  const store = (options: Partial<RelayConversationOptions> = {}) =>
+    relayConversation({
+      url: RELAY_URL,
+      model: 'test/seen',
+      headers,
+      fetch: relay.fetch,
+      follow: true,
+      followOver: 'sse',
+      scheduler: (flush) => flush(),
+      ...options,
+    })
+  /** `GET /v1/conversations` and `/v1/conversations/:id` as the relay answers them. */
+  const get = async (path: string) =>
+    (await (await relay.fetch(`${RELAY_URL}/v1/conversations${path}`, { headers })).json()) as {
+      conversation: { turns: Turn[] }
+      queue?: Turn[]
+      conversations: { id: string; title: string | null }[]
+    }
+  return { seen, slow, letters, relay, store, get }
+}
+
+type Store = ReturnType<ReturnType<typeof world>['store']>
+
+/** What a store shows: each message's text, and its `index/count` when it has versions. */
+const shown = (store: Store) =>
+  store
+    .getSnapshot()
+    .messages.map((m) => (m.branch ? `${m.text} [${m.branch.index}/${m.branch.count}]` : m.text))
+
+/** The texts of the queued messages a store shows. */
+const queued = (store: Store) => store.getSnapshot().queue?.map((turn) => turn.content)
+
+/** Waits (looking often, for as long as a busy machine may need) until `check` holds. */
+const until = (check: () => boolean, what: string) => eventually(check, what, { ms: 20_000 })
+
+/** Waits until `store` shows `texts` and is ready. */
+const shows = (store: Store, texts: string[]) =>
+  until(
+    () =>
+      store.getSnapshot().status === 'ready' &&
+      JSON.stringify(shown(store)) === JSON.stringify(texts),
+    `the store shows ${JSON.stringify(texts)} (it shows ${JSON.stringify(shown(store))})`,
+  )
+
+describe('a conversation store with versions', () => {
+  it('keeps each regenerated answer a version away, pages back to the first, and every tab follows', async () => {
+    const { store, seen } = world()
+    const first = store()
+    await first.send('Tell me a joke')
+    expect(shown(first)).toEqual(['Tell me a joke', 'Seen: Tell me a joke'])
+    const other = store({ id: first.id })
+    await other.load()
+
+    await first.regenerate()
+    expect(shown(first)).toEqual(['Tell me a joke', 'Seen: Tell me a joke [1/2]'])
+    await first.regenerate()
+    expect(shown(first)).toEqual(['Tell me a joke', 'Seen: Tell me a joke [2/3]'])
+    // Only the question went to the model each time: never an answer it replaces.
+    expect(seen.calls.map((call) => call.conversation.turns.length)).toEqual([1, 1, 1])
+    await shows(other, ['Tell me a joke', 'Seen: Tell me a joke [2/3]'])
+
+    // The switch comes back as every tab gets it, this one too.
+    await first.selectBranch(1, 0)
+    expect(first.getSnapshot().error).toBeUndefined()
+    await shows(first, ['Tell me a joke', 'Seen: Tell me a joke [0/3]'])
+    await shows(other, ['Tell me a joke', 'Seen: Tell me a joke [0/3]'])
+    // What goes on goes on under the version shown.
+    await first.send('Another')
+    expect(shown(first)).toEqual([
+      'Tell me a joke',
+      'Seen: Tell me a joke [0/3]',
+      'Another',
+      'Seen: Tell me a joke | Another',
+    ])
+    first.dispose()
+    other.dispose()
+  })
+
+  it('edits the first question: the model gets only the edited path, and the old one is a version away', async () => {
+    const { store, seen, get } = world()
+    const page = store()
+    await page.send('First question')
+    await page.send('Second question')
+    await page.edit(0, 'First, edited')
+    expect(shown(page)).toEqual(['First, edited [1/2]', 'Seen: First, edited'])
+    expect(seen.calls.at(-1)?.conversation.turns).toEqual([
+      { role: 'user', content: 'First, edited' },
+    ])
+    const held = await get(`/${page.id}`)
+    expect(held.conversation).toEqual(page.getSnapshot().conversation)
+
+    // Back to the first version: the conversation goes on under it as it was.
+    await page.selectBranch(0, 0)
+    await shows(page, [
+      'First question [0/2]',
+      'Seen: First question',
+      'Second question',
+      'Seen: First question | Second question',
+    ])
+    // A later question is edited at its own index: the turns before it stay.
+    await page.edit(2, 'Second, edited')
+    expect(shown(page)).toEqual([
+      'First question [0/2]',
+      'Seen: First question',
+      'Second, edited [1/2]',
+      'Seen: First question | Second, edited',
+    ])
+    page.dispose()
+  })
+
+  it('shows an edit in place as it streams, and the conversation as it was once it fails', async () => {
+    const { store } = world()
+    const page = store()
+    await page.send('Keep me')
+    const before = page.getSnapshot().conversation
+    page.update({ model: 'test/broken' })
+    await page.edit(0, 'Break me')
+    expect(page.getSnapshot().status).toBe('error')
+    expect(page.getSnapshot().error?.kind).toBe('server')
+    // The failed version left nothing: the conversation is what it was, with no versions.
+    await until(() => shown(page)[0] === 'Keep me', 'the old question is back')
+    expect(page.getSnapshot().conversation).toEqual(before)
+    expect(page.getSnapshot().status).toBe('error')
+    page.dispose()
+  })
+
+  it('keeps the answer a stopped regenerate would have replaced, with the stopped one a version away', async () => {
+    const { store, letters } = world()
+    const page = store({ model: 'test/slow' })
+    letters(0).open(100)
+    await page.send('Go slowly')
+    const answer = 'Slow: Go slowly'
+    expect(shown(page)).toEqual(['Go slowly', answer])
+
+    const regenerating = page.regenerate()
+    letters(1).open(3)
+    await until(() => shown(page)[1] === 'Slo', 'the new answer streams in its place')
+    expect(page.getSnapshot().status).toBe('streaming')
+    page.stop()
+    await regenerating
+    await shows(page, ['Go slowly', `${answer} [0/2]`])
+    page.dispose()
+  })
+
+  it('shows a switch in a store that does not follow, once it has read it', async () => {
+    const { store } = world()
+    const page = store({ follow: false })
+    await page.send('Once')
+    await page.regenerate()
+    await page.selectBranch(1, 0)
+    await shows(page, ['Once', 'Seen: Once [0/2]'])
+    page.dispose()
+  })
+
+  it('refuses an index that names no message, as the store’s error', async () => {
+    const { store } = world()
+    const page = store()
+    await page.send('Only one')
+    await page.selectBranch(5, 0)
+    expect(page.getSnapshot().error?.message).toMatch(/turn/)
+    expect(page.getSnapshot().status).toBe('ready')
+    expect(shown(page)).toEqual(['Only one', 'Seen: Only one'])
+    page.dispose()
+  })
+})
+
+describe('a conversation store whose messages are queued', () => {
+  it('shows three messages sent from two tabs during one answer as queued, then answers them in order', async () => {
+    const { store, letters, slow } = world()
+    const first = store({ model: 'test/slow' })
+    const sending = first.send('One')
+    letters(0).open(2)
+    await until(() => shown(first)[1] === 'Sl', 'the first answer streams')
+    const second = store({ model: 'test/slow', id: first.id })
+    await second.load()
+    await until(() => second.getSnapshot().status === 'streaming', 'the second tab attaches')
+
+    // Sent while the answer runs: no error, and no change to what streams.
+    await second.send('Two')
+    await first.send('Three')
+    await second.send('Four')
+    for (const tab of [first, second]) {
+      await until(() => queued(tab)?.length === 3, 'every message shows as queued')
+      expect(queued(tab)).toEqual(['Two', 'Three', 'Four'])
+      expect(tab.getSnapshot().error).toBeUndefined()
+      expect(tab.getSnapshot().status).toBe('streaming')
+      expect(shown(tab)).toEqual(['One', 'Sl'])
+    }
+
+    for (let call = 0; call < 4; call++) letters(call).open(100)
+    await sending
+    const all = ['One', 'Two', 'Three', 'Four'].flatMap((text) => [text, `Slow: ${text}`])
+    await shows(first, all)
+    await shows(second, all)
+    expect(queued(first)).toEqual([])
+    // One at a time, in order, each with what came before it.
+    expect(slow.calls.map((call) => asked(call).at(-1))).toEqual(['One', 'Two', 'Three', 'Four'])
+    expect(slow.calls.map((call) => call.conversation.turns.length)).toEqual([1, 3, 5, 7])
+    first.dispose()
+    second.dispose()
+  })
+
+  it('sends nothing more while the first send makes the conversation: one conversation', async () => {
+    const { store, relay } = world()
+    const page = store()
+    const sending = page.send('First')
+    await page.send('Too soon')
+    await sending
+    expect(shown(page)).toEqual(['First', 'Seen: First'])
+    const creates = relay.requests.filter(
+      (request) =>
+        request.method === 'POST' && new URL(request.url).pathname === '/v1/conversations',
+    )
+    expect(creates).toHaveLength(1)
+    page.dispose()
+  })
+
+  it('reads the answer to its queued message in a store that does not follow', async () => {
+    const { store, letters } = world()
+    const page = store({ model: 'test/slow', follow: false })
+    const sending = page.send('One')
+    letters(0).open(1)
+    await until(() => page.getSnapshot().status === 'streaming', 'the answer streams')
+    await page.send('Two')
+    await until(() => queued(page)?.length === 1, 'the message shows as queued')
+    letters(0).open(100)
+    letters(1).open(100)
+    await sending
+    await shows(page, ['One', 'Slow: One', 'Two', 'Slow: Two'])
+    expect(queued(page)).toEqual([])
+    page.dispose()
+  })
+
+  it('clears the queue in every tab; the answer in flight goes on, and nothing more is asked', async () => {
+    const { store, letters, slow, get } = world()
+    const first = store({ model: 'test/slow' })
+    const sending = first.send('One')
+    letters(0).open(1)
+    await until(() => first.getSnapshot().status === 'streaming', 'the answer streams')
+    const second = store({ id: first.id })
+    await second.load()
+    await first.send('Two')
+    await second.send('Three')
+    await until(() => queued(second)?.length === 2, 'both show as queued')
+
+    await second.clearQueue()
+    for (const tab of [first, second]) {
+      await until(() => queued(tab)?.length === 0, 'the queue is empty in every tab')
+    }
+    expect(first.getSnapshot().status).toBe('streaming')
+    letters(0).open(100)
+    await sending
+    await shows(first, ['One', 'Slow: One'])
+    expect((await get(`/${first.id}`)).queue).toBeUndefined()
+    expect(slow.calls).toHaveLength(1)
+    first.dispose()
+    second.dispose()
+  })
+
+  it('says why a message sent during an answer was refused, and the answer goes on', async () => {
+    const { store, letters } = world()
+    const page = store({ model: 'test/slow' })
+    const sending = page.send('One')
+    letters(0).open(1)
+    await until(() => page.getSnapshot().status === 'streaming', 'the answer streams')
+    page.update({ model: 'nobody/none' })
+    await page.send('Two')
+    expect(page.getSnapshot().error?.message).toMatch(/nobody\/none/)
+    expect(page.getSnapshot().status).toBe('streaming')
+    expect(queued(page)).toEqual([])
+    letters(0).open(100)
+    await sending
+    expect(shown(page)).toEqual(['One', 'Slow: One'])
+    // Dismissed, the error goes; nothing was left to send again.
+    expect(page.dismiss()).toBeUndefined()
+    expect(page.getSnapshot().error).toBeUndefined()
+    page.dispose()
+  })
+})
+
+describe('a conversation store’s title', () => {
+  it('renames its conversation, which the list shows; a bad title is its error', async () => {
+    const { store, get } = world()
+    const page = store()
+    await page.send('What the list says first')
+    const listed = async () =>
+      (await get('')).conversations.find((c) => c.id === page.id)?.title ?? null
+    expect(await listed()).toBe('What the list says first')
+    await page.rename('Jokes, mostly')
+    expect(page.getSnapshot().error).toBeUndefined()
+    expect(await listed()).toBe('Jokes, mostly')
+
+    await page.rename(' \n ')
+    expect(page.getSnapshot().error?.message).toMatch(/title/)
+    expect(page.getSnapshot().status).toBe('ready')
+    expect(await listed()).toBe('Jokes, mostly')
+    page.dispose()
+  })
+})
