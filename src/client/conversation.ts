@@ -707,7 +707,7 @@ export type ConversationSnapshot = ChatStoreSnapshot & {
  * `useConversation` binds, with what a page does with a conversation that outlives it. Its
  * methods need no `this`; none rejects (a failure is the snapshot's `error`) but `load()`.
  */
-export type RelayConversation = ChatStore & {
+export type RelayConversation = Omit<ChatStore, 'getSnapshot'> & {
   /** The conversation's id on the relay, once it exists. */
   readonly id: string | undefined
   getSnapshot(): ConversationSnapshot

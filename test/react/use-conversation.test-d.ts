@@ -21,6 +21,9 @@ describe('useConversation types', () => {
     expectTypeOf(result.rename).toEqualTypeOf<(title: string) => Promise<void>>()
     expectTypeOf(result.approve).toEqualTypeOf<(approvalId: string) => Promise<void>>()
     expectTypeOf<ChatMessage['branch']>().toEqualTypeOf<WireBranch | undefined>()
+    // Its own snapshot says as much: `queue` and `reconnecting` are always there.
+    expectTypeOf(relayStore.getSnapshot().queue).toEqualTypeOf<readonly UserTurn[]>()
+    expectTypeOf<RelayConversation>().toExtend<ChatStore>()
   })
 
   it('gives what any other store may lack as optional', () => {
