@@ -1,31 +1,38 @@
 /**
  * `relayConversation()` (thinkwire/client) against the Worker in workerd: a conversation that
  * lives on the relay, restored in a second store, resumed after a dropped connection from the last
- * event it saw, stopped from another store, and continued by a browser-side tool loop.
+ * event it saw, stopped from another store, continued by a browser-side tool loop, with versions
+ * (regenerate, edit, switch), a queue and a title.
  */
 import { WebSocket as UndiciWebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
 import type { ToolTurn } from '../../src/core/conversation.ts'
+import { startGate, type Gate } from '../helpers/gate.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-conversation-client-01'
 const PACED_TEXT = 'One line of a paced answer.\n'.repeat(14)
 
 let worker: TestWorker
+/** Paces `gated/paced`: each delta goes when the test lets it. */
+let gate: Gate
 
 beforeAll(async () => {
+  gate = await startGate()
   worker = await startTestWorker({
     RELAY_TOKENS: TOKEN,
     MOCK_MODELS: 'on',
     MOCK_DELAY_MS: '2',
     HEARTBEAT_MS: '1000',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+    MOCK_GATE_URL: gate.url,
   })
 })
 
 afterAll(async () => {
   await worker?.dispose()
+  await gate?.close()
 })
 
 const headers = { authorization: `Bearer ${TOKEN}` }
@@ -417,6 +424,137 @@ describe('relayConversation', () => {
       await vi.waitFor(() => expect(other.getSnapshot().pending?.approvals).toEqual([]))
       store.dispose()
       other.dispose()
+    })
+  })
+
+  describe('with versions, a queue and a title', () => {
+    /** What a store shows: each message's text (its start), and `index/count` with versions. */
+    const shown = (store: ReturnType<typeof onWorker>) =>
+      store
+        .getSnapshot()
+        .messages.map((m) =>
+          m.branch
+            ? `${m.text.slice(0, 24)} [${m.branch.index}/${m.branch.count}]`
+            : m.text.slice(0, 24),
+        )
+
+    it('keeps regenerated answers a version away and pages back to the first, in every store', async () => {
+      const store = onWorker({ follow: true, followOver: 'sse' })
+      await store.send('Tell me a joke')
+      const first = store.getSnapshot().conversation.turns[1]
+      const other = onWorker({ id: store.id, follow: true, followOver: 'sse' })
+      await other.load()
+      await store.regenerate()
+      await store.regenerate()
+      const answer = 'You said: "Tell me a jok'
+      expect(shown(store)).toEqual(['Tell me a joke', `${answer} [2/3]`])
+      await store.selectBranch(1, 0)
+      for (const tab of [store, other]) {
+        await vi.waitFor(() => expect(shown(tab)).toEqual(['Tell me a joke', `${answer} [0/3]`]))
+      }
+      // The first answer itself, as the relay stored it.
+      const { conversation } = await stored(store.id!)
+      expect(conversation).toEqual(store.getSnapshot().conversation)
+      expect(store.getSnapshot().conversation.turns[1]).toEqual({
+        ...first,
+        branch: { index: 0, count: 3 },
+      })
+      store.dispose()
+      other.dispose()
+    })
+
+    it('edits the first question: the model gets the edited question alone', async () => {
+      const store = onWorker({ model: 'test/replay' })
+      await store.send('First question')
+      await store.send('Second question')
+      await store.edit(0, 'First, edited')
+      const { messages } = store.getSnapshot()
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+      expect(messages[0]).toMatchObject({ text: 'First, edited', branch: { index: 1, count: 2 } })
+      // `test/replay` answers with the request it got: the edited question and nothing else.
+      expect(JSON.parse(messages[1]!.text)).toEqual([{ role: 'user', content: 'First, edited' }])
+      store.dispose()
+    })
+
+    it('queues three messages sent from two stores during one answer, and answers them in order', async () => {
+      gate.hold()
+      const first = onWorker({ model: 'gated/paced', follow: true, followOver: 'sse' })
+      const sending = first.send('One')
+      await gate.sendUntil((sent) => sent.text.length > 8)
+      const second = onWorker({ id: first.id, follow: true, followOver: 'sse' })
+      await second.load()
+      await vi.waitFor(() => expect(second.getSnapshot().status).toBe('streaming'))
+      await second.send('Two')
+      await first.send('Three')
+      await second.send('Four')
+      for (const tab of [first, second]) {
+        await vi.waitFor(() =>
+          expect(tab.getSnapshot().queue.map((turn) => turn.content)).toEqual([
+            'Two',
+            'Three',
+            'Four',
+          ]),
+        )
+        expect(tab.getSnapshot().error).toBeUndefined()
+        expect(tab.getSnapshot().status).toBe('streaming')
+      }
+      gate.open()
+      await sending
+      for (const tab of [first, second]) {
+        await vi.waitFor(
+          () => {
+            const { messages, queue, status } = tab.getSnapshot()
+            expect(messages.filter((m) => m.role === 'user').map((m) => m.text)).toEqual([
+              'One',
+              'Two',
+              'Three',
+              'Four',
+            ])
+            expect(messages.map((m) => m.role)).toEqual(
+              Array.from({ length: 4 }, () => ['user', 'assistant']).flat(),
+            )
+            expect(queue).toEqual([])
+            expect(status).toBe('ready')
+          },
+          { timeout: 20_000 },
+        )
+      }
+      // Each answered by the model its sender named, in order.
+      const { turns } = first.getSnapshot().conversation
+      expect((turns[3] as { text: string }).text).toContain('You said: "Two"')
+      expect((turns[5] as { text: string }).text).toBe(PACED_TEXT)
+      expect((turns[7] as { text: string }).text).toContain('You said: "Four"')
+      first.dispose()
+      second.dispose()
+    })
+
+    it('clears the queue from a store that does not follow; the answer in flight goes on', async () => {
+      gate.hold()
+      const store = onWorker({ model: 'gated/paced' })
+      const sending = store.send('One')
+      await gate.sendUntil((sent) => sent.text.length > 8)
+      await store.send('Two')
+      await vi.waitFor(() => expect(store.getSnapshot().queue).toHaveLength(1))
+      await store.clearQueue()
+      await vi.waitFor(() => expect(store.getSnapshot().queue).toEqual([]))
+      gate.open()
+      await sending
+      expect(store.getSnapshot().messages.map((m) => m.text)).toEqual(['One', PACED_TEXT])
+      expect((await stored(store.id!)).conversation).toEqual(store.getSnapshot().conversation)
+      store.dispose()
+    })
+
+    it('renames its conversation, which the list shows', async () => {
+      const store = onWorker()
+      await store.send('A question to name')
+      await store.rename('Named by hand')
+      expect(store.getSnapshot().error).toBeUndefined()
+      const response = await worker.fetch('/v1/conversations', { headers })
+      const { conversations } = (await response.json()) as {
+        conversations: { id: string; title: string }[]
+      }
+      expect(conversations.find((c) => c.id === store.id)?.title).toBe('Named by hand')
+      store.dispose()
     })
   })
 })
