@@ -1,3 +1,4 @@
+import type { ShownTurn } from '../../src/core/wire.ts'
 import type { AssistantTurn } from '../../src/index.ts'
 import type { ChatMessage, ChatStatus } from '../../src/react/index.ts'
 
@@ -49,9 +50,14 @@ export function answerEnd(
 }
 
 /**
- * The same answer: the very turn (a stateless chat keeps it), or an equal one (a durable
- * conversation's stopped regenerate sends the answer it keeps again).
+ * The same answer: the very turn (a stateless chat keeps it), or an equal one at the same place
+ * among its versions (a durable conversation's stopped regenerate sends the answer it keeps again,
+ * counting one version more when the stopped one is kept beside it). A regenerate that completed
+ * is a new version, however like the old one it reads.
  */
 function sameTurn(a: AssistantTurn | undefined, b: AssistantTurn): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b)
+  if (a === b) return true
+  const place = (turn: ShownTurn) => turn.branch?.index ?? 0
+  const unbranched = (turn: ShownTurn) => JSON.stringify({ ...turn, branch: 0 })
+  return a !== undefined && place(a) === place(b) && unbranched(a) === unbranched(b)
 }

@@ -39,6 +39,32 @@ describe('what the page says when an answer ends', () => {
     }
   })
 
+  it('says a stopped regenerate kept the previous answer that comes back with one version more', () => {
+    // A durable conversation keeps the stopped answer a version away: the one it keeps counts it.
+    const versioned = (index: number, count: number) =>
+      answer({ ...turn, branch: { index, count } } as AssistantTurn)
+    for (const [before, after] of [
+      [previous, versioned(0, 2)],
+      [versioned(1, 2), versioned(1, 3)],
+    ] as const) {
+      expect(answerEnd('ready', [question, after], before, true)).toEqual({
+        announcement: 'Stopped. The previous answer is kept.',
+        note: 'Stopped: the previous answer is kept.',
+      })
+    }
+  })
+
+  it('calls a regenerated answer complete though it reads as the one it replaced', () => {
+    const again = (index: number, count: number) =>
+      answer({ ...turn, branch: { index, count } } as AssistantTurn)
+    expect(answerEnd('ready', [question, again(1, 2)], previous, true).announcement).toBe(
+      'Answer complete.',
+    )
+    expect(answerEnd('ready', [question, again(2, 3)], again(1, 2), false).announcement).toBe(
+      'Answer complete.',
+    )
+  })
+
   it('says a failed regenerate kept the previous answer', () => {
     expect(answerEnd('error', [question, previous], previous, false)).toEqual({
       announcement: 'The new answer failed. The previous answer is kept.',
