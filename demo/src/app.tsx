@@ -73,8 +73,10 @@ export function App() {
       : (levels.find((l) => l !== 'off') ?? levels[0])
 
   const chat = useDemoChat({ model, thinking: level, headers, live, token, serverTools })
-  const { messages, status, error, stop } = chat
+  const { messages, status, error, stop, durable } = chat
   const busy = status === 'submitted' || status === 'streaming'
+  /** Messages wait in the relay's queue (durable mode): the conversation cannot be changed now. */
+  const queued = (durable?.queue.length ?? 0) > 0
 
   // Fall back to a served model when the saved one is gone.
   useEffect(() => {
@@ -145,6 +147,15 @@ export function App() {
   const regenerate = () => {
     setReplacing(lastAnswer())
     chat.regenerate()
+    focusPrompt()
+  }
+  const edit = (index: number, text: string) => {
+    pinned.current = true
+    durable?.edit(index, text)
+    focusPrompt()
+  }
+  const clearQueue = () => {
+    durable?.clearQueue()
     focusPrompt()
   }
   const onStop = () => {
@@ -294,7 +305,7 @@ export function App() {
                 </button>
               ))}
             </div>
-            <PreviousChats chats={chat.previous} onOpen={openChat} />
+            <PreviousChats chats={chat.previous} onOpen={openChat} onRename={durable?.rename} />
           </section>
         )}
         {messages.map((message, i) => (
@@ -304,6 +315,17 @@ export function App() {
               stats={chat.statsFor(message)}
               note={kept?.id === message.id ? kept.note : undefined}
               interrupted={chat.cutAnswer?.id === message.id ? chat.cutAnswer.note : undefined}
+              versions={
+                durable && {
+                  busy: busy || queued,
+                  select: (index) => durable.selectBranch(i, index),
+                }
+              }
+              onEdit={
+                durable && !busy && !queued && !chat.approvals?.waiting.length
+                  ? (text) => edit(i, text)
+                  : undefined
+              }
             />
             {showPrevious && i === lastUser && (
               <MessageView message={replacing} stats={chat.statsFor(replacing)} previous />
@@ -363,6 +385,27 @@ export function App() {
             <span />
           </div>
         )}
+        {durable !== undefined && queued && (
+          <section className="queue" aria-labelledby="queue-title" data-testid="queue">
+            <h2 id="queue-title">Queued: sent when the answer before it ends</h2>
+            <ol>
+              {durable.queue.map((text, i) => (
+                <li key={i} className="queued-message" data-testid="queued-message">
+                  <div className="bubble">{text}</div>
+                </li>
+              ))}
+            </ol>
+            <button
+              type="button"
+              className="secondary"
+              aria-label="Cancel the queued messages"
+              data-testid="cancel-queue"
+              onClick={clearQueue}
+            >
+              Cancel
+            </button>
+          </section>
+        )}
         <div className="sr-only" role="status" data-testid="announcer">
           {announcement}
         </div>
@@ -405,7 +448,8 @@ export function App() {
           text={draft}
           onText={setDraft}
           busy={busy}
-          canRegenerate={status === 'ready' && lastUser >= 0 && !chat.interrupted}
+          canQueue={durable !== undefined}
+          canRegenerate={status === 'ready' && lastUser >= 0 && !chat.interrupted && !queued}
           onSend={send}
           onStop={onStop}
           onRegenerate={regenerate}

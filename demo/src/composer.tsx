@@ -7,19 +7,24 @@ type Props = {
   text: string
   onText(text: string): void
   busy: boolean
+  /** A message sent while an answer runs waits its turn (durable mode): Enter queues it. */
+  canQueue: boolean
   canRegenerate: boolean
   onSend(text: string): void
   onStop(): void
   onRegenerate(): void
 }
 
-/** The prompt box: Enter sends, Shift+Enter starts a new line, Escape (anywhere) stops. */
+/**
+ * The prompt box: Enter sends, Shift+Enter starts a new line, Escape (anywhere) stops. While an
+ * answer runs, Enter (or Queue, beside Stop) queues the message when the page can.
+ */
 export function Composer(props: Props) {
-  const { input, text, onText, busy, canRegenerate, onSend, onStop, onRegenerate } = props
+  const { input, text, onText, busy, canQueue, canRegenerate, onSend, onStop, onRegenerate } = props
 
   const send = () => {
     const value = text.trim()
-    if (value === '' || busy) return
+    if (value === '' || (busy && !canQueue)) return
     onSend(value)
     onText('')
     input.current?.focus()
@@ -52,7 +57,8 @@ export function Composer(props: Props) {
       />
       <div className="composer-actions">
         <span className="hint" aria-hidden="true">
-          <kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stop
+          <kbd>Enter</kbd> {busy && canQueue ? 'queue' : 'send'} · <kbd>Shift</kbd>+<kbd>Enter</kbd>{' '}
+          new line · <kbd>Esc</kbd> stop
         </span>
         {canRegenerate && !busy && (
           <button
@@ -66,6 +72,17 @@ export function Composer(props: Props) {
         )}
         {/* Two elements (their keys), not one that changes: a press begun on Send while another
             tab's answer arrives ends on a new Stop, which a click never reaches. */}
+        {busy && canQueue && (
+          <button
+            key="queue"
+            type="submit"
+            className="secondary"
+            data-testid="queue-send"
+            disabled={text.trim() === ''}
+          >
+            Queue
+          </button>
+        )}
         {busy ? (
           <button key="stop" type="button" className="stop" data-testid="stop" onClick={onStop}>
             Stop

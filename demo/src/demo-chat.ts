@@ -43,6 +43,25 @@ export type DemoChat = {
     approve(approvalId: string): void
     deny(approvalId: string): void
   }
+  /**
+   * Durable mode: versions of messages (a regenerated answer, an edited question), the queue of
+   * messages sent while an answer runs, and titles of the previous chats.
+   */
+  durable?: Durable
+}
+
+/** What durable mode adds: versions, edits, the queue and titles. */
+export type Durable = {
+  /** Shows version `index` of the message at `messageIndex` of `messages`. */
+  selectBranch(messageIndex: number, index: number): void
+  /** Sends a new version of the question at `messageIndex`: what came after it gives way. */
+  edit(messageIndex: number, text: string): void
+  /** The messages sent while an answer runs, in the order they will go (as text). */
+  queue: readonly string[]
+  /** Drops the queued messages, in every tab. */
+  clearQueue(): void
+  /** Renames a previous chat; rejects with the relay's reason. */
+  rename(id: string, title: string): Promise<void>
 }
 
 /** One line of the list of earlier chats. */

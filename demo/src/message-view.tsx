@@ -1,8 +1,18 @@
+import { useEffect, useRef, useState } from 'react'
 import type { ChatMessage } from '../../src/react/index.ts'
 import { Markdown } from './markdown.tsx'
+import { MessageEditor } from './message-editor.tsx'
 import type { AnswerStats } from './storage.ts'
 import { ThinkingLane } from './thinking-lane.tsx'
 import { duration, seconds } from './timings.ts'
+import { VersionPager } from './version-pager.tsx'
+
+/** What a page does with the versions of a message (durable mode). */
+export type Versions = {
+  /** While an answer runs, none can be chosen. */
+  busy: boolean
+  select(index: number): void
+}
 
 type Props = {
   message: ChatMessage
@@ -13,6 +23,10 @@ type Props = {
   note?: string | undefined
   /** Says that a restart of the relay cut this answer, and what became of it. */
   interrupted?: string | undefined
+  /** A pager under the message when it has other versions (durable mode). */
+  versions?: Versions | undefined
+  /** Edits a question in place (durable mode, while nothing runs or waits). */
+  onEdit?: ((text: string) => void) | undefined
 }
 
 const format = new Intl.NumberFormat()
@@ -22,15 +36,83 @@ function Speaker({ children }: { children: string }) {
   return <h2 className="sr-only">{children}</h2>
 }
 
-export function MessageView({ message, stats, previous, note, interrupted }: Props) {
-  if (message.role === 'user') {
-    return (
-      <article className="message user" data-testid="user-message">
-        <Speaker>You said</Speaker>
+/** The pager of a message with other versions, when the page offers them. */
+function pagerOf(message: ChatMessage, versions: Versions | undefined) {
+  if (message.branch === undefined || versions === undefined) return null
+  return (
+    <VersionPager
+      branch={message.branch}
+      of={message.role === 'user' ? 'question' : 'answer'}
+      disabled={versions.busy}
+      onSelect={versions.select}
+    />
+  )
+}
+
+/**
+ * A question: its bubble, or its editor while it is edited; Edit (when the page offers it) and the
+ * pager of its versions under it. Cancel gives the focus back to Edit.
+ */
+function UserMessage({
+  message,
+  versions,
+  onEdit,
+}: Pick<Props, 'message' | 'versions' | 'onEdit'>) {
+  const [editing, setEditing] = useState(false)
+  const edit = useRef<HTMLButtonElement>(null)
+  const cancelled = useRef(false)
+  useEffect(() => {
+    if (editing || !cancelled.current) return
+    cancelled.current = false
+    edit.current?.focus()
+  }, [editing])
+  const canEdit = onEdit !== undefined && message.parts === undefined
+  // An answer that starts meanwhile (another tab's) closes the editor: nothing may change then.
+  if (editing && !canEdit) setEditing(false)
+  const open = editing && canEdit
+  const pager = pagerOf(message, versions)
+  return (
+    <article className="message user" data-testid="user-message">
+      <Speaker>You said</Speaker>
+      {open ? (
+        <MessageEditor
+          text={message.text}
+          onSave={(text) => {
+            setEditing(false)
+            onEdit(text)
+          }}
+          onCancel={() => {
+            cancelled.current = true
+            setEditing(false)
+          }}
+        />
+      ) : (
         <div className="bubble">{message.text}</div>
-      </article>
-    )
-  }
+      )}
+      {!open && (pager !== null || canEdit) && (
+        <div className="message-actions">
+          {pager}
+          {canEdit && (
+            <button
+              ref={edit}
+              type="button"
+              className="secondary"
+              aria-label="Edit this message"
+              data-testid="edit"
+              onClick={() => setEditing(true)}
+            >
+              Edit
+            </button>
+          )}
+        </div>
+      )}
+    </article>
+  )
+}
+
+export function MessageView(props: Props) {
+  const { message, stats, previous, note, interrupted, versions } = props
+  if (message.role === 'user') return <UserMessage {...props} />
   const streaming = message.status === 'streaming'
   const stopped = message.status === 'stopped'
   const usage = message.turn?.usage
@@ -97,6 +179,7 @@ export function MessageView({ message, stats, previous, note, interrupted }: Pro
       )}
       {!streaming && (
         <footer className="meta">
+          {previous !== true && pagerOf(message, versions)}
           {stopped && <span className="badge">stopped</span>}
           {/* Figures for the eye; a screen reader reading the answer does not read them out. */}
           <span className="stats" data-testid="usage" aria-hidden="true">

@@ -64,10 +64,10 @@ export function parseServerTiming(header: string | null): Record<string, number>
   return durations
 }
 
-/** The requests whose response starts a model call: `/v1/chat`, a message, a regenerate. */
-const CALLS = /\/v1\/chat$|\/v1\/conversations\/[^/]+\/(messages|regenerate)$/
-/** The responses that carry a durable conversation's events: a message, a regenerate, a stream. */
-const EVENTS = /\/v1\/conversations\/[^/]+\/(messages|regenerate|stream)$/
+/** The requests whose response starts a model call: `/v1/chat`, a message, a regenerate, an edit. */
+const CALLS = /\/v1\/chat$|\/v1\/conversations\/[^/]+\/(messages|regenerate|edit)$/
+/** The responses that carry a durable conversation's events: those calls', and a stream's. */
+const EVENTS = /\/v1\/conversations\/[^/]+\/(messages|regenerate|edit|stream)$/
 /** The line that names a `turn` event. */
 const TURN = /^event: turn$/m
 
@@ -82,7 +82,8 @@ export function timingFetch(live: LiveTiming): typeof globalThis.fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     const path = new URL(url, location.href).pathname
     const timing = live.current
-    if (timing !== undefined && CALLS.test(path)) {
+    // A message queued while an answer runs (202) starts no call now: the one timed goes on.
+    if (timing !== undefined && CALLS.test(path) && response.status !== 202) {
       const durations = parseServerTiming(response.headers.get('server-timing'))
       timing.relayMs = durations['relay']
       timing.upstreamMs = durations['upstream']

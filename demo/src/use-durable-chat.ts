@@ -6,6 +6,7 @@ import {
 } from '../../src/client/index.ts'
 import type { ChatSnapshot } from '../../src/core/chat.ts'
 import { toThinkwireError } from '../../src/core/errors.ts'
+import { responseError } from '../../src/client/relay.ts'
 import type { AssistantTurn, ThinkwireError } from '../../src/index.ts'
 import { useConversation, type ChatMessage } from '../../src/react/index.ts'
 import { cutAnswer } from './cut-answer.ts'
@@ -178,7 +179,8 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
     // A restart of the relay may cut one, though: it says so, and the answer says what became of it.
     cutAnswer: cutAnswer(chat.messages, chat.interrupted),
     send: (text) => {
-      timeCall()
+      // Sent while an answer runs, it is queued: that answer is the one timed.
+      if (!busy) timeCall()
       void chat.send(text, call())
     },
     stop: chat.stop,
@@ -207,6 +209,36 @@ export function useDurableChat(options: DemoChatOptions): DemoChat {
       waiting: chat.pending?.approvals ?? [],
       approve: (approvalId) => void chat.approve?.(approvalId),
       deny: (approvalId) => void chat.deny?.(approvalId),
+    },
+    durable: {
+      selectBranch: (messageIndex, index) => void chat.selectBranch?.(messageIndex, index),
+      edit: (messageIndex, text) => {
+        timeCall()
+        void chat.edit?.(messageIndex, text, call())
+      },
+      queue: (chat.queue ?? []).map((turn) =>
+        typeof turn.content === 'string' ? turn.content : '[attachments]',
+      ),
+      clearQueue: () => void chat.clearQueue?.(),
+      // A chat of the list, not the one open: `PATCH /v1/conversations/:id` as the store's
+      // rename() sends it for its own.
+      rename: async (id, title) => {
+        const sent = new Headers(headers())
+        sent.set('content-type', 'application/json')
+        const body = JSON.stringify({ title })
+        const response = await fetch(`/v1/conversations/${id}`, {
+          method: 'PATCH',
+          headers: sent,
+          body,
+        })
+        if (!response.ok) throw await responseError(response, 'relay')
+        const renamed: unknown = await response.json()
+        const shown =
+          isRecord(renamed) && typeof renamed['title'] === 'string' ? renamed['title'] : title
+        setPrevious((list) =>
+          list.map((item) => (item.id === id ? { ...item, title: shown } : item)),
+        )
+      },
     },
     previous: previous.filter((item) => item.id !== openId),
     open: (id) => reopen(id),

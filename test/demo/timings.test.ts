@@ -134,6 +134,26 @@ describe('the demo times a durable answer on one clock', () => {
     expect(stats?.modelMs).toBe(560)
   })
 
+  it("notes the relay's time of an edit, and not that of a message queued meanwhile", async () => {
+    const timings = { edit: 'relay;dur=7', messages: 'relay;dur=99' }
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => {
+        const route = new URL(String(input), location.href).pathname.split('/').at(-1)!
+        const headers = { 'server-timing': timings[route as keyof typeof timings] }
+        return route === 'messages'
+          ? Response.json({ queued: 1 }, { status: 202, headers })
+          : new Response('', { headers })
+      }),
+    )
+    const live: LiveTiming = { current: { startedAt: 0 } }
+    const fetchTimed = timingFetch(live)
+    await fetchTimed(`/v1/conversations/${ID}/edit`, { method: 'POST' })
+    expect(live.current?.relayMs).toBe(7)
+    await fetchTimed(`/v1/conversations/${ID}/messages`, { method: 'POST' })
+    expect(live.current?.relayMs).toBe(7)
+  })
+
   it("reads how long an answer thought from the relay's turn, and nothing malformed", () => {
     expect(relayThinkingMs({ ...ANSWER, thinkingMs: 1200 })).toBe(1200)
     expect(relayThinkingMs(ANSWER)).toBeUndefined()

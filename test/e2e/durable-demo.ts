@@ -19,7 +19,7 @@ import { link, type DemoPage, type DemoServer, type Worker } from './harness.ts'
 
 // The demo's default transport, a durable conversation (one Durable Object each), in Chromium:
 // what a reload, a second tab, a stop from elsewhere and a dropped network do to an answer in
-// flight. The mock model sends each delta only when the test lets it go (see
+// flight; versions (regenerate, edit, the pager), the queue, and titles. The mock model sends each delta only when the test lets it go (see
 // `test/helpers/gate.ts`): an answer is in flight, exactly as far as the test allowed, for as long
 // as the test needs.
 const TIMEOUT = 90_000
@@ -104,7 +104,15 @@ async function eventLog(id: string): Promise<string[]> {
 /** The conversation as the relay stores it. */
 async function stored(id: string): Promise<{
   streaming: boolean
-  conversation: { turns: { role: string; text?: string; stopReason?: string }[] }
+  conversation: {
+    turns: {
+      role: string
+      text?: string
+      content?: unknown
+      stopReason?: string
+      branch?: { index: number; count: number }
+    }[]
+  }
 }> {
   const response = await fetch(`${demo.worker.base}/v1/conversations/${id}`)
   expect(response.status).toBe(200)
@@ -133,6 +141,13 @@ function recordFollows(page: DemoPage): () => string[] {
   })
   return () => follows
 }
+
+/** What the pager under the first answer (or under `scope`) says to a screen reader. */
+const version = (page: DemoPage, scope = '.message.assistant') =>
+  page.locator(`${scope} [data-testid="version"]`).first().textContent()
+
+/** The texts of the page's questions, in order (queued ones are not among them). */
+const questions = (page: DemoPage) => page.locator('.message.user .bubble').allTextContents()
 
 /** Counts the page's requests that start a model call (a message or a regenerate). */
 function countCalls(page: DemoPage): () => number {
@@ -589,6 +604,232 @@ function suite(): void {
       ])
       await close(second)
       await close(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'keeps each regenerated answer a version away, and pages back to the first with the keyboard',
+    async () => {
+      gate().open()
+      const page = await openDemo()
+      await ask(page, LONG_PROMPT)
+      await finished(page)
+      const id = conversationOf(page)!
+      const first = await answers(page).first().textContent()
+
+      // Regenerated, and stopped part-way: the answer stays, the stopped one a version away.
+      gate().hold()
+      await page.click('[data-testid="regenerate"]')
+      const part = await gate().sendUntil((sent) => sent.text.length > 20)
+      await streaming(page, part.text)
+      await page.click('[data-testid="stop"]')
+      await page.locator('[data-testid="send"]').waitFor()
+      await expect.poll(() => version(page)).toBe('Version 1 of 2')
+      await expect(answers(page).first().textContent()).resolves.toBe(first)
+
+      // Regenerated to the end: the new answer is the last version.
+      gate().open()
+      await page.click('[data-testid="regenerate"]')
+      await expect.poll(() => version(page)).toBe('Version 3 of 3')
+      await finished(page)
+      await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
+
+      // Back, with the keyboard: the stopped version, then the first.
+      const previous = page.getByRole('button', { name: 'Previous version' })
+      await previous.focus()
+      await page.keyboard.press('Enter')
+      await expect.poll(() => version(page)).toBe('Version 2 of 3')
+      await expect(trimmed(answers(page).first())).resolves.toBe(part.text.trim())
+      await expect(
+        page.locator('.message.assistant').first().getAttribute('data-status'),
+      ).resolves.toBe('stopped')
+      await page.keyboard.press('Enter')
+      await expect.poll(() => version(page)).toBe('Version 1 of 3')
+      await expect(answers(page).first().textContent()).resolves.toBe(first)
+      // At the first version, Previous says it is unavailable and keeps the focus.
+      await expect(previous.getAttribute('aria-disabled')).resolves.toBe('true')
+      await expect(previous.evaluate((button) => button === document.activeElement)).resolves.toBe(
+        true,
+      )
+
+      // The relay keeps the version shown: a reload shows it too.
+      const { conversation } = await stored(id)
+      expect(conversation.turns[1]?.branch).toEqual({ index: 0, count: 3 })
+      await page.reload()
+      await expect.poll(() => version(page)).toBe('Version 1 of 3')
+      await expect(answers(page).first().textContent()).resolves.toBe(first)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'edits the first question in place: the model gets only the edited path, the old one a version away',
+    async () => {
+      gate().open()
+      const page = await openDemo()
+      await ask(page, 'First question')
+      await finished(page)
+      await ask(page, 'Second question')
+      await finished(page, 1)
+      const id = conversationOf(page)!
+      const edit = page
+        .locator('.message.user')
+        .first()
+        .getByRole('button', { name: 'Edit this message' })
+
+      // Escape leaves the question as it was, and gives the focus back to Edit.
+      await edit.click()
+      await expect(focused(page)).resolves.toBe('edit-input')
+      await page.keyboard.type(' and more')
+      await page.keyboard.press('Escape')
+      await expect(questions(page)).resolves.toEqual(['First question', 'Second question'])
+      await expect(focused(page)).resolves.toBe('edit')
+
+      // Enter opens it again; Save sends the new version.
+      await page.keyboard.press('Enter')
+      await page.getByLabel('Edit your message').fill('First, edited')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await expect(focused(page)).resolves.toBe('prompt')
+      await answers(page).filter({ hasText: 'You said: "First, edited"' }).waitFor()
+      await finished(page)
+      await expect(questions(page)).resolves.toEqual(['First, edited'])
+      await expect(page.locator('.message.assistant').count()).resolves.toBe(1)
+      await expect(version(page, '.message.user')).resolves.toBe('Version 2 of 2')
+      // What the model got is the conversation the relay shows: the edited question alone.
+      const { conversation } = await stored(id)
+      expect(conversation.turns.map((turn) => turn.content ?? turn.role)).toEqual([
+        'First, edited',
+        'assistant',
+      ])
+      expect(conversation.turns[1]?.text).toContain('You said: "First, edited"')
+
+      // The first version of the question brings back the conversation that followed it.
+      await page
+        .locator('.message.user')
+        .first()
+        .getByRole('button', { name: 'Previous version' })
+        .click()
+      await expect.poll(() => questions(page)).toEqual(['First question', 'Second question'])
+      await expect(version(page, '.message.user')).resolves.toBe('Version 1 of 2')
+      await expect(answers(page).nth(1).textContent()).resolves.toContain('"Second question"')
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'queues three messages sent from two tabs during one answer, greyed in both, and answers them in order',
+    async () => {
+      const first = await openDemo()
+      const { id, text } = await inFlight(first)
+      const second = await openDemo(`/?c=${id}`)
+      await streaming(second, text)
+
+      // Sent while the answer streams: Enter queues them, in the order they came (each once the
+      // one before it is in the queue, so that this order is the relay's).
+      for (const [page, asked, place] of [
+        [second, 'Two', 1],
+        [first, 'Three', 2],
+        [second, 'Four', 3],
+      ] as const) {
+        await ask(page, asked)
+        await expect.poll(() => page.getByTestId('queued-message').count()).toBe(place)
+      }
+      for (const page of [first, second]) {
+        await expect
+          .poll(() => page.getByTestId('queued-message').allTextContents())
+          .toEqual(['Two', 'Three', 'Four'])
+        await streaming(page, text)
+        await expect(page.locator('[data-testid="error"]').count()).resolves.toBe(0)
+      }
+      const greyed = await first
+        .getByTestId('queued-message')
+        .first()
+        .locator('.bubble')
+        .evaluate((bubble) => Number(getComputedStyle(bubble).opacity))
+      expect(greyed).toBeLessThan(1)
+      await expect(first.getByRole('region', { name: /Queued/ }).count()).resolves.toBe(1)
+
+      gate().open()
+      for (const page of [first, second]) {
+        await finished(page, 3)
+        await expect.poll(() => questions(page)).toEqual([LONG_PROMPT, 'Two', 'Three', 'Four'])
+        await expect(page.getByTestId('queue').count()).resolves.toBe(0)
+        for (const [nth, asked] of ['Two', 'Three', 'Four'].entries()) {
+          await expect(
+            answers(page)
+              .nth(nth + 1)
+              .textContent(),
+          ).resolves.toContain(`"${asked}"`)
+        }
+      }
+      const { conversation } = await stored(id)
+      expect(conversation.turns.map((turn) => turn.content ?? turn.role)).toEqual([
+        LONG_PROMPT,
+        'assistant',
+        'Two',
+        'assistant',
+        'Three',
+        'assistant',
+        'Four',
+        'assistant',
+      ])
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'cancels the queued messages with Cancel; the answer in flight goes on, and nothing more is asked',
+    async () => {
+      const page = await openDemo()
+      const { id, text } = await inFlight(page)
+      await ask(page, 'Later, maybe')
+      await page.getByTestId('queued-message').waitFor()
+      await page.getByRole('button', { name: 'Cancel the queued messages' }).click()
+      await page.getByTestId('queue').waitFor({ state: 'detached' })
+      await expect(focused(page)).resolves.toBe('prompt')
+      await streaming(page, text)
+      gate().open()
+      await finished(page)
+      const { conversation } = await stored(id)
+      expect(conversation.turns).toHaveLength(2)
+      // One model call: the queued message went nowhere.
+      const log = await eventLog(id)
+      expect(log.filter((name) => name === 'turn')).toHaveLength(1)
+      expect(log).toContain('queued')
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'renames a chat in the list of previous chats; Escape keeps its title',
+    async () => {
+      gate().open()
+      const page = await openDemo()
+      // Every page of this file is the same client: the titles here are this test's own.
+      const title = `Name me (${Date.now().toString(36)})`
+      await ask(page, title)
+      await finished(page)
+      await page.click('[data-testid="new-chat"]')
+      const rename = page.getByRole('button', { name: `Rename “${title}”` })
+      await rename.click()
+      const input = page.getByLabel(`New title for “${title}”`)
+      await expect(focused(page)).resolves.toBe('rename-input')
+      await input.fill('Not this')
+      await page.keyboard.press('Escape')
+      await expect(focused(page)).resolves.toBe('rename')
+      await page.locator('[data-testid="previous-chat"]', { hasText: title }).waitFor()
+
+      const renamed = `Renamed (${Date.now().toString(36)})`
+      await page.keyboard.press('Enter')
+      await input.fill(renamed)
+      await page.keyboard.press('Enter')
+      const listed = page.locator('[data-testid="previous-chat"]', { hasText: renamed })
+      await listed.waitFor()
+      await expect(focused(page)).resolves.toBe('rename')
+      // The relay keeps it: the list after a reload says it too.
+      await page.reload()
+      await listed.waitFor()
     },
     TIMEOUT,
   )
