@@ -34,7 +34,7 @@ export const BUNDLE_TARGET = 5632
  *   relay's tool loop as a page sees it (about 200 B: what it waits on from `GET` and from the
  *   stream, results beside their calls, approve and deny, an interrupted answer kept or asked
  *   again, a stop while the loop waits), the client's own tool calls (about 290 B: `onToolCall`,
- *   run as `Chat` runs them) and versions and the queue (DESIGN §14, about 150 B: a message's
+ *   run as `Chat` runs them) and versions and the queue (DESIGN §14, about 190 B: a message's
  *   `branch`, edit, selectBranch, the queue from `GET` and its events, a send queued while an
  *   answer runs, clearQueue and rename, all but edit one request helper whose result the relay's
  *   events bring; the hook hands out the store's own functions, which saved 40 B). It is over the
