@@ -7,7 +7,8 @@
  * and memory use the test Worker (the deployed one plus scripted models and a route that reads an
  * object's counters); the reconnect uses the deployed Worker under `wrangler dev`, as
  * `bench/end-to-end.ts` starts it. Run alone: `npx tsx bench/conversations.ts` (`... cpu`: the row
- * writes and the CPU only).
+ * writes and the CPU only; `... floor [rounds]`: the row writes and a conversation over its floor
+ * only).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
@@ -19,7 +20,7 @@ import { anthropicRecording, startAnthropicUpstream, type Upstream } from './rec
 
 const TOKEN = 'bench-token-0123456789abcdef'
 /** The settings of the Worker these rows run: scripted models, no rate limits. */
-const VARS = {
+export const VARS = {
   RELAY_TOKENS: TOKEN,
   MOCK_MODELS: 'on',
   MOCK_DELAY_MS: '0',
@@ -29,7 +30,8 @@ const VARS = {
   // One client makes thousands of conversations here.
   CONVERSATION_MAX_PER_CLIENT: '0',
 }
-const auth = { authorization: `Bearer ${TOKEN}` }
+/** The bench's token, as a request sends it. */
+export const auth = { authorization: `Bearer ${TOKEN}` }
 const RECONNECT_ROUNDS = 25
 /**
  * The provider path of the CPU rows: a 1,000-token Anthropic answer (500 thinking and 500 text
@@ -38,8 +40,11 @@ const RECONNECT_ROUNDS = 25
 export const PROVIDER_MODEL = 'anthropic/claude-sonnet-5'
 const PROVIDER_DELTAS = 500
 /** Answers per CPU sample, and samples per path. */
-const CPU_BATCH = 40
-const CPU_ROUNDS = 15
+const CPU_BATCH = 20
+const CPU_ROUNDS = 30
+/** The same for the `floor` rows alone, which time six paths instead of nine. */
+const FLOOR_BATCH = 20
+const FLOOR_ROUNDS = 40
 const MIB = 1024 * 1024
 /** How often workerd's resident memory is read while the 50 MB answer streams. */
 const RSS_EVERY_MS = 20
@@ -57,16 +62,19 @@ export type MeasuredWorker = { worker: TestWorker; pid: number }
  * Starts the test Worker of this tree (or, with `start`, of another checkout) with the bench's
  * settings and `upstream` as its Anthropic API, and finds the workerd process it started.
  */
-export async function startMeasuredWorker(
+export function startMeasuredWorker(
   upstream: Upstream,
   start: typeof startTestWorker = startTestWorker,
 ): Promise<MeasuredWorker> {
+  return measuredStart(() =>
+    start({ ...VARS, ANTHROPIC_API_KEY: 'bench-key', ANTHROPIC_BASE_URL: upstream.url }),
+  )
+}
+
+/** Starts a Worker with `start` and finds the workerd process it started (whose CPU is read). */
+export async function measuredStart(start: () => Promise<TestWorker>): Promise<MeasuredWorker> {
   const before = workerdChildren()
-  const worker = await start({
-    ...VARS,
-    ANTHROPIC_API_KEY: 'bench-key',
-    ANTHROPIC_BASE_URL: upstream.url,
-  })
+  const worker = await start()
   const started = workerdChildren().filter((pid) => !before.includes(pid))
   if (started.length !== 1) {
     await worker.dispose()
@@ -243,14 +251,17 @@ export function droppedConnection(error: unknown): boolean {
 
 /**
  * workerd's CPU per answer of each path, per round (the ms of a round's answers of that path over
- * their count). Each round makes the conversations it needs first, a batch at a time (creating
- * one is not part of an answer), waits `pauseMs` (for what follows those requests in workerd:
- * writes, alarms), then runs one answer of each path in turn, `batch` times, each timed alone: a
+ * their count). A round runs one answer of each path in turn, `batch` times, each timed alone: a
  * slower moment of the machine weighs on every path alike, where timing a batch of one path at a
- * time let it fall on one of them. A first round warms every path up and is left out; `each`,
- * when given, runs every timed answer of the others (`timed`), to measure more around it. A round
- * in which a connection dropped is run again from its start, up to `retries` times, with a line
- * on stderr; its figures are dropped (those `each` took are kept).
+ * time let it fall on one of them. Before each turn the conversations it needs are made (creating
+ * one is not part of an answer), then it waits `pauseMs` (for what follows those requests in
+ * workerd: writes, alarms). Made at the start of a round instead, a conversation waited there
+ * while the round ran, and workerd evicts an object idle for 10 s: it was then made again inside
+ * its timed answer, and told its client's index it had changed, which a floor answer does not.
+ * A first round warms every path up and is left out; `each`, when given, runs every timed answer
+ * of the others (`timed`), to measure more around it. A round in which a connection dropped is
+ * run again from its start, up to `retries` times, with a line on stderr; its figures are dropped
+ * (those `each` took are kept).
  */
 export async function cpuRounds(
   paths: readonly TimedPath[],
@@ -264,21 +275,16 @@ export async function cpuRounds(
 ): Promise<number[][]> {
   const samples = paths.map((): number[] => [])
   const runRound = async (round: number): Promise<number[]> => {
-    const ids: string[][] = []
-    for (const path of paths) {
-      ids.push(
-        path.conversation
-          ? await Promise.all(Array.from({ length: batch }, () => create(path.worker)))
-          : [],
-      )
-    }
-    await new Promise((done) => setTimeout(done, pauseMs))
     const spent = paths.map(() => 0)
     for (let i = 0; i < batch; i++) {
+      const ids = await Promise.all(
+        paths.map((path) => (path.conversation ? create(path.worker) : '')),
+      )
+      await new Promise((done) => setTimeout(done, pauseMs))
       for (let k = 0; k < paths.length; k++) {
         const index = (k + i + round) % paths.length
         const path = paths[index]!
-        const id = path.conversation ? ids[index]!.pop()! : ''
+        const id = ids[index]!
         const timed = async () => {
           const before = cpuMs(path.pid)
           await path.answer(id)
@@ -308,10 +314,11 @@ export async function cpuRounds(
 }
 
 /**
- * workerd's CPU per answer from the conversation's object and from `/v1/chat`: `test/tokens`
- * (1,000 text events of 4 characters) and `test/short` (2 events), in batches run in turn.
+ * The answers the CPU rows time, by path: from `/v1/chat`, from a conversation, and from the
+ * floor, each of `test/tokens` (1,000 text events of 4 characters), of `test/short` (2 events)
+ * and of the Anthropic adapter reading a stand-in API.
  */
-async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
+function cpuPaths(worker: TestWorker) {
   const chat = (model: string) => async () => {
     await chatAnswer(worker, model)
   }
@@ -320,7 +327,7 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     async (id: string) => {
       await answer(worker, id, model, floor)
     }
-  const paths = {
+  return {
     chat: chat('test/tokens'),
     conversation: inConversation('test/tokens'),
     chatShort: chat('test/short'),
@@ -328,15 +335,58 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     chatProvider: chat(PROVIDER_MODEL),
     conversationProvider: inConversation(PROVIDER_MODEL),
     floor: inConversation('test/tokens', true),
+    floorShort: inConversation('test/short', true),
     floorProvider: inConversation(PROVIDER_MODEL, true),
   }
-  const inObject = (name: string) => name.startsWith('conversation') || name.startsWith('floor')
-  const names = Object.keys(paths) as (keyof typeof paths)[]
+}
+type CpuPath = keyof ReturnType<typeof cpuPaths>
+
+/** Whether a path answers in a conversation's object (and needs a conversation made first). */
+const inObject = (name: string) => name.startsWith('conversation') || name.startsWith('floor')
+
+/**
+ * The CPU per answer of `names`, per round (see {@link cpuRounds}), and the median ratio of two
+ * paths over the rounds with its middle half.
+ */
+async function timePaths<Name extends CpuPath>(
+  worker: TestWorker,
+  pid: number,
+  names: readonly Name[],
+  options: { rounds: number; batch: number },
+  each?: (index: number, timed: () => Promise<void>) => Promise<void>,
+) {
+  const all = cpuPaths(worker)
+  const rounds = await cpuRounds(
+    names.map((name) => ({ worker, pid, conversation: inObject(name), answer: all[name] })),
+    { ...options, pauseMs: 50 },
+    each,
+  )
+  const samples = new Map(names.map((name, i) => [name, rounds[i]!]))
+  const of = (name: Name) => samples.get(name)!
+  const ratios = (a: Name, b: Name) => of(a).map((value, i) => value / of(b)[i]!)
+  return {
+    of,
+    ms: (name: Name) => `${fmt(median(of(name)))} ms`,
+    ratio: (a: Name, b: Name) => median(ratios(a, b)),
+    spread: (a: Name, b: Name) => `${middleHalf(ratios(a, b))}x`,
+    /** The median over the rounds of `a` minus `b` in the same round. */
+    marginal: (a: Name, b: Name) => median(of(a).map((value, i) => value - of(b)[i]!)),
+  }
+}
+
+/**
+ * workerd's CPU per answer from the conversation's object and from `/v1/chat`: `test/tokens`
+ * (1,000 text events of 4 characters) and `test/short` (2 events), in batches run in turn.
+ */
+async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
+  const names = Object.keys(cpuPaths(worker)) as CpuPath[]
   /** Ticks in user space and in the kernel, per path, over the timed rounds. */
   const split = names.map(() => ({ user: 0, kernel: 0 }))
-  const rounds = await cpuRounds(
-    names.map((name) => ({ worker, pid, conversation: inObject(name), answer: paths[name] })),
-    { rounds: CPU_ROUNDS, batch: CPU_BATCH, pauseMs: 50 },
+  const { ms, ratio, spread, marginal, of } = await timePaths(
+    worker,
+    pid,
+    names,
+    { rounds: CPU_ROUNDS, batch: CPU_BATCH },
     async (index, timed) => {
       const before = ticks(pid)
       await timed()
@@ -345,24 +395,13 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
       split[index]!.kernel += after.kernel - before.kernel
     },
   )
-  const samples = Object.fromEntries(names.map((name, i) => [name, rounds[i]!])) as Record<
-    keyof typeof paths,
-    number[]
-  >
-  const ms = (path: keyof typeof paths) => `${fmt(median(samples[path]))} ms`
-  const ratios = (a: keyof typeof paths, b: keyof typeof paths) =>
-    samples[a].map((value, i) => value / samples[b][i]!)
-  const ratio = (a: keyof typeof paths, b: keyof typeof paths) => median(ratios(a, b))
-  const spread = (a: keyof typeof paths, b: keyof typeof paths) => `${middleHalf(ratios(a, b))}x`
-  const marginal = (a: keyof typeof paths, b: keyof typeof paths) =>
-    median(samples[a].map((value, i) => value - samples[b][i]!))
   /** The kernel's share of a path's CPU, from its ticks, applied to its median. */
-  const kernelShare = (path: keyof typeof paths) => {
+  const kernelShare = (path: CpuPath) => {
     const { user, kernel } = split[names.indexOf(path)]!
     return kernel / (user + kernel)
   }
-  const kernelMs = (path: keyof typeof paths) => median(samples[path]) * kernelShare(path)
-  const userMs = (path: keyof typeof paths) => median(samples[path]) * (1 - kernelShare(path))
+  const kernelMs = (path: CpuPath) => median(of(path)) * kernelShare(path)
+  const userMs = (path: CpuPath) => median(of(path)) * (1 - kernelShare(path))
   const how = `workerd process CPU (every thread's schedstat) around each answer, ${CPU_BATCH} answers of each path a round in turn, median of ${CPU_ROUNDS} rounds; each answer counts its HTTP request and the Worker in front`
   return [
     {
@@ -391,15 +430,16 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     },
     {
       section,
-      name: 'CPU, 2-event answer: /v1/chat | conversation',
-      value: [ms('chatShort'), ms('conversationShort')],
-      note: `${fmt(ratio('conversationShort', 'chatShort'))}x: the cost of a message whatever its length`,
+      name: 'CPU, 2-event answer: /v1/chat | floor | conversation',
+      value: [ms('chatShort'), ms('floorShort'), ms('conversationShort')],
+      note: `${fmt(ratio('floorShort', 'chatShort'))}x and ${fmt(ratio('conversationShort', 'chatShort'))}x of /v1/chat: the cost of a message whatever its length`,
     },
     {
       section,
-      name: 'CPU of 998 more events: /v1/chat | conversation',
+      name: 'CPU of 998 more events: /v1/chat | floor | conversation',
       value: [
         `${fmt(marginal('chat', 'chatShort'))} ms`,
+        `${fmt(marginal('floor', 'floorShort'))} ms`,
         `${fmt(marginal('conversation', 'conversationShort'))} ms`,
       ],
       note: 'the per-event part (1,000-token answer minus the 2-event one, same round)',
@@ -409,6 +449,57 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
       name: 'of the scripted answer, in the kernel: /v1/chat | conversation',
       value: [`${fmt(kernelMs('chat'))} ms`, `${fmt(kernelMs('conversation'))} ms`],
       note: `in user space alone the conversation costs ${fmt(userMs('conversation') / userMs('chat'))}x of /v1/chat (Anthropic answer: ${fmt(userMs('conversationProvider') / userMs('chatProvider'))}x); its kernel time is mostly local SQLite writing its WAL to this machine's disk, with an fsync each commit (each thread's user and system ticks over every timed answer, as shares of the medians above)`,
+    },
+  ]
+}
+
+/**
+ * A conversation's answer over its floor alone (`npx tsx bench/conversations.ts floor`): six
+ * paths in turn instead of nine, so more rounds in the same time, and the scripted answer split
+ * into what a message costs whatever its length (the 2-event answer) and what its events add.
+ */
+async function overFloor(
+  worker: TestWorker,
+  pid: number,
+  section: string,
+  count = FLOOR_ROUNDS,
+): Promise<Row[]> {
+  const names = [
+    'conversation',
+    'floor',
+    'conversationShort',
+    'floorShort',
+    'conversationProvider',
+    'floorProvider',
+  ] as const
+  const rounds = { rounds: count, batch: FLOOR_BATCH }
+  const { ms, ratio, spread, marginal } = await timePaths(worker, pid, names, rounds)
+  const perEvent = (long: (typeof names)[number], short: (typeof names)[number]) =>
+    `${fmt(marginal(long, short))} ms`
+  return [
+    {
+      section,
+      name: 'CPU, 1,000-token scripted answer: floor | conversation',
+      value: [ms('floor'), ms('conversation')],
+      note: `${verdict(ratio('conversation', 'floor'), 1.1)} of the floor (goal ≤ 1.1x; middle half of the rounds ${spread('conversation', 'floor')}); ${FLOOR_BATCH} answers of each path a round in turn, median of ${count} rounds`,
+    },
+    {
+      section,
+      name: 'CPU, 1,000-token Anthropic answer: floor | conversation',
+      value: [ms('floorProvider'), ms('conversationProvider')],
+      note: `${verdict(ratio('conversationProvider', 'floorProvider'), 1.1)} (goal ≤ 1.1x; middle half ${spread('conversationProvider', 'floorProvider')})`,
+    },
+    {
+      section,
+      name: 'CPU, 2-event scripted answer: floor | conversation',
+      value: [ms('floorShort'), ms('conversationShort')],
+      note: `${fmt(ratio('conversationShort', 'floorShort'))}x (middle half ${spread('conversationShort', 'floorShort')}): what a message costs whatever its length`,
+    },
+    {
+      section,
+      name: 'CPU of 998 more events: floor | conversation',
+      value: [perEvent('floor', 'floorShort'), perEvent('conversation', 'conversationShort')],
+      note: 'the per-event part (1,000-token answer minus the 2-event one, same round)',
     },
   ]
 }
@@ -556,9 +647,10 @@ async function reconnect(section: string): Promise<Row[]> {
 
 /**
  * The `conversations` rows. `only: 'cpu'` measures the row writes and the CPU per answer alone
- * (`npx tsx bench/conversations.ts cpu`), for a change that touches nothing else.
+ * (`npx tsx bench/conversations.ts cpu`), for a change that touches nothing else; `only: 'floor'`
+ * the row writes and a conversation's answer over its floor.
  */
-export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
+export async function benchConversations(only?: 'cpu' | 'floor', rounds?: number): Promise<Row[]> {
   const section = 'durable conversations (workerd)'
   const upstream = await startProviderUpstream()
   let measured: MeasuredWorker | undefined
@@ -566,6 +658,7 @@ export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
     measured = await startMeasuredWorker(upstream)
     const { worker, pid } = measured
     const rows = [await rowWrites(worker, section)]
+    if (only === 'floor') return [...rows, ...(await overFloor(worker, pid, section, rounds))]
     rows.push(...(await cpuPerAnswer(worker, pid, section)))
     if (only === 'cpu') return rows
     rows.push(...(await memory(worker, pid, section)))
@@ -578,5 +671,9 @@ export async function benchConversations(only?: 'cpu'): Promise<Row[]> {
 }
 
 if (isMain(import.meta.url)) {
-  printTable(await benchConversations(process.argv[2] === 'cpu' ? 'cpu' : undefined))
+  const only = process.argv[2]
+  const rounds = process.argv[3] === undefined ? undefined : Number(process.argv[3])
+  printTable(
+    await benchConversations(only === 'cpu' || only === 'floor' ? only : undefined, rounds),
+  )
 }
