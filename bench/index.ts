@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: every benchmark, side by side, printed as one table. Numbers, never assertions.
  * `npm run bench -- relay` runs only the rows whose name contains "relay" (names: core, calls,
- * adapter, relay, telemetry, completions, e2e, bundle, react, memory, conversations; several may be
- * given).
+ * adapter, relay, telemetry, completions, dialects, e2e, bundle, startup, react, memory,
+ * conversations, agents; several may be given).
  *
  * Each row runs in a process of its own (node's flags passed on), so that its figures do not
  * depend on which rows ran before it: the code one row warmed up (or made polymorphic) and the
@@ -36,6 +36,7 @@ const benches: readonly { name: string; run: () => Promise<Row[]> }[] = [
     name: 'conversations',
     run: async () => (await import('./conversations.ts')).benchConversations(),
   },
+  { name: 'agents', run: async () => (await import('./agent-loop.ts')).benchAgentLoop() },
 ]
 
 /** Runs one row in a child process and receives its rows over IPC. */
