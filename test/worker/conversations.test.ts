@@ -26,8 +26,8 @@ const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a lar
 /** The `test/burst` model's answer, all at once: 2.5 MB in 640 events. */
 const BURST_TEXT = LARGE_TEXT.slice(0, 2.5 * 1024 * 1024)
 /**
- * The most characters a conversation's object may hold at once: a batch of records not yet
- * written (64 KiB) with the record that filled it. Frames not yet sent are made from it, not kept.
+ * The most characters a conversation's object may hold at once: a batch of events not yet written
+ * (64 KiB: the frames sent, or records of events no one was sent) with the one that filled it.
  */
 const HELD_BOUND = 64 * 1024 + 8 * 1024
 /** A test that streams a 5 MB answer through workerd: seconds alone, many more on a busy machine. */

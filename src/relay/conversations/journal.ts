@@ -53,7 +53,7 @@ export class Journal {
   #log: EventLog
   #fanOut: FanOut
   #firstKept: number
-  /** The most characters of records held at once (logged, not yet written). */
+  /** The most characters held at once (logged, not yet written; see `EventLog.heldChars`). */
   #peakHeldChars = 0
   /** The most characters of frames one page of a replay held. */
   #peakReplayChars = 0

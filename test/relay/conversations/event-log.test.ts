@@ -14,14 +14,23 @@ import {
 import { createSseEncoder } from '../../../src/relay/sse.ts'
 import { parseSse } from '../sse-reader.ts'
 
-function logWith(lastId = 0, options: { maxEvents?: number; maxChars?: number } = {}) {
+/**
+ * A log as the object wires it: a live subscriber takes what it was not sent before a batch is
+ * written (with `listening: false`, no one listens, and what is held is skipped instead).
+ */
+function logWith(
+  lastId = 0,
+  {
+    listening = true,
+    ...options
+  }: { maxEvents?: number; maxChars?: number; listening?: boolean } = {},
+) {
   const stored: StoredBatch[] = []
-  // What a live subscriber takes before a batch is written, as the object wires it.
   let untaken = ''
   const log = createEventLog({
     lastId,
     write: (batch) => stored.push(batch),
-    beforeWrite: () => (untaken += log.take()),
+    beforeWrite: () => (listening ? (untaken += log.take()) : log.skip()),
     ...options,
   })
   /** Appends one event and returns its frame, as a live subscriber is sent it. */
@@ -65,7 +74,7 @@ describe('the event log of a conversation', () => {
     expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: frames })
   })
 
-  it('hands out the frames since the last take, first when a batch is due, and writes the batch as records', () => {
+  it('hands out the frames since the last take, first when a batch is due, and writes the batch as them', () => {
     const stored: StoredBatch[] = []
     const taken: string[] = []
     const log = createEventLog({
@@ -90,13 +99,53 @@ describe('the event log of a conversation', () => {
     expect(taken[0]!.startsWith(b)).toBe(true)
     const c = taken[0]!.slice(b.length)
     expect(stored).toHaveLength(1)
+    // The very frames its subscribers were sent, not a second text made of its events.
+    expect(stored[0]!.records).toBe(a + b + c)
     expect(readBack(stored[0]!)).toEqual({ firstId: 1, lastId: 3, text: a + b + c })
-    // Records, about half the characters of the frames: no ids, no field names.
-    expect(stored[0]!.records.length).toBeGreaterThan(held)
-    expect(stored[0]!.records.length).toBeLessThan(0.6 * (a + b + c).length)
+    // Held meanwhile: the frame of the event taken, the record of the other (21 characters).
+    expect(held).toBe(a.length + 21)
     expect(log.held()).toBeNull()
     expect(log.heldChars).toBe(0)
     expect(log.take()).toBe('')
+  })
+
+  it('writes a batch no one was sent as records, about 60% of the characters of its frames', () => {
+    const { log, stored, batches } = logWith(0, { listening: false })
+    const sse = createSseEncoder()
+    let frames = ''
+    for (const text of ['a', 'b', 'c']) {
+      log.append('text', JSON.stringify({ text }))
+      frames += sse.event('text', JSON.stringify({ text }))
+    }
+    log.flush()
+    // No ids, no field names: `\ntext\n12\n{"text":"a"}` for each.
+    expect(stored[0]!.records).toBe(
+      '\ntext\n12\n{"text":"a"}\ntext\n12\n{"text":"b"}\ntext\n12\n{"text":"c"}',
+    )
+    expect(stored[0]!.records.length).toBeLessThan(0.6 * frames.length)
+    expect(batches()[0]!.text).toBe(frames)
+  })
+
+  it('writes a batch sent in part as frames: those sent, then those made for the rest', () => {
+    const { log, stored, batches } = logWith(0, { listening: false })
+    const sse = createSseEncoder()
+    const frame = (text: string) => sse.event('text', JSON.stringify({ text }))
+    const [a, b, c, d] = [frame('a'), frame('b'), frame('c'), frame('d')]
+    log.append('text', '{"text":"a"}')
+    log.skip()
+    log.append('text', '{"text":"b"}')
+    // Only what followed the skip goes out; the skipped one is made for storage only.
+    expect(log.take()).toBe(b)
+    expect(log.heldChars).toBe(a.length + b.length)
+    log.append('text', '{"text":"c"}')
+    log.skip()
+    log.append('text', '{"text":"d"}')
+    expect(log.held(1)).toEqual({ firstId: 2, lastId: 4, text: b + c + d })
+    expect(log.held(1, 2)).toEqual({ firstId: 2, lastId: 2, text: b })
+    expect(log.held(2, 3)).toEqual({ firstId: 3, lastId: 3, text: c })
+    log.flush()
+    expect(stored[0]!.records).toBe(a + b + c + d)
+    expect(batches()).toEqual([{ firstId: 1, lastId: 4, text: a + b + c + d }])
   })
 
   it('hands out none of the events skipped, and still writes them', () => {
@@ -151,7 +200,7 @@ describe('the event log of a conversation', () => {
 
   it('counts the characters of each record it writes, whatever the length of its data', () => {
     for (const length of [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 123_456]) {
-      const { log, stored } = logWith(0, { maxChars: Infinity })
+      const { log, stored } = logWith(0, { maxChars: Infinity, listening: false })
       const added = log.append('thinking', 'x'.repeat(length)) + log.append('text', '{}')
       expect(log.heldChars).toBe(added)
       log.flush()
@@ -210,12 +259,12 @@ describe('the event log of a conversation', () => {
     expect([...splitFrames(batches()[0]!.text)][1]).toBe(raw)
   })
 
-  it('reads back batches stored before records: frames as text, and a JSON array of frames', () => {
+  it('reads back every stored form: frames as text, records, and a JSON array of frames (older)', () => {
     const sse = createSseEncoder(6)
     const frames = [sse.event('text', '{"text":"a"}'), sse.event('done', '{"turn":{}}')]
     expect(storedFrames(frames.join(''), 7)).toBe(frames.join(''))
     expect(storedFrames(JSON.stringify(frames), 7)).toBe(frames.join(''))
-    const { log, stored } = logWith(6)
+    const { log, stored } = logWith(6, { listening: false })
     log.append('text', '{"text":"a"}')
     log.append('done', '{"turn":{}}')
     log.flush()
@@ -223,7 +272,7 @@ describe('the event log of a conversation', () => {
   })
 
   it('refuses stored records it cannot read, naming the batch and the record, rather than loop', () => {
-    const { log, stored } = logWith(6)
+    const { log, stored } = logWith(6, { listening: false })
     log.append('text', '{"text":"a"}')
     log.append('text', '{"text":"b"}')
     log.flush()
