@@ -42,7 +42,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * browser's): the request leaves `ms` before it arrives, the response's head arrives `ms` after
  * workerd sent it, and so does each chunk of its body.
  */
-export function distantFetch(ms: number, dispatcher: Dispatcher): typeof fetch {
+function distantFetch(ms: number, dispatcher: Dispatcher): typeof fetch {
   return async (input, init) => {
     await sleep(ms)
     const response = await fetch(input, { ...init, dispatcher } as RequestInit)
