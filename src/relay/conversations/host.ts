@@ -10,6 +10,7 @@ import { resolveLimits, type RelayLimits, type ResolvedLimits } from '../options
 import type { RateLimiter } from '../rate-limit.ts'
 import { errorResponse, jsonResponse, SSE_HEADERS } from '../responses.ts'
 import { callStart, type TracingOptions } from '../tracing.ts'
+import type { Validation } from '../validate-json.ts'
 import { AnswerLoop } from './answer-loop.ts'
 import { APPROVAL_ID } from './approval-ids.ts'
 import { ConversationRecord, type Ask, type ConversationMeta } from './conversation-record.ts'
@@ -455,13 +456,8 @@ export class ConversationHost {
     if (this.#record.meta !== undefined) {
       return errorResponse(409, 'invalid-request', 'id already taken')
     }
-    const body = await sentBody(request)
-    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
-    const checked = validateCreateRequest(body.value)
-    if (!checked.ok) {
-      const { field, message } = checked.error
-      return errorResponse(400, 'invalid-request', message, { field })
-    }
+    const checked = await checkedBody(request, validateCreateRequest)
+    if (checked instanceof Response) return checked
     const now = this.#isoNow()
     const meta: ConversationMeta = {
       id,
@@ -471,7 +467,7 @@ export class ConversationHost {
       title: null,
       streaming: false,
     }
-    if (checked.value.system !== undefined) meta.system = checked.value.system
+    if (checked.system !== undefined) meta.system = checked.system
     // Listed first, to be checked (the first answers need not tell the index anything), unless
     // the client holds all it may. An index out of reach lists it when it next changes.
     const { perClient } = this.#settings
@@ -603,14 +599,9 @@ export class ConversationHost {
 
   /** `PATCH .../:id` `{ title }`: the list shows this title from now on. */
   async #rename(request: Request, meta: ConversationMeta): Promise<Response> {
-    const body = await sentBody(request)
-    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
-    const checked = validateRename(body.value)
-    if (!checked.ok) {
-      const { field, message } = checked.error
-      return errorResponse(400, 'invalid-request', message, { field })
-    }
-    const { title } = checked.value
+    const checked = await checkedBody(request, validateRename)
+    if (checked instanceof Response) return checked
+    const { title } = checked
     const current = this.#record.meta ?? meta
     this.#record.saveMeta({ ...current, title, renamed: true })
     this.#announce()
@@ -643,17 +634,12 @@ export class ConversationHost {
 
   /** `POST .../approvals/:approvalId` `{ approve, reason? }`: see `AnswerLoop.decide`. */
   async #approve(request: Request, approvalId: string): Promise<Response> {
-    const body = await sentBody(request)
-    if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
-    const checked = validateApproval(body.value)
-    if (!checked.ok) {
-      const { field, message } = checked.error
-      return errorResponse(400, 'invalid-request', message, { field })
-    }
+    const checked = await checkedBody(request, validateApproval)
+    if (checked instanceof Response) return checked
     if (!APPROVAL_ID.test(approvalId)) {
       return errorResponse(404, 'invalid-request', 'no such approval')
     }
-    const { approve, reason } = checked.value
+    const { approve, reason } = checked
     return this.#loop.decide(approvalId, approve, reason)
   }
 
@@ -803,6 +789,19 @@ function lastEventIdRefusal(): Response {
  * limits, checked that it is JSON, and sends its text as it came; only the relay reaches a host,
  * so the body is read here without a second timer or size count.
  */
+/** The request's JSON body as `check` reads it, or the 400 that names what is wrong with it. */
+async function checkedBody<T>(
+  request: Request,
+  check: (body: unknown) => Validation<T>,
+): Promise<T | Response> {
+  const body = await sentBody(request)
+  if (!body.ok) return errorResponse(400, 'invalid-request', body.message)
+  const checked = check(body.value)
+  if (checked.ok) return checked.value
+  const { field, message } = checked.error
+  return errorResponse(400, 'invalid-request', message, { field })
+}
+
 async function sentBody(
   request: Request,
 ): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
