@@ -507,6 +507,22 @@ describe('/v1/responses: the sealed reasoning item', () => {
   /** The output as an app keeps it: through JSON. */
   const stored = (output: ResponseOutputItem[]) =>
     JSON.parse(JSON.stringify(output)) as ResponseInput
+  /** The first answer: Claude thinks, says it will check and calls the weather tool. */
+  const firstAnswer = (openai: OpenAI) =>
+    openai.responses.create({ model: 'anthropic/claude', input: ask, tools: [weather] })
+  /** The question, these items of the answer and the tool's result, sent to `model`. */
+  const sendBack = (openai: OpenAI, items: unknown[], model = 'anthropic/claude') =>
+    openai.responses.create({
+      model,
+      input: [...ask, ...(items as ResponseInput), result],
+      tools: [weather],
+    })
+  /** The first answer as a model gets it without its items: its text and call. */
+  const unsealed = {
+    role: 'assistant',
+    text: 'Let me check.',
+    toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
+  }
 
   it('comes last in the output, and brings the answer’s items back verbatim to the same model', async () => {
     const { claude, openai, entries } = sealedRelay()
@@ -545,18 +561,10 @@ describe('/v1/responses: the sealed reasoning item', () => {
 
   it('is dropped, with a warning, when the answer was changed; the turn goes from its text and calls', async () => {
     const { claude, openai, entries } = sealedRelay()
-    const first = await openai.responses.create({
-      model: 'anthropic/claude',
-      input: ask,
-      tools: [weather],
-    })
+    const first = await firstAnswer(openai)
     const items = stored(first.output) as { type: string; content?: { text: string }[] }[]
     items[1]!.content![0]!.text = 'Let me look.'
-    await openai.responses.create({
-      model: 'anthropic/claude',
-      input: [...ask, ...(items as ResponseInput), result],
-      tools: [weather],
-    })
+    await sendBack(openai, items)
     expect(claude.calls[1]!.request[1]).toEqual({
       role: 'assistant',
       text: 'Let me look.',
@@ -569,23 +577,11 @@ describe('/v1/responses: the sealed reasoning item', () => {
 
   it('is dropped, with a warning, when the answer comes back without its thinking summary', async () => {
     const { claude, openai, entries } = sealedRelay()
-    const first = await openai.responses.create({
-      model: 'anthropic/claude',
-      input: ask,
-      tools: [weather],
-    })
+    const first = await firstAnswer(openai)
     // The record holds the items alone: the thinking the seal covers is the summary's.
     const withoutSummary = stored(first.output).slice(1)
-    await openai.responses.create({
-      model: 'anthropic/claude',
-      input: [...ask, ...withoutSummary, result],
-      tools: [weather],
-    })
-    expect(claude.calls[1]!.request[1]).toEqual({
-      role: 'assistant',
-      text: 'Let me check.',
-      toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
-    })
+    await sendBack(openai, withoutSummary)
+    expect(claude.calls[1]!.request[1]).toEqual(unsealed)
     expect(entries.at(-1)?.notes).toEqual([
       'conversation.turns[1].items dropped: the turn was changed after this relay sealed it, so it was sent from its text and tool calls',
     ])
@@ -593,11 +589,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
 
   it('replays a record of the earlier version, which holds the whole turn, from a stored answer', async () => {
     const { claude, openai, entries } = sealedRelay()
-    const first = await openai.responses.create({
-      model: 'anthropic/claude',
-      input: ask,
-      tools: [weather],
-    })
+    const first = await firstAnswer(openai)
     const items = stored(first.output) as { encrypted_content?: string }[]
     const content = readSealedContent(items[3]!.encrypted_content)
     if (content.type !== 'items') throw new Error('expected the sealed items')
@@ -623,11 +615,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
 
   it('is dropped, with a warning, when its seal does not hold', async () => {
     const { claude, openai, entries } = sealedRelay()
-    const first = await openai.responses.create({
-      model: 'anthropic/claude',
-      input: ask,
-      tools: [weather],
-    })
+    const first = await firstAnswer(openai)
     const items = stored(first.output) as { encrypted_content?: string }[]
     // Another relay's seal on the same answer: a record that decodes, under a key this one lacks.
     const foreign = createRelay({
@@ -643,11 +631,7 @@ describe('/v1/responses: the sealed reasoning item', () => {
     items[3]!.encrypted_content = (
       theirs.output[3] as { encrypted_content: string }
     ).encrypted_content
-    await openai.responses.create({
-      model: 'anthropic/claude',
-      input: [...ask, ...(items as ResponseInput), result],
-      tools: [weather],
-    })
+    await sendBack(openai, items)
     expect(claude.calls[1]!.request[1]).toMatchObject({ role: 'assistant', text: 'Let me check.' })
     expect(claude.calls[1]!.request[1]).not.toHaveProperty('replayed')
     expect(entries.at(-1)?.notes?.join(' ')).toMatch(/conversation\.turns\[1\]\.items dropped/)
@@ -655,21 +639,9 @@ describe('/v1/responses: the sealed reasoning item', () => {
 
   it('is dropped, with a warning, when the conversation goes on with another model', async () => {
     const { other, openai, entries } = sealedRelay()
-    const first = await openai.responses.create({
-      model: 'anthropic/claude',
-      input: ask,
-      tools: [weather],
-    })
-    await openai.responses.create({
-      model: 'openai/gpt',
-      input: [...ask, ...stored(first.output), result],
-      tools: [weather],
-    })
-    expect(other.calls[0]!.request[1]).toEqual({
-      role: 'assistant',
-      text: 'Let me check.',
-      toolCalls: [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
-    })
+    const first = await firstAnswer(openai)
+    await sendBack(openai, stored(first.output), 'openai/gpt')
+    expect(other.calls[0]!.request[1]).toEqual(unsealed)
     expect(other.calls[0]!.conversation.turns[1]).not.toHaveProperty('items')
     expect(entries.at(-1)?.notes).toEqual([
       'conversation.turns[1].items dropped: made by another provider, model or thinking mode than openai/gpt (thinking default), so the turn was sent from its text and tool calls',
