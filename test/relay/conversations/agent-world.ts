@@ -43,6 +43,22 @@ export function gate() {
   }
 }
 
+/**
+ * The `test/gated` model: it says `text` a character at a time, each when the test lets it go
+ * (`letters.open(n)`).
+ */
+export function gatedModel(text: string) {
+  const letters = gate()
+  const adapter = mock({
+    provider: 'test',
+    model: 'gated',
+    script: [{ text }],
+    chunkSize: 1,
+    pace: () => letters.wait(),
+  })
+  return { adapter, letters }
+}
+
 /** A model of the test provider answering `script` in order (the last one repeating). */
 export function scripted(
   model: string,

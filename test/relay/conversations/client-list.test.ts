@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { WireConversationExport } from '../../../src/core/wire.ts'
-import { mock } from '../../../src/providers/mock/index.ts'
 import { readSse } from '../sse-reader.ts'
-import { agentWorld, ALICE, BOB, gate, ID, user } from './agent-world.ts'
+import { agentWorld, ALICE, BOB, gatedModel, ID, user } from './agent-world.ts'
 
 // A client's conversations as a whole (DESIGN §14), in Node on SQLite in memory: titles and
 // renames, the export of every conversation, and deleting them all.
@@ -11,14 +10,7 @@ const OTHER = 'BBBBBBBBBBBBBBBBBBBBBB'
 const BOBS = 'CCCCCCCCCCCCCCCCCCCCCC'
 
 function world() {
-  const letters = gate()
-  const slow = mock({
-    provider: 'test',
-    model: 'gated',
-    script: [{ text: 'abc' }],
-    chunkSize: 1,
-    pace: () => letters.wait(),
-  })
+  const { adapter: slow, letters } = gatedModel('abc')
   const made = agentWorld({ models: [slow] })
   const { hosts } = made
   const list = async (clientId = ALICE) => {

@@ -4,46 +4,13 @@ import { mock } from '../../../src/providers/mock/index.ts'
 import { memoryRateLimiter } from '../../../src/relay/index.ts'
 import { memoryHosts } from '../../helpers/memory-hosts.ts'
 import { parseSse, payloads, readSse, readUntil } from '../sse-reader.ts'
+import { ALICE, gatedModel, ID, user } from './agent-world.ts'
 
 // The conversation host's rules, in Node, on SQLite in memory: what the Worker's Durable Object
 // runs (test/worker/conversations.test.ts checks the whole in workerd).
 
-const ID = 'AAAAAAAAAAAAAAAAAAAAAA'
-const ALICE = 'client-alice'
-const user = (content: string) => ({ role: 'user' as const, content })
-
-/** A model whose deltas go one at a time, when the test lets them (`step`). */
-function gated(text: string) {
-  const waiting: (() => void)[] = []
-  let allowed = 0
-  const adapter = mock({
-    provider: 'test',
-    model: 'gated',
-    script: [{ text }],
-    chunkSize: 1,
-    pace: () =>
-      new Promise<void>((go) => {
-        if (allowed > 0) {
-          allowed--
-          go()
-        } else waiting.push(go)
-      }),
-  })
-  return {
-    adapter,
-    /** Lets `n` more deltas go. */
-    step(n = 1) {
-      for (let i = 0; i < n; i++) {
-        const go = waiting.shift()
-        if (go === undefined) allowed++
-        else go()
-      }
-    },
-  }
-}
-
 function world(settings: Parameters<typeof memoryHosts>[0]['settings'] = {}) {
-  const slow = gated('abcdef')
+  const slow = gatedModel('abcdef')
   const providers: { readonly [provider: string]: ProviderEntry } = {
     test: [
       slow.adapter,
@@ -105,7 +72,7 @@ describe('a conversation host', () => {
     const { hosts, slow, create, send, shown } = world()
     await create()
     const response = await send('Spell it', 'test/gated')
-    slow.step(3)
+    slow.letters.open(3)
     const seen = await readUntil(response, (read) => read.events.length >= 4)
     const shownId = seen.events[2]!.id!
     const stopped = hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': shownId } })
@@ -127,7 +94,7 @@ describe('a conversation host', () => {
     expect(JSON.parse(first.events[0]!.data)).toMatchObject({ replaces: true })
     // Mid-answer the old answer stands.
     expect((await shown()).conversation.turns).toHaveLength(2)
-    slow.step(6)
+    slow.letters.open(6)
     await shown()
     await expect.poll(async () => (await shown()).streaming).toBe(false)
     const turns = (await shown()).conversation.turns
@@ -180,7 +147,7 @@ describe('a conversation host', () => {
     const refused = await hosts.request(ID, 'stream', ALICE, { search: '?follow=true' })
     expect(refused.status).toBe(429)
     expect(await refused.text()).toMatch(/CONVERSATION_MAX_READERS/)
-    slow.step(6)
+    slow.letters.open(6)
     await readSse(answer)
     await follow.body!.cancel()
   })
@@ -256,7 +223,7 @@ describe('a conversation host', () => {
     expect((await hosts.request(ID, 'clear-queue', ALICE)).status).toBe(204)
     const stop = await hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': 'x' } })
     expect(stop.status).toBe(400)
-    slow.step(6)
+    slow.letters.open(6)
     expect(payloads(parseSse((await readSse(answer)).raw)).at(-1)!.event).toBe('done')
   })
 })

@@ -2,20 +2,13 @@ import { describe, expect, it } from 'vitest'
 import type { WireApproval, WireConversationRead } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
 import { dataOf, readSse, readUntil } from '../sse-reader.ts'
-import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
+import { agentWorld, ALICE, gate, gatedModel, ID, scripted, user } from './agent-world.ts'
 
 // Messages posted while an answer runs (DESIGN §14), in Node on SQLite in memory: queued, told to
 // every follower, sent in order when the answer ends, cleared on request, and kept in storage.
 
 function world(settings = {}) {
-  const letters = gate()
-  const slow = mock({
-    provider: 'test',
-    model: 'gated',
-    script: [{ text: 'abc' }],
-    chunkSize: 1,
-    pace: () => letters.wait(),
-  })
+  const { adapter: slow, letters } = gatedModel('abc')
   const numbered = scripted('numbered', (index) => ({ text: `Answer ${index}` }))
   const breaking = gate()
   const broken = mock({
