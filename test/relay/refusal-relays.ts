@@ -19,7 +19,17 @@ const failing = (kind: ErrorKind) =>
 /** Silent from the start, or after its first event, until the idle timeout ends it. */
 const stalling = (model: string, events: number) =>
   mock({ model, script: [{ text: 'Halb', chunkSize: 4, stallAfterEvents: events }] })
+/** A limiter that answers every check with `decision`. */
 const refusing = (decision: LimitDecision): RateLimiter => ({ check: () => decision })
+/** A limiter that refuses every call for the rate: 3 s to wait. */
+export const rateLimited = (): RateLimiter => refusing({ ok: false, retryAfterMs: 3000 })
+/** A limiter whose client spent its day's $5 budget (and $0.25 more): two hours to wait. */
+export const overBudget = (): RateLimiter =>
+  refusing({
+    ok: false,
+    retryAfterMs: 7_200_000,
+    budget: { period: 'day', limitUsd: 5, spentUsd: 5.25, resetsAt: '2026-05-02T00:00:00.000Z' },
+  })
 
 /** Models that fail each way, one that cannot be made, and the mock. */
 export const refusalProviders = {
@@ -64,20 +74,8 @@ export function refusalRelays(token: string) {
   return {
     open: createRelay(options),
     filtered: createRelay({ ...options, models: ['mock/echo'] }),
-    rated: createRelay({ ...options, rateLimiter: refusing({ ok: false, retryAfterMs: 3000 }) }),
-    budgeted: createRelay({
-      ...options,
-      rateLimiter: refusing({
-        ok: false,
-        retryAfterMs: 7_200_000,
-        budget: {
-          period: 'day',
-          limitUsd: 5,
-          spentUsd: 5.25,
-          resetsAt: '2026-05-02T00:00:00.000Z',
-        },
-      }),
-    }),
+    rated: createRelay({ ...options, rateLimiter: rateLimited() }),
+    budgeted: createRelay({ ...options, rateLimiter: overBudget() }),
     limiterDown: createRelay({
       ...options,
       rateLimiter: {

@@ -15,13 +15,13 @@ import type { UiMessageMetadata, UiStep } from '../../../src/relay/ai-sdk/index.
 import {
   createRelay,
   refuseRequest,
-  type LimitDecision,
   type Relay,
   type RelayLogEntry,
   type RelayOptions,
 } from '../../../src/relay/index.ts'
 import { decodeSealedTurn, encodeSealedTurn } from '../../../src/relay/sealed-turn.ts'
 import { eventually } from '../../helpers/eventually.ts'
+import { overBudget, rateLimited } from '../refusal-relays.ts'
 import { relayTransport, TestChat, textOf } from './chat.ts'
 
 const TOKEN = 'token-ai-sdk-route-0123'
@@ -146,8 +146,6 @@ describe('/v1/ai-sdk/chat answers', () => {
   })
 })
 
-const refusing = (decision: LimitDecision) => ({ check: () => decision })
-
 describe('/v1/ai-sdk/chat refusals', () => {
   const providers = {
     mock: [
@@ -160,19 +158,8 @@ describe('/v1/ai-sdk/chat refusals', () => {
   }
   const relays = {
     open: relayOf(providers).relay,
-    rated: relayOf(providers, { rateLimiter: refusing({ ok: false, retryAfterMs: 3000 }) }).relay,
-    budgeted: relayOf(providers, {
-      rateLimiter: refusing({
-        ok: false,
-        retryAfterMs: 7_200_000,
-        budget: {
-          period: 'day',
-          limitUsd: 5,
-          spentUsd: 5.25,
-          resetsAt: '2026-05-02T00:00:00.000Z',
-        },
-      }),
-    }).relay,
+    rated: relayOf(providers, { rateLimiter: rateLimited() }).relay,
+    budgeted: relayOf(providers, { rateLimiter: overBudget() }).relay,
   }
   const good = { id: 'c', model: 'mock/echo', trigger: 'submit-message', messages: [ask('Hi')] }
 

@@ -16,8 +16,6 @@ import { describe, expect, it } from 'vitest'
 import { mock, type MockStep } from '../../../src/providers/mock/index.ts'
 import {
   createRelay,
-  type LimitDecision,
-  type RateLimiter,
   type Relay,
   type RelayLogEntry,
   type RelayOptions,
@@ -26,6 +24,7 @@ import { readSealedContent, SEALED_TURN_PREFIX } from '../../../src/relay/openai
 import { encodeSealedTurn } from '../../../src/relay/sealed-turn.ts'
 import { eventually } from '../../helpers/eventually.ts'
 import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
+import { overBudget, rateLimited } from '../refusal-relays.ts'
 import {
   expectOpenAIError,
   expectRaised,
@@ -173,18 +172,10 @@ const options = {
   limits: { bodyBytes: 4096 },
   heartbeatMs: 60_000,
 } satisfies RelayOptions
-const refusing = (decision: LimitDecision): RateLimiter => ({ check: () => decision })
 const relays = {
   open: createRelay(options),
-  rated: createRelay({ ...options, rateLimiter: refusing({ ok: false, retryAfterMs: 3000 }) }),
-  budgeted: createRelay({
-    ...options,
-    rateLimiter: refusing({
-      ok: false,
-      retryAfterMs: 7_200_000,
-      budget: { period: 'day', limitUsd: 5, spentUsd: 5.25, resetsAt: '2026-05-02T00:00:00.000Z' },
-    }),
-  }),
+  rated: createRelay({ ...options, rateLimiter: rateLimited() }),
+  budgeted: createRelay({ ...options, rateLimiter: overBudget() }),
 }
 
 const question = (model = 'mock/echo', input = 'Hi'): ResponseCreateParams => ({ model, input })
