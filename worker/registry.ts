@@ -5,7 +5,10 @@ import {
   type ProviderEntry,
   type Registry,
 } from '../src/index.ts'
-// The providers' SDK-free entries: their models and capabilities, with no SDK loaded.
+// The providers' SDK-free entries: their models and capabilities, with no SDK loaded. Each file is
+// the source of a public entry (`thinkwire/<provider>/models`, `thinkwire/mock`), imported from
+// source as `../src/index.ts` is: the package's own names resolve to `dist/`, which the Worker's
+// bundle and `npm start` do not build.
 import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/catalog.ts'
 import {
   geminiCapabilities,
