@@ -275,13 +275,19 @@ describe('a conversation store whose relay runs a tool loop', () => {
     store.dispose()
   })
 
-  it('marks an answer a restart cut, and drops what it showed of one asked again', async () => {
+  /** A following store on a relay whose answer to QUESTION has streamed 'Half an' (events 5, 6). */
+  async function halfAnswered() {
     const relay = loopRelay([], undefined)
     const store = storeOn(relay.fetch, true)
     await store.load()
     relay.write(frame(5, 'turn', { turn: QUESTION }))
     relay.write(frame(6, 'text', { text: 'Half an' }))
     await eventually(() => store.getSnapshot().messages.at(-1)?.text === 'Half an', 'it streams')
+    return { relay, store }
+  }
+
+  it('marks an answer a restart cut, and drops what it showed of one asked again', async () => {
+    const { relay, store } = await halfAnswered()
     relay.write(frame(7, 'interrupted', { retried: true }))
     relay.write(frame(8, 'text', { text: 'A whole' }))
     await eventually(() => store.getSnapshot().messages.at(-1)?.text === 'A whole', 'again')
@@ -297,12 +303,7 @@ describe('a conversation store whose relay runs a tool loop', () => {
   })
 
   it('marks an answer a restart cut as kept when what arrived of it stays', async () => {
-    const relay = loopRelay([], undefined)
-    const store = storeOn(relay.fetch, true)
-    await store.load()
-    relay.write(frame(5, 'turn', { turn: QUESTION }))
-    relay.write(frame(6, 'text', { text: 'Half an' }))
-    await eventually(() => store.getSnapshot().messages.at(-1)?.text === 'Half an', 'it streams')
+    const { relay, store } = await halfAnswered()
     expect(store.getSnapshot().interrupted).toBeUndefined()
     relay.write(frame(7, 'interrupted', { retried: false }))
     const kept: AssistantTurn = { ...turnOf('Half an'), stopReason: 'aborted' }
