@@ -1,3 +1,7 @@
+// The relay's JSON checks: each reads an untrusted value and stops at the first fault, naming its
+// field. A dialect's translator imports them as one namespace, `import * as v`, the way valibot is
+// used: `v.string(v.own(part, 'text'), at)`.
+
 import { isRecord, type JsonRecord } from '../kit/json.ts'
 
 export { isRecord, type JsonRecord }

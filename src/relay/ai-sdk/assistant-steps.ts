@@ -2,16 +2,7 @@ import type { AssistantTurn, ToolResult, Turn } from '../../core/conversation.ts
 import type { ToolCall } from '../../core/events.ts'
 import { decodeSealedTurn, sealedTurnFor } from '../sealed-turn.ts'
 import { plainTurn } from '../request-parts.ts'
-import {
-  describe,
-  fail,
-  isRecord,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import type { UiStep } from './encode.ts'
 import type { TurnOrigin } from './rewrite-field.ts'
 
@@ -37,8 +28,8 @@ export function shownOnly(type: string): boolean {
 }
 
 /** A part's `type`, checked to be a string. */
-export function typeOf(part: JsonRecord, at: string): string {
-  return string(own(part, 'type'), `${at}.type`, { nonEmpty: true })
+export function typeOf(part: v.JsonRecord, at: string): string {
+  return v.string(v.own(part, 'type'), `${at}.type`, { nonEmpty: true })
 }
 
 /** One step of an assistant message: what its parts say, each with where it came from. */
@@ -63,37 +54,37 @@ export function assistantSteps(parts: readonly unknown[], at: string, notes: str
   let step: Step = { index: -1, text: '', textAt: undefined, calls: [], results: [] }
   parts.forEach((value, j) => {
     const where = `${at}.parts[${j}]`
-    const part = record(value, where)
+    const part = v.record(value, where)
     const type = typeOf(part, where)
     if (type === 'step-start') {
       steps.push(step)
       step = { index: step.index + 1, text: '', textAt: undefined, calls: [], results: [] }
     } else if (type === 'text') {
-      step.text += string(own(part, 'text'), `${where}.text`)
+      step.text += v.string(v.own(part, 'text'), `${where}.text`)
       step.textAt ??= `${where}.text`
     } else if (type === 'reasoning') {
       // Shown only: the reasoning a model takes back is the sealed record's, never this text.
-      string(own(part, 'text'), `${where}.text`)
+      v.string(v.own(part, 'text'), `${where}.text`)
     } else if (type === 'file') {
       notes.push(`${where} left out: the relay sends no file of an answer back to a model`)
     } else if (type === 'dynamic-tool' || type.startsWith('tool-')) {
       toolPart(part, type, where, step, notes)
     } else if (!shownOnly(type)) {
-      fail(`${where}.type`, `is not a part of an assistant message, got ${describe(type)}`)
+      v.fail(`${where}.type`, `is not a part of an assistant message, got ${v.describe(type)}`)
     }
   })
   steps.push(step)
   return steps
 }
 
-function toolPart(part: JsonRecord, type: string, at: string, step: Step, notes: string[]): void {
+function toolPart(part: v.JsonRecord, type: string, at: string, step: Step, notes: string[]): void {
   const name =
     type === 'dynamic-tool'
-      ? string(own(part, 'toolName'), `${at}.toolName`, { nonEmpty: true })
-      : string(type.slice('tool-'.length), `${at}.type`, { nonEmpty: true })
-  const id = string(own(part, 'toolCallId'), `${at}.toolCallId`, { nonEmpty: true })
-  const state = oneOf(own(part, 'state'), `${at}.state`, TOOL_STATES)
-  if (own(part, 'providerExecuted') === true) {
+      ? v.string(v.own(part, 'toolName'), `${at}.toolName`, { nonEmpty: true })
+      : v.string(type.slice('tool-'.length), `${at}.type`, { nonEmpty: true })
+  const id = v.string(v.own(part, 'toolCallId'), `${at}.toolCallId`, { nonEmpty: true })
+  const state = v.oneOf(v.own(part, 'state'), `${at}.state`, TOOL_STATES)
+  if (v.own(part, 'providerExecuted') === true) {
     notes.push(`${at} left out: the provider ran it, and the relay cannot send that back`)
     return
   }
@@ -101,10 +92,10 @@ function toolPart(part: JsonRecord, type: string, at: string, step: Step, notes:
     notes.push(`${at} left out: its input never arrived whole`)
     return
   }
-  let input = own(part, 'input')
+  let input = v.own(part, 'input')
   // A call whose input did not parse fails with no input (the AI SDK's `tool-input-error`).
   if (input === undefined && state === 'output-error') input = {}
-  if (input === undefined) fail(`${at}.input`, 'is required')
+  if (input === undefined) v.fail(`${at}.input`, 'is required')
   step.calls.push({ call: { id, name, input }, at, state })
   const result = (output: unknown, isError: boolean) =>
     step.results.push({
@@ -113,12 +104,12 @@ function toolPart(part: JsonRecord, type: string, at: string, step: Step, notes:
     })
   if (state === 'output-available') {
     // An output of `undefined` is absent from the JSON.
-    result(own(part, 'output') ?? null, false)
+    result(v.own(part, 'output') ?? null, false)
   } else if (state === 'output-error') {
-    result(string(own(part, 'errorText'), `${at}.errorText`), true)
+    result(v.string(v.own(part, 'errorText'), `${at}.errorText`), true)
   } else if (state === 'output-denied') {
-    const approval = own(part, 'approval')
-    const reason = isRecord(approval) ? own(approval, 'reason') : undefined
+    const approval = v.own(part, 'approval')
+    const reason = v.isRecord(approval) ? v.own(approval, 'reason') : undefined
     result(typeof reason === 'string' ? reason : 'The user denied this tool call.', true)
   }
 }
@@ -127,9 +118,9 @@ function toolPart(part: JsonRecord, type: string, at: string, step: Step, notes:
 export function answered(step: Step): void {
   for (const { at, state } of step.calls) {
     if (!(ANSWERED as readonly string[]).includes(state)) {
-      fail(
+      v.fail(
         `${at}.state`,
-        `must be 'output-available', 'output-error' or 'output-denied' in the last message (add the tool's output first), got ${describe(state)}`,
+        `must be 'output-available', 'output-error' or 'output-denied' in the last message (add the tool's output first), got ${v.describe(state)}`,
       )
     }
   }
@@ -188,6 +179,6 @@ function keptTurn(
   const sealed = decodeSealedTurn(sealedTurn)
   if (sealed === undefined) return { ok: false, reason: 'its sealed turn does not decode' }
   if (made !== model)
-    return { ok: false, reason: `it was made by ${describe(made)}, not ${describe(model)}` }
+    return { ok: false, reason: `it was made by ${v.describe(made)}, not ${v.describe(model)}` }
   return sealedTurnFor(sealed, plain, what)
 }

@@ -1,16 +1,7 @@
 import type { Turn, UserPart, UserTurn } from '../../core/conversation.ts'
 import type { FieldTable, WireCallOptions } from '../../core/wire.ts'
 import type { Translation } from '../dialects.ts'
-import {
-  array,
-  describe,
-  fail,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import { answered, assistantSteps, pushStep, shownOnly, typeOf } from './assistant-steps.ts'
 import type { UiStep } from './encode.ts'
 import { stepRecords } from './step-records.ts'
@@ -82,31 +73,31 @@ export const translateUiRequest: (body: unknown) => TranslatedUiRequest | Refusa
     translate,
   )
 
-function translate(body: JsonRecord): TranslatedUiRequest {
+function translate(body: v.JsonRecord): TranslatedUiRequest {
   const options: Record<string, unknown> = {}
   for (const key of Object.keys(CALL_OPTIONS)) {
     if (Object.hasOwn(body, key)) options[key] = body[key]
   }
   for (const key of ['id', 'messageId'] as const) {
-    const value = own(body, key)
-    if (value !== undefined) string(value, key)
+    const value = v.own(body, key)
+    if (value !== undefined) v.string(value, key)
   }
-  const trigger = own(body, 'trigger')
-  if (trigger !== undefined) oneOf(trigger, 'trigger', TRIGGERS)
+  const trigger = v.own(body, 'trigger')
+  if (trigger !== undefined) v.oneOf(trigger, 'trigger', TRIGGERS)
 
-  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+  const model = v.string(v.own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
-  const messages = array(own(body, 'messages'), 'messages')
-  if (messages.length === 0) fail('messages', 'must not be empty')
+  const messages = v.array(v.own(body, 'messages'), 'messages')
+  if (messages.length === 0) v.fail('messages', 'must not be empty')
   const system: string[] = []
   const turns: Turn[] = []
   const origins: TurnOrigin[] = []
   let continues: TranslatedUiRequest['continues']
   for (let i = 0; i < messages.length; i++) {
     const at = `messages[${i}]`
-    const message = record(messages[i], at)
-    const role = oneOf(own(message, 'role'), `${at}.role`, ROLES)
-    const parts = array(own(message, 'parts'), `${at}.parts`)
+    const message = v.record(messages[i], at)
+    const role = v.oneOf(v.own(message, 'role'), `${at}.role`, ROLES)
+    const parts = v.array(v.own(message, 'parts'), `${at}.parts`)
     const last = i === messages.length - 1
     switch (role) {
       case 'system': {
@@ -119,11 +110,11 @@ function translate(body: JsonRecord): TranslatedUiRequest {
         break
       case 'assistant': {
         const steps = assistantSteps(parts, at, notes)
-        const records = stepRecords(own(message, 'metadata'))
+        const records = stepRecords(v.own(message, 'metadata'))
         if (last) answered(steps.at(-1)!)
         for (const step of steps) pushStep(step, records, { at, model, notes }, turns, origins)
         if (last) {
-          const id = string(own(message, 'id'), `${at}.id`, { nonEmpty: true })
+          const id = v.string(v.own(message, 'id'), `${at}.id`, { nonEmpty: true })
           // One record per step so far (each `step-start`'s): the answer's own comes after them.
           const started = steps.at(-1)!.index + 1
           continues = { id, earlier: Array.from({ length: started }, (_, k) => records[k] ?? null) }
@@ -140,9 +131,9 @@ function translate(body: JsonRecord): TranslatedUiRequest {
 function systemText(parts: readonly unknown[], at: string): string {
   let text = ''
   parts.forEach((value, j) => {
-    const part = record(value, `${at}.parts[${j}]`)
-    oneOf(typeOf(part, `${at}.parts[${j}]`), `${at}.parts[${j}].type`, ['text'])
-    text += string(own(part, 'text'), `${at}.parts[${j}].text`)
+    const part = v.record(value, `${at}.parts[${j}]`)
+    v.oneOf(typeOf(part, `${at}.parts[${j}]`), `${at}.parts[${j}].type`, ['text'])
+    text += v.string(v.own(part, 'text'), `${at}.parts[${j}].text`)
   })
   return text
 }
@@ -152,16 +143,16 @@ function userTurn(parts: readonly unknown[], at: string, origins: TurnOrigin[]):
   const entries: string[] = []
   parts.forEach((value, j) => {
     const where = `${at}.parts[${j}]`
-    const part = record(value, where)
+    const part = v.record(value, where)
     const type = typeOf(part, where)
     if (type === 'text') {
-      content.push({ type: 'text', text: string(own(part, 'text'), `${where}.text`) })
+      content.push({ type: 'text', text: v.string(v.own(part, 'text'), `${where}.text`) })
     } else if (type === 'file') {
       content.push(imagePart(part, where))
     } else if (type === 'step-start' || shownOnly(type)) {
       return
     } else {
-      fail(`${where}.type`, `must be 'text' or 'file' in a user message, got ${describe(type)}`)
+      v.fail(`${where}.type`, `must be 'text' or 'file' in a user message, got ${v.describe(type)}`)
     }
     entries.push(where)
   })
@@ -169,13 +160,13 @@ function userTurn(parts: readonly unknown[], at: string, origins: TurnOrigin[]):
   return { role: 'user', content }
 }
 
-function imagePart(part: JsonRecord, at: string): UserPart {
-  const mediaType = string(own(part, 'mediaType'), `${at}.mediaType`)
+function imagePart(part: v.JsonRecord, at: string): UserPart {
+  const mediaType = v.string(v.own(part, 'mediaType'), `${at}.mediaType`)
   if (!mediaType.toLowerCase().startsWith('image/')) {
-    fail(
+    v.fail(
       `${at}.mediaType`,
-      `must be an image type (the relay sends images only), got ${describe(mediaType)}`,
+      `must be an image type (the relay sends images only), got ${v.describe(mediaType)}`,
     )
   }
-  return imageOfUrl(string(own(part, 'url'), `${at}.url`), `${at}.url`)
+  return imageOfUrl(v.string(v.own(part, 'url'), `${at}.url`), `${at}.url`)
 }

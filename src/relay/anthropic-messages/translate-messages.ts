@@ -3,17 +3,7 @@ import type { AssistantTurn, ToolResult, Turn, UserPart } from '../../core/conve
 import type { ToolCall } from '../../core/events.ts'
 import { sealedTurnFor } from '../sealed-turn.ts'
 import { calledName, flag, plainTurn, stringOrParts } from '../request-parts.ts'
-import {
-  array,
-  describe,
-  fail,
-  listOf,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import { isSealedSignature, sealedRecordOf } from './sealed-block.ts'
 
 /** Where a turn of the translated conversation came from, to name a fault in the client's terms. */
@@ -62,15 +52,15 @@ export function translateMessages(
   notes: string[],
   marks: CacheMarks,
 ): TranslatedMessages {
-  const messages = array(value, 'messages')
+  const messages = v.array(value, 'messages')
   const out: TranslatedMessages = { system: [], turns: [], sources: [] }
   // Every earlier call, by id: a tool result names its call only by id, a tool turn also by name.
   const calls = new Map<string, string>()
   for (let i = 0; i < messages.length; i++) {
     const field = `messages[${i}]`
-    const message = record(messages[i], field)
-    const role = oneOf(own(message, 'role'), `${field}.role`, ROLES)
-    const content = own(message, 'content')
+    const message = v.record(messages[i], field)
+    const role = v.oneOf(v.own(message, 'role'), `${field}.role`, ROLES)
+    const content = v.own(message, 'content')
     switch (role) {
       case 'system':
         out.system.push(systemText(content, `${field}.content`, marks))
@@ -99,11 +89,11 @@ export function translateMessages(
  */
 export function systemText(value: unknown, field: string, marks: CacheMarks): string {
   if (typeof value === 'string') return value
-  const blocks = array(value, field)
+  const blocks = v.array(value, field)
   return blocks
     .map((item, j) => {
       const block = blockOf(item, `${field}[${j}]`, ['text'], marks)
-      return string(own(block, 'text'), `${field}[${j}].text`)
+      return v.string(v.own(block, 'text'), `${field}[${j}].text`)
     })
     .join('\n\n')
 }
@@ -114,10 +104,10 @@ export function systemText(value: unknown, field: string, marks: CacheMarks): st
  */
 export function cacheMark(value: unknown, field: string, marks: CacheMarks): void {
   if (value === undefined || value === null) return
-  const mark = record(value, field)
-  oneOf(own(mark, 'type'), `${field}.type`, ['ephemeral'])
-  const ttl = own(mark, 'ttl')
-  const cache: CacheOptions = ttl === undefined ? true : { ttl: oneOf(ttl, `${field}.ttl`, TTLS) }
+  const mark = v.record(value, field)
+  v.oneOf(v.own(mark, 'type'), `${field}.type`, ['ephemeral'])
+  const ttl = v.own(mark, 'ttl')
+  const cache: CacheOptions = ttl === undefined ? true : { ttl: v.oneOf(ttl, `${field}.ttl`, TTLS) }
   marks.cache ??= cache
 }
 
@@ -127,16 +117,16 @@ function blockOf(
   field: string,
   types: readonly string[],
   marks: CacheMarks,
-): JsonRecord {
-  const block = record(value, field)
-  const type = own(block, 'type')
+): v.JsonRecord {
+  const block = v.record(value, field)
+  const type = v.own(block, 'type')
   if (typeof type !== 'string' || !types.includes(type)) {
-    fail(
+    v.fail(
       `${field}.type`,
-      `must be ${listOf(types)}, got ${describe(type)} (the relay serves no server tools, documents or files)`,
+      `must be ${v.listOf(types)}, got ${v.describe(type)} (the relay serves no server tools, documents or files)`,
     )
   }
-  cacheMark(own(block, 'cache_control'), `${field}.cache_control`, marks)
+  cacheMark(v.own(block, 'cache_control'), `${field}.cache_control`, marks)
   return block
 }
 
@@ -163,7 +153,7 @@ function userTurns(
   blocks.forEach((item, j) => {
     const at = `${field}[${j}]`
     const block = blockOf(item, at, USER_BLOCKS, marks)
-    if (own(block, 'type') === 'tool_result') {
+    if (v.own(block, 'type') === 'tool_result') {
       results.push(toolResult(block, at, calls))
       resultBlocks.push(j)
     } else {
@@ -186,30 +176,30 @@ function userTurns(
   return out
 }
 
-function userPart(block: JsonRecord, field: string): UserPart {
-  if (own(block, 'type') === 'text')
-    return { type: 'text', text: string(own(block, 'text'), `${field}.text`) }
-  const source = record(own(block, 'source'), `${field}.source`)
-  const type = oneOf(own(source, 'type'), `${field}.source.type`, ['base64', 'url'])
+function userPart(block: v.JsonRecord, field: string): UserPart {
+  if (v.own(block, 'type') === 'text')
+    return { type: 'text', text: v.string(v.own(block, 'text'), `${field}.text`) }
+  const source = v.record(v.own(block, 'source'), `${field}.source`)
+  const type = v.oneOf(v.own(source, 'type'), `${field}.source.type`, ['base64', 'url'])
   if (type === 'url')
-    return { type: 'image', url: string(own(source, 'url'), `${field}.source.url`) }
+    return { type: 'image', url: v.string(v.own(source, 'url'), `${field}.source.url`) }
   return {
     type: 'image',
-    mediaType: string(own(source, 'media_type'), `${field}.source.media_type`),
-    data: string(own(source, 'data'), `${field}.source.data`),
+    mediaType: v.string(v.own(source, 'media_type'), `${field}.source.media_type`),
+    data: v.string(v.own(source, 'data'), `${field}.source.data`),
   }
 }
 
 function toolResult(
-  block: JsonRecord,
+  block: v.JsonRecord,
   field: string,
   calls: ReadonlyMap<string, string>,
 ): ToolResult {
-  const callId = string(own(block, 'tool_use_id'), `${field}.tool_use_id`, { nonEmpty: true })
+  const callId = v.string(v.own(block, 'tool_use_id'), `${field}.tool_use_id`, { nonEmpty: true })
   const at = `${field}.tool_use_id`
   const name = calledName(calls, callId, at, 'tool_use of an earlier message')
-  const result: ToolResult = { callId, name, output: resultText(own(block, 'content'), field) }
-  const isError = flag(own(block, 'is_error'), `${field}.is_error`)
+  const result: ToolResult = { callId, name, output: resultText(v.own(block, 'content'), field) }
+  const isError = flag(v.own(block, 'is_error'), `${field}.is_error`)
   if (isError !== undefined) result.isError = isError
   return result
 }
@@ -218,14 +208,14 @@ function toolResult(
 function resultText(value: unknown, field: string): string {
   if (value === undefined) return ''
   if (typeof value === 'string') return value
-  const blocks = array(value, `${field}.content`)
+  const blocks = v.array(value, `${field}.content`)
   return blocks
     .map((item, k) => {
       const at = `${field}.content[${k}]`
-      const block = record(item, at)
+      const block = v.record(item, at)
       // Tool results go to every provider as text: an image in one has nowhere to go.
-      oneOf(own(block, 'type'), `${at}.type`, ['text'])
-      return string(own(block, 'text'), `${at}.text`)
+      v.oneOf(v.own(block, 'type'), `${at}.type`, ['text'])
+      return v.string(v.own(block, 'text'), `${at}.text`)
     })
     .join('\n')
 }
@@ -247,19 +237,19 @@ function assistantTurn(
     blocks.forEach((item, j) => {
       const at = `${field}[${j}]`
       const block = blockOf(item, at, ASSISTANT_BLOCKS, marks)
-      switch (own(block, 'type')) {
+      switch (v.own(block, 'type')) {
         case 'text':
-          text += string(own(block, 'text'), `${at}.text`)
+          text += v.string(v.own(block, 'text'), `${at}.text`)
           break
         case 'thinking': {
-          string(own(block, 'thinking'), `${at}.thinking`)
-          const signature = own(block, 'signature')
-          if (signature !== undefined) string(signature, `${at}.signature`)
+          v.string(v.own(block, 'thinking'), `${at}.thinking`)
+          const signature = v.own(block, 'signature')
+          if (signature !== undefined) v.string(signature, `${at}.signature`)
           if (isSealedSignature(signature)) sealed ??= { at: j, signature }
           break
         }
         case 'redacted_thinking':
-          string(own(block, 'data'), `${at}.data`)
+          v.string(v.own(block, 'data'), `${at}.data`)
           break
         case 'tool_use':
           toolCalls.push(toolUse(block, at))
@@ -286,11 +276,11 @@ function assistantTurn(
   return { turn: turn.turn, source: { ...source, sealed: at } }
 }
 
-function toolUse(block: JsonRecord, field: string): ToolCall {
-  if (!Object.hasOwn(block, 'input')) fail(`${field}.input`, 'is required')
+function toolUse(block: v.JsonRecord, field: string): ToolCall {
+  if (!Object.hasOwn(block, 'input')) v.fail(`${field}.input`, 'is required')
   return {
-    id: string(own(block, 'id'), `${field}.id`, { nonEmpty: true }),
-    name: string(own(block, 'name'), `${field}.name`, { nonEmpty: true }),
+    id: v.string(v.own(block, 'id'), `${field}.id`, { nonEmpty: true }),
+    name: v.string(v.own(block, 'name'), `${field}.name`, { nonEmpty: true }),
     input: block['input'],
   }
 }

@@ -1,16 +1,7 @@
 import type { ResponseFormat, Thinking, ToolChoice, ToolSpec } from '../../core/adapter.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
 import type { Translation } from '../dialects.ts'
-import {
-  array,
-  describe,
-  fail,
-  oneOf,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import {
   cacheMark,
   systemText,
@@ -83,20 +74,24 @@ export const translateMessagesRequest: (body: unknown) => TranslatedMessagesRequ
       fields: MESSAGES_FIELDS,
       refuse(key, value) {
         if (value !== undefined)
-          fail(key, 'is not served: the relay keeps no provider container for a client')
+          v.fail(key, 'is not served: the relay keeps no provider container for a client')
       },
     },
     translate,
   )
 
-function translate(body: JsonRecord): TranslatedMessagesRequest {
-  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+function translate(body: v.JsonRecord): TranslatedMessagesRequest {
+  const model = v.string(v.own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
   const marks: CacheMarks = {}
-  cacheMark(own(body, 'cache_control'), 'cache_control', marks)
+  cacheMark(v.own(body, 'cache_control'), 'cache_control', marks)
   const system = given(body, 'system')
   const prompt = system === undefined ? [] : [systemText(system, 'system', marks)]
-  const { system: inline, turns, sources } = translateMessages(own(body, 'messages'), notes, marks)
+  const {
+    system: inline,
+    turns,
+    sources,
+  } = translateMessages(v.own(body, 'messages'), notes, marks)
   const text = [...prompt, ...inline].filter((part) => part !== '').join('\n\n')
   const options = callOptions(body, marks)
   const request: WireChatRequest = {
@@ -108,21 +103,23 @@ function translate(body: JsonRecord): TranslatedMessagesRequest {
   return { ok: true, request, stream, sources, notes }
 }
 
-function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {
+function callOptions(body: v.JsonRecord, marks: CacheMarks): WireCallOptions {
   const options: WireCallOptions = {}
   const maxTokens = given(body, 'max_tokens')
-  if (maxTokens === undefined) fail('max_tokens', 'is required (the Messages API requires it)')
+  if (maxTokens === undefined) v.fail('max_tokens', 'is required (the Messages API requires it)')
   options.maxTokens = number(maxTokens, 'max_tokens')
   const tools = given(body, 'tools')
   if (tools !== undefined)
-    options.tools = array(tools, 'tools').map((tool, i) => toolSpec(tool, i, marks))
+    options.tools = v.array(tools, 'tools').map((tool, i) => toolSpec(tool, i, marks))
   const choice = given(body, 'tool_choice')
   if (choice !== undefined) options.toolChoice = toolChoice(choice)
   const temperature = given(body, 'temperature')
   if (temperature !== undefined) options.temperature = number(temperature, 'temperature')
   const stop = given(body, 'stop_sequences')
   if (stop !== undefined) {
-    options.stop = array(stop, 'stop_sequences').map((s, i) => string(s, `stop_sequences[${i}]`))
+    options.stop = v
+      .array(stop, 'stop_sequences')
+      .map((s, i) => v.string(s, `stop_sequences[${i}]`))
   }
   const config = given(body, 'output_config')
   const output = config === undefined ? {} : outputConfig(config)
@@ -139,25 +136,25 @@ function callOptions(body: JsonRecord, marks: CacheMarks): WireCallOptions {
  */
 function thinkingOf(value: unknown, effort: Thinking | undefined): Thinking | undefined {
   if (value === undefined) return effort
-  const config = record(value, 'thinking')
-  const type = oneOf(own(config, 'type'), 'thinking.type', ['enabled', 'adaptive', 'disabled'])
+  const config = v.record(value, 'thinking')
+  const type = v.oneOf(v.own(config, 'type'), 'thinking.type', ['enabled', 'adaptive', 'disabled'])
   if (type === 'disabled') return 'off'
   if (type === 'adaptive') return effort ?? 'high'
-  return { budgetTokens: number(own(config, 'budget_tokens'), 'thinking.budget_tokens') }
+  return { budgetTokens: number(v.own(config, 'budget_tokens'), 'thinking.budget_tokens') }
 }
 
 function outputConfig(value: unknown): { effort?: Thinking; responseFormat?: ResponseFormat } {
-  const config = record(value, 'output_config')
+  const config = v.record(value, 'output_config')
   const out: { effort?: Thinking; responseFormat?: ResponseFormat } = {}
   const effort = given(config, 'effort')
   if (effort !== undefined) out.effort = effortLevel(effort, 'output_config.effort', EFFORTS)
   const format = given(config, 'format')
   if (format !== undefined) {
-    const spec = record(format, 'output_config.format')
-    oneOf(own(spec, 'type'), 'output_config.format.type', ['json_schema'])
+    const spec = v.record(format, 'output_config.format')
+    v.oneOf(v.own(spec, 'type'), 'output_config.format.type', ['json_schema'])
     out.responseFormat = {
       type: 'json',
-      schema: record(own(spec, 'schema'), 'output_config.format.schema'),
+      schema: v.record(v.own(spec, 'schema'), 'output_config.format.schema'),
     }
   }
   return out
@@ -165,21 +162,21 @@ function outputConfig(value: unknown): { effort?: Thinking; responseFormat?: Res
 
 function toolSpec(value: unknown, i: number, marks: CacheMarks): ToolSpec {
   const field = `tools[${i}]`
-  const tool = record(value, field)
+  const tool = v.record(value, field)
   const type = given(tool, 'type')
   if (type !== undefined && type !== 'custom') {
-    fail(
+    v.fail(
       `${field}.type`,
-      `must be 'custom' or absent, got ${describe(type)} (the relay serves no server tools)`,
+      `must be 'custom' or absent, got ${v.describe(type)} (the relay serves no server tools)`,
     )
   }
-  cacheMark(own(tool, 'cache_control'), `${field}.cache_control`, marks)
+  cacheMark(v.own(tool, 'cache_control'), `${field}.cache_control`, marks)
   return toolSpecOf(tool, field, { key: 'input_schema', optional: false })
 }
 
 function toolChoice(value: unknown): ToolChoice {
-  const choice = record(value, 'tool_choice')
-  const type = oneOf(own(choice, 'type'), 'tool_choice.type', ['auto', 'any', 'tool', 'none'])
+  const choice = v.record(value, 'tool_choice')
+  const type = v.oneOf(v.own(choice, 'type'), 'tool_choice.type', ['auto', 'any', 'tool', 'none'])
   switch (type) {
     case 'auto':
     case 'none':
@@ -187,6 +184,6 @@ function toolChoice(value: unknown): ToolChoice {
     case 'any':
       return 'required'
     case 'tool':
-      return { name: string(own(choice, 'name'), 'tool_choice.name') }
+      return { name: v.string(v.own(choice, 'name'), 'tool_choice.name') }
   }
 }

@@ -1,5 +1,5 @@
 import type { ResponseFormat, ToolChoice } from '../../core/adapter.ts'
-import { oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import { effortLevel, given, type Efforts } from '../request-parts.ts'
 
 /**
@@ -28,11 +28,11 @@ export function thinkingOf(effort: unknown, field: string): Efforts[string] {
 
 /** `tool_choice`: `auto`, `none` or `required`, or a function tool by its name. */
 export function toolChoiceOf(value: unknown, nested?: 'function'): ToolChoice {
-  if (typeof value === 'string') return oneOf(value, 'tool_choice', CHOICES)
-  const choice = record(value, 'tool_choice')
-  oneOf(own(choice, 'type'), 'tool_choice.type', ['function'])
+  if (typeof value === 'string') return v.oneOf(value, 'tool_choice', CHOICES)
+  const choice = v.record(value, 'tool_choice')
+  v.oneOf(v.own(choice, 'type'), 'tool_choice.type', ['function'])
   const { holder, at } = inside(choice, 'tool_choice', nested)
-  return { name: string(own(holder, 'name'), `${at}.name`) }
+  return { name: v.string(v.own(holder, 'name'), `${at}.name`) }
 }
 
 /** The format of a JSON answer at `field` (`response_format`), or undefined for plain text. */
@@ -41,24 +41,28 @@ export function responseFormatOf(
   field: string,
   nested?: 'json_schema',
 ): ResponseFormat | undefined {
-  const format = record(value, field)
-  const type = oneOf(own(format, 'type'), `${field}.type`, ['text', 'json_object', 'json_schema'])
+  const format = v.record(value, field)
+  const type = v.oneOf(v.own(format, 'type'), `${field}.type`, [
+    'text',
+    'json_object',
+    'json_schema',
+  ])
   if (type === 'text') return undefined
   if (type === 'json_object') return { type: 'json' }
   const { holder, at } = inside(format, field, nested)
-  const out: ResponseFormat = { type: 'json', name: string(own(holder, 'name'), `${at}.name`) }
+  const out: ResponseFormat = { type: 'json', name: v.string(v.own(holder, 'name'), `${at}.name`) }
   const schema = given(holder, 'schema')
-  if (schema !== undefined) out.schema = record(schema, `${at}.schema`)
+  if (schema !== undefined) out.schema = v.record(schema, `${at}.schema`)
   return out
 }
 
 /** The object that holds the fields: `object` itself, or the one nested in it under `nested`. */
 function inside(
-  object: JsonRecord,
+  object: v.JsonRecord,
   field: string,
   nested: string | undefined,
-): { holder: JsonRecord; at: string } {
+): { holder: v.JsonRecord; at: string } {
   if (nested === undefined) return { holder: object, at: field }
   const at = `${field}.${nested}`
-  return { holder: record(own(object, nested), at), at }
+  return { holder: v.record(v.own(object, nested), at), at }
 }

@@ -9,7 +9,7 @@ import type {
 import type { ToolCall } from '../../core/events.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
 import type { Translation } from '../dialects.ts'
-import { array, fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import { sealedTurnFor } from '../sealed-turn.ts'
 import { responseFormatOf, thinkingOf, toolChoiceOf } from './openai-options.ts'
 import { decodeReasoningDetails, findReasoningEntry } from './reasoning-details.ts'
@@ -92,13 +92,13 @@ const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 export const translateCompletionRequest: (body: unknown) => TranslatedRequest | Refusal =
   requestTranslator({ name: 'the Chat Completions API', fields: COMPLETION_FIELDS }, translate)
 
-function translate(body: JsonRecord): TranslatedRequest {
+function translate(body: v.JsonRecord): TranslatedRequest {
   const n = given(body, 'n')
-  if (n !== undefined && n !== 1) fail('n', 'must be 1: the relay makes one answer per request')
+  if (n !== undefined && n !== 1) v.fail('n', 'must be 1: the relay makes one answer per request')
 
-  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+  const model = v.string(v.own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
-  const { system, turns, messageOfTurn } = translateMessages(own(body, 'messages'), notes)
+  const { system, turns, messageOfTurn } = translateMessages(v.own(body, 'messages'), notes)
   const request: WireChatRequest = {
     model,
     conversation: system === '' ? { turns } : { system, turns },
@@ -116,14 +116,14 @@ function translate(body: JsonRecord): TranslatedRequest {
 
 function includeUsage(value: unknown): boolean {
   if (value === undefined) return false
-  const options = record(value, 'stream_options')
+  const options = v.record(value, 'stream_options')
   return flag(given(options, 'include_usage'), 'stream_options.include_usage') === true
 }
 
-function callOptions(body: JsonRecord): WireCallOptions {
+function callOptions(body: v.JsonRecord): WireCallOptions {
   const options: WireCallOptions = {}
   const tools = given(body, 'tools')
-  if (tools !== undefined) options.tools = array(tools, 'tools').map(toolSpec)
+  if (tools !== undefined) options.tools = v.array(tools, 'tools').map(toolSpec)
   const choice = given(body, 'tool_choice')
   if (choice !== undefined) options.toolChoice = toolChoiceOf(choice, 'function')
   // max_completion_tokens replaced max_tokens; a client sending both means the newer one.
@@ -138,7 +138,9 @@ function callOptions(body: JsonRecord): WireCallOptions {
   const stop = given(body, 'stop')
   if (stop !== undefined) {
     options.stop =
-      typeof stop === 'string' ? [stop] : array(stop, 'stop').map((s, i) => string(s, `stop[${i}]`))
+      typeof stop === 'string'
+        ? [stop]
+        : v.array(stop, 'stop').map((s, i) => v.string(s, `stop[${i}]`))
   }
   const format = given(body, 'response_format')
   if (format !== undefined) {
@@ -152,9 +154,9 @@ function callOptions(body: JsonRecord): WireCallOptions {
 
 function toolSpec(value: unknown, i: number): ToolSpec {
   const field = `tools[${i}]`
-  const tool = record(value, field)
-  oneOf(own(tool, 'type'), `${field}.type`, ['function'])
-  const fn = record(own(tool, 'function'), `${field}.function`)
+  const tool = v.record(value, field)
+  v.oneOf(v.own(tool, 'type'), `${field}.type`, ['function'])
+  const fn = v.record(v.own(tool, 'function'), `${field}.function`)
   return toolSpecOf(fn, `${field}.function`, { key: 'parameters', optional: true })
 }
 
@@ -162,7 +164,7 @@ function toolSpec(value: unknown, i: number): ToolSpec {
 type Translated = { system: string; turns: Turn[]; messageOfTurn: number[] }
 
 function translateMessages(value: unknown, notes: string[]): Translated {
-  const messages = array(value, 'messages')
+  const messages = v.array(value, 'messages')
   const system: string[] = []
   const turns: Turn[] = []
   const messageOfTurn: number[] = []
@@ -171,18 +173,18 @@ function translateMessages(value: unknown, notes: string[]): Translated {
   let toolTurn: ToolTurn | undefined
   for (let i = 0; i < messages.length; i++) {
     const field = `messages[${i}]`
-    const message = record(messages[i], field)
-    const role = oneOf(own(message, 'role'), `${field}.role`, ROLES)
+    const message = v.record(messages[i], field)
+    const role = v.oneOf(v.own(message, 'role'), `${field}.role`, ROLES)
     if (role !== 'tool') toolTurn = undefined
     switch (role) {
       case 'system':
       case 'developer': {
-        const text = textContent(own(message, 'content'), `${field}.content`, ['text'])
+        const text = textContent(v.own(message, 'content'), `${field}.content`, ['text'])
         if (text !== '') system.push(text)
         break
       }
       case 'user':
-        turns.push(userContent(own(message, 'content'), `${field}.content`, userPart))
+        turns.push(userContent(v.own(message, 'content'), `${field}.content`, userPart))
         messageOfTurn.push(i)
         break
       case 'assistant': {
@@ -210,22 +212,25 @@ function translateMessages(value: unknown, notes: string[]): Translated {
 }
 
 function userPart(value: unknown, field: string): UserPart {
-  const part = record(value, field)
-  const type = oneOf(own(part, 'type'), `${field}.type`, ['text', 'image_url'])
-  if (type === 'text') return { type, text: string(own(part, 'text'), `${field}.text`) }
-  const image = record(own(part, 'image_url'), `${field}.image_url`)
-  return imageOfUrl(string(own(image, 'url'), `${field}.image_url.url`), `${field}.image_url.url`)
+  const part = v.record(value, field)
+  const type = v.oneOf(v.own(part, 'type'), `${field}.type`, ['text', 'image_url'])
+  if (type === 'text') return { type, text: v.string(v.own(part, 'text'), `${field}.text`) }
+  const image = v.record(v.own(part, 'image_url'), `${field}.image_url`)
+  return imageOfUrl(
+    v.string(v.own(image, 'url'), `${field}.image_url.url`),
+    `${field}.image_url.url`,
+  )
 }
 
-function assistantTurn(message: JsonRecord, field: string, notes: string[]): AssistantTurn {
-  const text = textContent(own(message, 'content'), `${field}.content`, ['text', 'refusal'])
+function assistantTurn(message: v.JsonRecord, field: string, notes: string[]): AssistantTurn {
+  const text = textContent(v.own(message, 'content'), `${field}.content`, ['text', 'refusal'])
   const callsIn = given(message, 'tool_calls')
   const toolCalls =
     callsIn === undefined
       ? []
-      : array(callsIn, `${field}.tool_calls`).map((call, j) =>
-          toolCall(call, `${field}.tool_calls[${j}]`),
-        )
+      : v
+          .array(callsIn, `${field}.tool_calls`)
+          .map((call, j) => toolCall(call, `${field}.tool_calls[${j}]`))
   const plain = plainTurn(text, toolCalls)
 
   const details = given(message, 'reasoning_details')
@@ -245,21 +250,23 @@ function assistantTurn(message: JsonRecord, field: string, notes: string[]): Ass
 }
 
 function toolCall(value: unknown, field: string): ToolCall {
-  const call = record(value, field)
-  oneOf(own(call, 'type') ?? 'function', `${field}.type`, ['function'])
-  const fn = record(own(call, 'function'), `${field}.function`)
+  const call = v.record(value, field)
+  v.oneOf(v.own(call, 'type') ?? 'function', `${field}.type`, ['function'])
+  const fn = v.record(v.own(call, 'function'), `${field}.function`)
   const at = `${field}.function.arguments`
   return {
-    id: string(own(call, 'id'), `${field}.id`, { nonEmpty: true }),
-    name: string(own(fn, 'name'), `${field}.function.name`),
-    input: argumentsOf(string(own(fn, 'arguments'), at), at),
+    id: v.string(v.own(call, 'id'), `${field}.id`, { nonEmpty: true }),
+    name: v.string(v.own(fn, 'name'), `${field}.function.name`),
+    input: argumentsOf(v.string(v.own(fn, 'arguments'), at), at),
   }
 }
 
-function toolResult(message: JsonRecord, field: string, calls: Map<string, string>): ToolResult {
-  const callId = string(own(message, 'tool_call_id'), `${field}.tool_call_id`, { nonEmpty: true })
+function toolResult(message: v.JsonRecord, field: string, calls: Map<string, string>): ToolResult {
+  const callId = v.string(v.own(message, 'tool_call_id'), `${field}.tool_call_id`, {
+    nonEmpty: true,
+  })
   const at = `${field}.tool_call_id`
   const name = calledName(calls, callId, at, 'tool call of an earlier message')
-  const output = textContent(own(message, 'content'), `${field}.content`, ['text'])
+  const output = textContent(v.own(message, 'content'), `${field}.content`, ['text'])
   return { callId, name, output }
 }

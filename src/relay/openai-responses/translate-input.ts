@@ -1,7 +1,7 @@
 import type { AssistantTurn, ToolTurn, Turn, UserPart } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
 import { sealedTurnFor, turnOfRecord } from '../sealed-turn.ts'
-import { fail, oneOf, own, record, string, type JsonRecord } from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import { readSealedContent, type SealedContent } from './sealed-reasoning.ts'
 import {
   argumentsOf,
@@ -79,7 +79,7 @@ export function translateInput(value: unknown, system: string[], notes: string[]
   }
   for (let i = 0; i < items.length; i++) {
     const field = `input[${i}]`
-    const item = record(items[i], field)
+    const item = v.record(items[i], field)
     const kind = itemKind(item, field)
     if (kind !== 'function_call_output') toolTurn = undefined
     if (kind === 'assistant' || kind === 'function_call' || kind === 'reasoning') {
@@ -98,17 +98,17 @@ export function translateInput(value: unknown, system: string[], notes: string[]
     endRun()
     switch (kind) {
       case 'system':
-        system.push(textContent(own(item, 'content'), `${field}.content`, ['input_text']))
+        system.push(textContent(v.own(item, 'content'), `${field}.content`, ['input_text']))
         break
       case 'user':
-        turns.push(userContent(own(item, 'content'), `${field}.content`, userPart))
+        turns.push(userContent(v.own(item, 'content'), `${field}.content`, userPart))
         sources.push({ at: i })
         break
       case 'function_call_output': {
-        const callId = string(own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true })
+        const callId = v.string(v.own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true })
         const at = `${field}.call_id`
         const name = calledName(calls, callId, at, 'function_call of an earlier item')
-        const output = textContent(own(item, 'output'), `${field}.output`, ['input_text'])
+        const output = textContent(v.own(item, 'output'), `${field}.output`, ['input_text'])
         // Consecutive outputs answer the calls of one answer: one tool turn.
         if (toolTurn === undefined) {
           toolTurn = { turn: { role: 'tool', results: [] }, source: { at: i, parts: [] } }
@@ -127,18 +127,18 @@ export function translateInput(value: unknown, system: string[], notes: string[]
 
 type ItemKind = 'user' | 'assistant' | 'system' | Exclude<(typeof ITEM_TYPES)[number], 'message'>
 
-function itemKind(item: JsonRecord, field: string): ItemKind {
-  const type = own(item, 'type') ?? 'message'
-  const known = oneOf(type, `${field}.type`, ITEM_TYPES)
+function itemKind(item: v.JsonRecord, field: string): ItemKind {
+  const type = v.own(item, 'type') ?? 'message'
+  const known = v.oneOf(type, `${field}.type`, ITEM_TYPES)
   if (known !== 'message') return known
-  const role = oneOf(own(item, 'role'), `${field}.role`, ROLES)
+  const role = v.oneOf(v.own(item, 'role'), `${field}.role`, ROLES)
   return role === 'developer' ? 'system' : role
 }
 
 function addToRun(
   run: Run,
   kind: 'assistant' | 'function_call' | 'reasoning',
-  item: JsonRecord,
+  item: v.JsonRecord,
   i: number,
   notes: string[],
 ): void {
@@ -146,7 +146,7 @@ function addToRun(
   switch (kind) {
     case 'assistant':
       run.message ??= i
-      run.text += textContent(own(item, 'content'), `${field}.content`, [
+      run.text += textContent(v.own(item, 'content'), `${field}.content`, [
         'output_text',
         'input_text',
         'refusal',
@@ -212,20 +212,23 @@ function assistantTurn(
 }
 
 function userPart(value: unknown, field: string): UserPart {
-  const part = record(value, field)
-  const type = oneOf(own(part, 'type'), `${field}.type`, ['input_text', 'input_image'])
+  const part = v.record(value, field)
+  const type = v.oneOf(v.own(part, 'type'), `${field}.type`, ['input_text', 'input_image'])
   if (type === 'input_text')
-    return { type: 'text', text: string(own(part, 'text'), `${field}.text`) }
+    return { type: 'text', text: v.string(v.own(part, 'text'), `${field}.text`) }
   const url = given(part, 'image_url')
   if (url === undefined && given(part, 'file_id') !== undefined)
-    fail(`${field}.file_id`, 'is not supported: the relay keeps no files; send image_url')
-  return imageOfUrl(string(url, `${field}.image_url`), `${field}.image_url`)
+    v.fail(`${field}.file_id`, 'is not supported: the relay keeps no files; send image_url')
+  return imageOfUrl(v.string(url, `${field}.image_url`), `${field}.image_url`)
 }
 
-function functionCall(item: JsonRecord, field: string): ToolCall {
+function functionCall(item: v.JsonRecord, field: string): ToolCall {
   return {
-    id: string(own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true }),
-    name: string(own(item, 'name'), `${field}.name`),
-    input: argumentsOf(string(own(item, 'arguments'), `${field}.arguments`), `${field}.arguments`),
+    id: v.string(v.own(item, 'call_id'), `${field}.call_id`, { nonEmpty: true }),
+    name: v.string(v.own(item, 'name'), `${field}.name`),
+    input: argumentsOf(
+      v.string(v.own(item, 'arguments'), `${field}.arguments`),
+      `${field}.arguments`,
+    ),
   }
 }

@@ -2,16 +2,7 @@ import type { ToolSpec } from '../../core/adapter.ts'
 import type { WireCallOptions, WireChatRequest } from '../../core/wire.ts'
 import { responseFormatOf, thinkingOf, toolChoiceOf } from '../completions/openai-options.ts'
 import type { Translation } from '../dialects.ts'
-import {
-  array,
-  describe,
-  fail,
-  isRecord,
-  own,
-  record,
-  string,
-  type JsonRecord,
-} from '../validate-json.ts'
+import * as v from '../validate-json.ts'
 import type { ResponseEcho } from './encode.ts'
 import { flag, given, number, toolSpecOf } from '../request-parts.ts'
 import {
@@ -92,13 +83,13 @@ function refuseStateful(key: string, value: unknown): void {
   )
 }
 
-function translate(body: JsonRecord): TranslatedResponsesRequest {
-  const model = string(own(body, 'model'), 'model', { nonEmpty: true })
+function translate(body: v.JsonRecord): TranslatedResponsesRequest {
+  const model = v.string(v.own(body, 'model'), 'model', { nonEmpty: true })
   const notes: string[] = []
   const instructions = given(body, 'instructions')
   const system: string[] = []
-  if (instructions !== undefined) system.push(string(instructions, 'instructions'))
-  const { turns, sources } = translateInput(own(body, 'input'), system, notes)
+  if (instructions !== undefined) system.push(v.string(instructions, 'instructions'))
+  const { turns, sources } = translateInput(v.own(body, 'input'), system, notes)
   const prompt = system.filter((text) => text !== '').join('\n\n')
   const request: WireChatRequest = {
     model,
@@ -109,14 +100,15 @@ function translate(body: JsonRecord): TranslatedResponsesRequest {
   if (flag(given(body, 'store'), 'store') === true)
     notes.push('store answered false: the relay keeps no responses')
   const include = given(body, 'include')
-  if (include !== undefined) array(include, 'include').forEach((v, i) => string(v, `include[${i}]`))
+  if (include !== undefined)
+    v.array(include, 'include').forEach((item, i) => v.string(item, `include[${i}]`))
   return { ok: true, request, stream: stream === true, echo: echoOf(body), sources, notes }
 }
 
-function callOptions(body: JsonRecord): WireCallOptions {
+function callOptions(body: v.JsonRecord): WireCallOptions {
   const options: WireCallOptions = {}
   const tools = given(body, 'tools')
-  if (tools !== undefined) options.tools = array(tools, 'tools').map(toolSpec)
+  if (tools !== undefined) options.tools = v.array(tools, 'tools').map(toolSpec)
   const choice = given(body, 'tool_choice')
   if (choice !== undefined) options.toolChoice = toolChoiceOf(choice)
   const maxTokens = given(body, 'max_output_tokens')
@@ -124,14 +116,14 @@ function callOptions(body: JsonRecord): WireCallOptions {
   const temperature = given(body, 'temperature')
   if (temperature !== undefined) options.temperature = number(temperature, 'temperature')
   const text = given(body, 'text')
-  const format = text === undefined ? undefined : given(record(text, 'text'), 'format')
+  const format = text === undefined ? undefined : given(v.record(text, 'text'), 'format')
   if (format !== undefined) {
     const responseFormat = responseFormatOf(format, 'text.format')
     if (responseFormat !== undefined) options.responseFormat = responseFormat
   }
   const reasoning = given(body, 'reasoning')
   if (reasoning !== undefined) {
-    const effort = given(record(reasoning, 'reasoning'), 'effort')
+    const effort = given(v.record(reasoning, 'reasoning'), 'effort')
     if (effort !== undefined) options.thinking = thinkingOf(effort, 'reasoning.effort')
   }
   return options
@@ -139,22 +131,22 @@ function callOptions(body: JsonRecord): WireCallOptions {
 
 function toolSpec(value: unknown, i: number): ToolSpec {
   const field = `tools[${i}]`
-  const tool = record(value, field)
-  const type = own(tool, 'type')
+  const tool = v.record(value, field)
+  const type = v.own(tool, 'type')
   if (type !== 'function') {
-    fail(
+    v.fail(
       `${field}.type`,
-      `must be 'function': the relay runs no hosted tools, got ${describe(type)}`,
+      `must be 'function': the relay runs no hosted tools, got ${v.describe(type)}`,
     )
   }
   return toolSpecOf(tool, field, { key: 'parameters', optional: true })
 }
 
 /** The request's settings as its Response repeats them, or OpenAI's defaults. */
-function echoOf(body: JsonRecord): ResponseEcho {
-  const settings = (key: string): JsonRecord => {
+function echoOf(body: v.JsonRecord): ResponseEcho {
+  const settings = (key: string): v.JsonRecord => {
     const value = given(body, key)
-    return isRecord(value) ? value : {}
+    return v.isRecord(value) ? value : {}
   }
   const nullable = <T extends string | number>(value: unknown, type: 'string' | 'number') =>
     typeof value === type ? (value as T) : null
