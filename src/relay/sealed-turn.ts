@@ -20,10 +20,7 @@ import {
  * client (an OpenAI message's `reasoning_details`, a UI message's metadata): exactly what the
  * seal covers (text, thinking, tool calls, items with their tag) and nothing else.
  */
-export type SealedTurnRecord = {
-  text: string
-  thinking?: string | undefined
-  toolCalls?: ToolCall[] | undefined
+export type SealedTurnRecord = Pick<AssistantTurn, 'text' | 'thinking' | 'toolCalls'> & {
   /** The turn's items, `seal` included. */
   items: OpaqueItems
 }
