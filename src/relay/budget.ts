@@ -7,18 +7,10 @@ import type { Adapter, CallOptions } from '../core/adapter.ts'
 
 /** Spending limits of one client, in US dollars. An omitted (or 0) limit is not enforced. */
 export type BudgetLimits = {
+  /** The most a client may spend in a UTC day. */
   usdPerDay?: number | undefined
+  /** The most a client may spend in a UTC month. */
   usdPerMonth?: number | undefined
-}
-
-/** What one client spent in the current day and month (UTC), as stored. */
-export type BudgetState = {
-  /** `YYYY-MM-DD` of the day `dayUsd` counts. */
-  day: string
-  dayUsd: number
-  /** `YYYY-MM` of the month `monthUsd` counts. */
-  month: string
-  monthUsd: number
 }
 
 /** A budget period. */
@@ -45,6 +37,16 @@ export type PeriodSpend = {
 
 /** A client's spend and remaining budget, as `GET /v1/usage` answers it. */
 export type SpendReport = { day: PeriodSpend; month: PeriodSpend }
+
+/** What one client spent in the current day and month (UTC), as stored. */
+export type BudgetState = {
+  /** `YYYY-MM-DD` of the day `dayUsd` counts. */
+  day: string
+  dayUsd: number
+  /** `YYYY-MM` of the month `monthUsd` counts. */
+  month: string
+  monthUsd: number
+}
 
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10)
 const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7)
