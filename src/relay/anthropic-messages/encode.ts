@@ -6,14 +6,6 @@ import { statusFromKind } from '../status.ts'
 import { messagesErrorBody } from './errors.ts'
 import { sealedBlock } from './sealed-block.ts'
 
-/** What the `message_start` of an answer and its non-streamed message say about it. */
-export type MessagesMeta = {
-  /** `msg_…`, the message's id. */
-  id: string
-  /** The relay id the client asked for (`anthropic/claude-sonnet-4-5`). */
-  model: string
-}
-
 /** Anthropic's `stop_reason`. */
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal'
 
@@ -37,15 +29,20 @@ export type MessagesContentBlock =
 
 /** The non-streamed answer: Anthropic's `Message`. */
 export type MessagesMessage = {
+  /** `msg_…`, the message's id. */
   id: string
   type: 'message'
   role: 'assistant'
+  /** The relay id the client asked for (`anthropic/claude-sonnet-4-5`). */
   model: string
   content: MessagesContentBlock[]
   stop_reason: MessagesStopReason
   stop_sequence: null
   usage: MessagesUsage
 }
+
+/** What the `message_start` of an answer and its non-streamed message say about it. */
+export type MessagesMeta = Pick<MessagesMessage, 'id' | 'model'>
 
 /**
  * The signature of a thinking block the answer shows: empty. The provider's real signatures (and
