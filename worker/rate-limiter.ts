@@ -1,15 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import {
-  clientLimits,
-  type ClientLimits,
-  type LimitCost,
-  type LimitDecision,
-  type LimitState,
-  type LimitUsage,
-  type MemoryLimits,
-  type RateLimiter,
-  type SpendReport,
-} from '../src/relay/index.ts'
+import * as relay from '../src/relay/index.ts'
 
 // The state's two parts, under the keys they have always been stored under.
 const WINDOW = 'window'
@@ -24,20 +14,20 @@ const BUDGET = 'budget'
  * go leave nothing behind.
  */
 export class RateLimiterObject extends DurableObject<Env> {
-  #client: ClientLimits
+  #client: relay.ClientLimits
   /** The limits of the last check: the alarm reads their window's length. */
-  #limits: MemoryLimits = {}
+  #limits: relay.MemoryLimits = {}
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.#client = clientLimits({
-      window: ctx.storage.kv.get<LimitState['window']>(WINDOW),
-      budget: ctx.storage.kv.get<LimitState['budget']>(BUDGET),
+    this.#client = relay.clientLimits({
+      window: ctx.storage.kv.get<relay.LimitState['window']>(WINDOW),
+      budget: ctx.storage.kv.get<relay.LimitState['budget']>(BUDGET),
     })
   }
 
   /** Admits a call (its estimated tokens and dollars) under `limits`, or says why not and how long to wait. */
-  check(cost: LimitCost, limits: MemoryLimits): LimitDecision {
+  check(cost: relay.LimitCost, limits: relay.MemoryLimits): relay.LimitDecision {
     this.#limits = limits
     const decision = this.#client.check(cost, limits)
     if (decision.ok) this.#save()
@@ -45,13 +35,13 @@ export class RateLimiterObject extends DurableObject<Env> {
   }
 
   /** Settles an admitted call with the tokens and dollars it really used. */
-  settle(usage: LimitUsage): void {
+  settle(usage: relay.LimitUsage): void {
     this.#client.settle(usage)
     this.#save()
   }
 
   /** This client's spend and remaining budgets. */
-  spend(limits: MemoryLimits): SpendReport {
+  spend(limits: relay.MemoryLimits): relay.SpendReport {
     return this.#client.spend(limits)
   }
 
@@ -62,7 +52,7 @@ export class RateLimiterObject extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(expiresAt + 1000)
       return
     }
-    this.#client = clientLimits()
+    this.#client = relay.clientLimits()
     await this.ctx.storage.deleteAll()
   }
 
@@ -81,8 +71,8 @@ export class RateLimiterObject extends DurableObject<Env> {
 /** A relay rate limiter backed by one {@link RateLimiterObject} per client id. */
 export function durableRateLimiter(
   namespace: DurableObjectNamespace<RateLimiterObject>,
-  limits: MemoryLimits,
-): RateLimiter {
+  limits: relay.MemoryLimits,
+): relay.RateLimiter {
   const stub = (clientId: string) => namespace.get(namespace.idFromName(clientId))
   return {
     check: (clientId, cost) => stub(clientId).check(cost, limits),
