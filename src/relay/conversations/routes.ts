@@ -35,24 +35,22 @@ const ID = /^[A-Za-z0-9_-]{22}$/
 const APPROVAL_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/
 
 /**
- * `[path suffix, method, operation]`: the routes of DESIGN §9, the approvals of §13, and the
- * branches, queue and titles of §14.
+ * The operations under a conversation, by path suffix and method: the routes of DESIGN §9, the
+ * approvals of §13, and the branches, queue and titles of §14.
  */
-const ROUTES: readonly (readonly [string, string, ConversationOp])[] = [
-  ['', 'GET', 'get'],
-  ['', 'DELETE', 'delete'],
-  ['', 'PATCH', 'rename'],
-  ['/edit', 'POST', 'edit'],
-  ['/branch', 'POST', 'branch'],
-  ['/queue', 'DELETE', 'clear-queue'],
-  ['/messages', 'POST', 'messages'],
-  ['/regenerate', 'POST', 'regenerate'],
-  ['/stream', 'GET', 'stream'],
-  ['/stop', 'POST', 'stop'],
-  ['/ticket', 'POST', 'ticket'],
-  ['/socket', 'GET', 'socket'],
-  ['/approvals', 'POST', 'approve'],
-]
+const ROUTES: Readonly<Record<string, Readonly<Record<string, ConversationOp>>>> = {
+  '': { GET: 'get', DELETE: 'delete', PATCH: 'rename' },
+  '/edit': { POST: 'edit' },
+  '/branch': { POST: 'branch' },
+  '/queue': { DELETE: 'clear-queue' },
+  '/messages': { POST: 'messages' },
+  '/regenerate': { POST: 'regenerate' },
+  '/stream': { GET: 'stream' },
+  '/stop': { POST: 'stop' },
+  '/ticket': { POST: 'ticket' },
+  '/socket': { GET: 'socket' },
+  '/approvals': { POST: 'approve' },
+}
 
 /**
  * Matches a path under `/v1/conversations` (and its query: `?export=true` on the list). A path
@@ -82,14 +80,13 @@ export function matchConversationRoute(
   if (approvalId !== undefined && !APPROVAL_SEGMENT.test(approvalId)) {
     return { ok: false, status: 404 }
   }
-  const routes = ROUTES.filter(([route]) => route === suffix)
-  if (routes.length === 0) return { ok: false, status: 404 }
-  const found = routes.find(([, routeMethod]) => routeMethod === method)
-  if (found === undefined) {
-    const allow = [...routes.map(([, routeMethod]) => routeMethod), 'OPTIONS'].join(', ')
-    return { ok: false, status: 405, allow }
+  if (!Object.hasOwn(ROUTES, suffix)) return { ok: false, status: 404 }
+  const methods = ROUTES[suffix]!
+  // An own member only: the method is any token the client sends, `constructor` too.
+  if (!Object.hasOwn(methods, method)) {
+    return { ok: false, status: 405, allow: [...Object.keys(methods), 'OPTIONS'].join(', ') }
   }
-  const op = found[2]
+  const op = methods[method]!
   return approvalId === undefined
     ? { ok: true, op, id: match[1] }
     : { ok: true, op, id: match[1], approvalId }

@@ -80,6 +80,16 @@ describe('conversation routes', () => {
     })
   })
 
+  it('answers 405 for a method named like a member of every object', () => {
+    for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(matchConversationRoute(method, `/v1/conversations/${ID}`), method).toEqual({
+        ok: false,
+        status: 405,
+        allow: 'GET, DELETE, PATCH, OPTIONS',
+      })
+    }
+  })
+
   it('matches a decision on an approval, with its id, and only there', () => {
     const approval = 'x'.repeat(43)
     expect(matchConversationRoute('POST', `/v1/conversations/${ID}/approvals/${approval}`)).toEqual(
