@@ -33,6 +33,24 @@ export class CodedInvalid extends Invalid {
  */
 export type FieldUse = 'mapped' | 'ignored' | 'refused'
 
+/** A dialect's top-level fields, listed by what the relay does with each. */
+export type FieldGroups = { readonly [Use in FieldUse]?: readonly string[] }
+
+/**
+ * The {@link RequestApi.fields} of fields listed by use. A field listed twice is a mistake in the
+ * dialect's table, thrown when its module loads.
+ */
+export function fieldUses(groups: FieldGroups): Readonly<Record<string, FieldUse>> {
+  const fields: Record<string, FieldUse> = {}
+  for (const use of ['mapped', 'ignored', 'refused'] as const) {
+    for (const key of groups[use] ?? []) {
+      if (Object.hasOwn(fields, key)) throw new TypeError(`fieldUses: ${key} is listed twice`)
+      fields[key] = use
+    }
+  }
+  return fields
+}
+
 /** A dialect's API, as its request translator checks a request's top-level fields against it. */
 export type RequestApi = {
   /** Its name, as a refusal says it: `the Responses API`. */

@@ -9,20 +9,6 @@ import type { TurnOrigin } from './rewrite-field.ts'
 import { imageOfUrl } from '../request-parts.ts'
 import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
 
-/** An AI SDK chat request, translated into a `/v1/chat` body. */
-export type TranslatedUiRequest = Translation & {
-  /** Always: the route only streams. */
-  stream: true
-  /** Where each turn of `request.conversation` came from (see {@link rewriteUiField}). */
-  origins: TurnOrigin[]
-  /**
-   * The assistant message the answer goes on with (the last message, after the app added its
-   * tool outputs): its id, and its steps' records so far. Undefined when the answer is a new
-   * message.
-   */
-  continues: { id: string; earlier: (UiStep | null)[] } | undefined
-}
-
 /** `/v1/chat`'s call options, taken under their own names from the app's `body`. */
 const CALL_OPTIONS: FieldTable<WireCallOptions, 'mapped'> = {
   thinking: 'mapped',
@@ -52,6 +38,20 @@ export const UI_REQUEST_FIELDS: Readonly<Record<string, FieldUse>> = {
 
 const ROLES = ['system', 'user', 'assistant'] as const
 const TRIGGERS = ['submit-message', 'regenerate-message'] as const
+
+/** An AI SDK chat request, translated into a `/v1/chat` body. */
+export type TranslatedUiRequest = Translation & {
+  /** Always: the route only streams. */
+  stream: true
+  /** Where each turn of `request.conversation` came from (see {@link rewriteUiField}). */
+  origins: TurnOrigin[]
+  /**
+   * The assistant message the answer goes on with (the last message, after the app added its
+   * tool outputs): its id, and its steps' records so far. Undefined when the answer is a new
+   * message.
+   */
+  continues: { id: string; earlier: (UiStep | null)[] } | undefined
+}
 
 /**
  * Translates an AI SDK chat request (`POST /v1/ai-sdk/chat`: `{ id, messages, trigger,

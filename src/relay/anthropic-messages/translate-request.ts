@@ -10,13 +10,7 @@ import {
   type TurnSource,
 } from './translate-messages.ts'
 import { effortLevel, flag, given, number, toolSpecOf, type Efforts } from '../request-parts.ts'
-import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
-
-/** A Messages API request, translated into a `/v1/chat` body. */
-export type TranslatedMessagesRequest = Translation & {
-  /** `sources[k]`: where turn `k` came from (see `rewriteField`). */
-  sources: TurnSource[]
-}
+import { fieldUses, requestTranslator, type Refusal } from '../request-translator.ts'
 
 /**
  * Every field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` (1.14), for `checkFields`: the
@@ -26,30 +20,34 @@ export type TranslatedMessagesRequest = Translation & {
  * (LangChain's): the first is mapped, the others ignored. (The tests check this list against the
  * SDK's type.)
  */
-export const MESSAGES_FIELDS: Readonly<Record<string, FieldUse>> = {
-  model: 'mapped',
-  messages: 'mapped',
-  max_tokens: 'mapped',
-  system: 'mapped',
-  stop_sequences: 'mapped',
-  stream: 'mapped',
-  thinking: 'mapped',
-  tool_choice: 'mapped',
-  tools: 'mapped',
-  output_config: 'mapped',
-  cache_control: 'mapped',
-  temperature: 'mapped',
-  metadata: 'ignored',
-  service_tier: 'ignored',
-  speed: 'ignored',
-  inference_geo: 'ignored',
-  diagnostics: 'ignored',
-  user_profile_id: 'ignored',
-  workspace_id: 'ignored',
-  top_k: 'ignored',
-  top_p: 'ignored',
-  container: 'refused',
-}
+export const MESSAGES_FIELDS = fieldUses({
+  mapped: [
+    'model',
+    'messages',
+    'max_tokens',
+    'system',
+    'stop_sequences',
+    'stream',
+    'thinking',
+    'tool_choice',
+    'tools',
+    'output_config',
+    'cache_control',
+    'temperature',
+  ],
+  ignored: [
+    'metadata',
+    'service_tier',
+    'speed',
+    'inference_geo',
+    'diagnostics',
+    'user_profile_id',
+    'workspace_id',
+    'top_k',
+    'top_p',
+  ],
+  refused: ['container'],
+})
 
 /** `output_config.effort` as the relay's thinking level (`xhigh` is its most, as `max`). */
 const EFFORTS: Efforts = {
@@ -58,6 +56,12 @@ const EFFORTS: Efforts = {
   high: 'high',
   xhigh: 'max',
   max: 'max',
+}
+
+/** A Messages API request, translated into a `/v1/chat` body. */
+export type TranslatedMessagesRequest = Translation & {
+  /** `sources[k]`: where turn `k` came from (see `rewriteField`). */
+  sources: TurnSource[]
 }
 
 /**

@@ -25,7 +25,58 @@ import {
   toolSpecOf,
   userContent,
 } from '../request-parts.ts'
-import { requestTranslator, type FieldUse, type Refusal } from '../request-translator.ts'
+import { fieldUses, requestTranslator, type Refusal } from '../request-translator.ts'
+
+/**
+ * Every field of OpenAI's `ChatCompletionCreateParams` (openai 6.49), for `checkFields`: the ones
+ * the relay maps, and the ones real clients send that it accepts and ignores. (The tests check
+ * this list against the SDK's type.)
+ */
+export const COMPLETION_FIELDS = fieldUses({
+  mapped: [
+    'messages',
+    'model',
+    'tools',
+    'tool_choice',
+    'max_tokens',
+    'max_completion_tokens',
+    'temperature',
+    'stop',
+    'response_format',
+    'reasoning_effort',
+    'stream',
+    'stream_options',
+    'n',
+  ],
+  ignored: [
+    'audio',
+    'frequency_penalty',
+    'function_call',
+    'functions',
+    'logit_bias',
+    'logprobs',
+    'metadata',
+    'modalities',
+    'moderation',
+    'parallel_tool_calls',
+    'prediction',
+    'presence_penalty',
+    'prompt_cache_key',
+    'prompt_cache_options',
+    'prompt_cache_retention',
+    'safety_identifier',
+    'seed',
+    'service_tier',
+    'store',
+    'top_logprobs',
+    'top_p',
+    'user',
+    'verbosity',
+    'web_search_options',
+  ],
+})
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 
 /** A Chat Completions request, translated into a `/v1/chat` body. */
 export type TranslatedRequest = Translation & {
@@ -34,53 +85,6 @@ export type TranslatedRequest = Translation & {
   /** `messageOfTurn[k]`: the index in `messages` of the message turn `k` came from. */
   messageOfTurn: number[]
 }
-
-/**
- * Every field of OpenAI's `ChatCompletionCreateParams` (openai 6.49), for `checkFields`: the ones
- * the relay maps, and the ones real clients send that it accepts and ignores. (The tests check
- * this list against the SDK's type.)
- */
-export const COMPLETION_FIELDS: Readonly<Record<string, FieldUse>> = {
-  messages: 'mapped',
-  model: 'mapped',
-  tools: 'mapped',
-  tool_choice: 'mapped',
-  max_tokens: 'mapped',
-  max_completion_tokens: 'mapped',
-  temperature: 'mapped',
-  stop: 'mapped',
-  response_format: 'mapped',
-  reasoning_effort: 'mapped',
-  stream: 'mapped',
-  stream_options: 'mapped',
-  n: 'mapped',
-  audio: 'ignored',
-  frequency_penalty: 'ignored',
-  function_call: 'ignored',
-  functions: 'ignored',
-  logit_bias: 'ignored',
-  logprobs: 'ignored',
-  metadata: 'ignored',
-  modalities: 'ignored',
-  moderation: 'ignored',
-  parallel_tool_calls: 'ignored',
-  prediction: 'ignored',
-  presence_penalty: 'ignored',
-  prompt_cache_key: 'ignored',
-  prompt_cache_options: 'ignored',
-  prompt_cache_retention: 'ignored',
-  safety_identifier: 'ignored',
-  seed: 'ignored',
-  service_tier: 'ignored',
-  store: 'ignored',
-  top_logprobs: 'ignored',
-  top_p: 'ignored',
-  user: 'ignored',
-  verbosity: 'ignored',
-  web_search_options: 'ignored',
-}
-
-const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 
 /**
  * Translates a Chat Completions request (`POST /v1/chat/completions`) as every dialect does (see

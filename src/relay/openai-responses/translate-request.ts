@@ -5,13 +5,49 @@ import type { Translation } from '../dialects.ts'
 import * as v from '../validate-json.ts'
 import type { ResponseEcho } from './encode.ts'
 import { flag, given, number, toolSpecOf } from '../request-parts.ts'
-import {
-  CodedInvalid,
-  requestTranslator,
-  type FieldUse,
-  type Refusal,
-} from '../request-translator.ts'
+import { CodedInvalid, fieldUses, requestTranslator, type Refusal } from '../request-translator.ts'
 import { translateInput, type TurnSource } from './translate-input.ts'
+
+/**
+ * Every field of OpenAI's `ResponseCreateParams` (openai 6.49), for `checkFields`. The relay is
+ * stateless: what needs a stored response, conversation, prompt or a background run is refused
+ * when set. (The tests check this list against the SDK's type.)
+ */
+export const RESPONSES_FIELDS = fieldUses({
+  mapped: [
+    'model',
+    'input',
+    'instructions',
+    'tools',
+    'tool_choice',
+    'max_output_tokens',
+    'temperature',
+    'reasoning',
+    'text',
+    'stream',
+    // Answered false, whatever is asked.
+    'store',
+    // `reasoning.encrypted_content` is what the relay sends anyway; the rest name hosted tools.
+    'include',
+  ],
+  refused: ['background', 'conversation', 'previous_response_id', 'prompt'],
+  ignored: [
+    'context_management',
+    'metadata',
+    'moderation',
+    'parallel_tool_calls',
+    'prompt_cache_key',
+    'prompt_cache_options',
+    'prompt_cache_retention',
+    'safety_identifier',
+    'service_tier',
+    'stream_options',
+    'top_logprobs',
+    'top_p',
+    'truncation',
+    'user',
+  ],
+})
 
 /** A Responses request, translated into a `/v1/chat` body. */
 export type TranslatedResponsesRequest = Translation & {
@@ -19,46 +55,6 @@ export type TranslatedResponsesRequest = Translation & {
   echo: ResponseEcho
   /** `sources[k]`: where turn `k` came from (see `rewriteResponsesField`). */
   sources: TurnSource[]
-}
-
-/**
- * Every field of OpenAI's `ResponseCreateParams` (openai 6.49), for `checkFields`. The relay is
- * stateless: what needs a stored response, conversation, prompt or a background run is refused
- * when set. (The tests check this list against the SDK's type.)
- */
-export const RESPONSES_FIELDS: Readonly<Record<string, FieldUse>> = {
-  model: 'mapped',
-  input: 'mapped',
-  instructions: 'mapped',
-  tools: 'mapped',
-  tool_choice: 'mapped',
-  max_output_tokens: 'mapped',
-  temperature: 'mapped',
-  reasoning: 'mapped',
-  text: 'mapped',
-  stream: 'mapped',
-  /** Answered false, whatever is asked. */
-  store: 'mapped',
-  /** `reasoning.encrypted_content` is what the relay sends anyway; the rest name hosted tools. */
-  include: 'mapped',
-  background: 'refused',
-  conversation: 'refused',
-  previous_response_id: 'refused',
-  prompt: 'refused',
-  context_management: 'ignored',
-  metadata: 'ignored',
-  moderation: 'ignored',
-  parallel_tool_calls: 'ignored',
-  prompt_cache_key: 'ignored',
-  prompt_cache_options: 'ignored',
-  prompt_cache_retention: 'ignored',
-  safety_identifier: 'ignored',
-  service_tier: 'ignored',
-  stream_options: 'ignored',
-  top_logprobs: 'ignored',
-  top_p: 'ignored',
-  truncation: 'ignored',
-  user: 'ignored',
 }
 
 /**
