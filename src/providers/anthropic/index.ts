@@ -5,7 +5,7 @@ import { defineAdapter } from '../../kit/define-adapter.ts'
 import { buildClient } from '../../kit/sdk-error.ts'
 import { mapAnthropicError } from './map-error.ts'
 import { anthropicCapabilities, anthropicModel, anthropicModels } from './models.ts'
-import { streamMessage } from './stream-message.ts'
+import { streamMessage, type MessageSetup } from './stream-message.ts'
 
 export { anthropicCapabilities, anthropicModels }
 
@@ -94,11 +94,10 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
     models: anthropicModels,
     mapError: mapAnthropicError,
     model(model) {
-      const entry = anthropicModel(model)
+      const setup: MessageSetup = { client, model: anthropicModel(model), continuations }
       return {
         capabilities: anthropicCapabilities(model),
-        stream: (conversation, options) =>
-          streamMessage(client, entry, conversation, options, continuations),
+        stream: (conversation, options) => streamMessage(setup, conversation, options),
       }
     },
   })

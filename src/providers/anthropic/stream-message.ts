@@ -10,6 +10,14 @@ import { mapFinish } from './map-finish.ts'
 import { createStreamMapper, type StreamedMessage } from './map-stream.ts'
 import type { ModelEntry } from './models.ts'
 
+/** What every call of one adapter shares: the SDK client, the model, how often to continue. */
+export type MessageSetup = {
+  client: Anthropic
+  model: ModelEntry
+  /** How many times a paused turn is continued (`AnthropicSettings.pauseContinuations`). */
+  continuations: number
+}
+
 /**
  * The producer of one turn, for `guardStream`: the SDK builds, authenticates and sends the request
  * (and turns an HTTP error into its `APIError`); the SSE body is then read once, each event mapped
@@ -20,12 +28,11 @@ import type { ModelEntry } from './models.ts'
  * turn (every message's blocks, their usage added up).
  */
 export function streamMessage(
-  client: Anthropic,
-  model: ModelEntry,
+  setup: MessageSetup,
   conversation: Conversation,
   options: CallOptions,
-  continuations: number,
 ): Producer {
+  const { client, model, continuations } = setup
   return async function* ({ signal, tag }) {
     let stripThinking = false
     let request = buildRequest(model, conversation, options, tag)
