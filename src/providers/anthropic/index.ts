@@ -103,16 +103,22 @@ export function createAnthropic(settings: AnthropicSettings): AdapterFactory {
   })
 }
 
-function createClient(settings: AnthropicSettings): Anthropic {
+function createClient({
+  apiKey,
+  baseURL,
+  fetch,
+  headers,
+  dangerouslyAllowBrowser,
+}: AnthropicSettings): Anthropic {
   return buildClient(
     PROVIDER,
     () =>
       new Anthropic({
-        apiKey: settings.apiKey,
-        baseURL: settings.baseURL,
-        fetch: settings.fetch,
-        defaultHeaders: settings.headers,
-        dangerouslyAllowBrowser: settings.dangerouslyAllowBrowser,
+        apiKey,
+        baseURL,
+        fetch,
+        defaultHeaders: headers,
+        dangerouslyAllowBrowser,
         // Retries belong to `withRetry`, which knows whether an event was already yielded.
         maxRetries: 0,
       }),
