@@ -56,8 +56,13 @@ export function createGemini(settings: GeminiSettings): AdapterFactory {
     models: geminiModels,
     mapError: (error) => mapGeminiError(error, PROVIDER),
     model(model) {
-      const row = geminiModel(model)
-      const setup: TurnSetup = { provider: PROVIDER, client, model, row, fetch: settings.fetch }
+      const setup: TurnSetup = {
+        provider: PROVIDER,
+        client,
+        model,
+        row: geminiModel(model),
+        fetch: settings.fetch,
+      }
       return {
         capabilities: geminiCapabilities(model),
         stream: (conversation, options) => (context) =>
