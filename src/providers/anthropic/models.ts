@@ -76,25 +76,6 @@ const table = modelTable<AnthropicModel>(
 )
 
 /**
- * What an unlisted model gets: the modern request shape (adaptive thinking with an effort level
- * every current model takes), never `disabled` (some models always think), thinking asked to be
- * shown, no sampling parameters, and JSON by instruction rather than structured output.
- */
-export const unknownAnthropicModel: AnthropicModel = {
-  thinking: {
-    mode: 'effort',
-    levels: ['low', 'medium', 'high'],
-    canDisable: false,
-    hiddenByDefault: true,
-  },
-  tools: true,
-  json: false,
-  contextTokens: 200_000,
-  maxOutputTokens: 32_000,
-  rejects: SAMPLING,
-}
-
-/**
  * Anthropic's current, generally available models: what `/v1/models` lists when only a key is
  * set. Deprecated models and the gated Mythos line are left out; any other id still resolves.
  */
@@ -113,6 +94,25 @@ export const anthropicModels: readonly string[] = [
   'claude-sonnet-4-6',
   'claude-haiku-4-5',
 ]
+
+/**
+ * What an unlisted model gets: the modern request shape (adaptive thinking with an effort level
+ * every current model takes), never `disabled` (some models always think), thinking asked to be
+ * shown, no sampling parameters, and JSON by instruction rather than structured output.
+ */
+export const unknownAnthropicModel: AnthropicModel = {
+  thinking: {
+    mode: 'effort',
+    levels: ['low', 'medium', 'high'],
+    canDisable: false,
+    hiddenByDefault: true,
+  },
+  tools: true,
+  json: false,
+  contextTokens: 200_000,
+  maxOutputTokens: 32_000,
+  rejects: SAMPLING,
+}
 
 /** A model id with its row. */
 export type ModelEntry = {

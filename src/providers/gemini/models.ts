@@ -61,6 +61,20 @@ const table = modelTable<GeminiModel>(
   },
 )
 
+/** Gemini's current text models (shut-down and deprecated ones left out), for `/v1/models`. */
+export const geminiModels: readonly string[] = [
+  'gemini-3.1-pro-preview',
+  'gemini-3-flash-preview',
+  'gemini-3.1-flash-lite-preview',
+  'gemini-3.5-flash',
+  'gemini-3.5-flash-lite',
+  'gemini-3.6-flash',
+  'gemini-3.7-flash',
+  'gemini-3.8-flash',
+  'gemini-4-argon',
+  'gemini-2.5-pro',
+]
+
 /**
  * The row of a model the table does not know (e.g. a Gemma model): no thinking setting is sent
  * and `maxTokens` is passed on as it is, so no request is refused for a reason known in advance.
@@ -90,17 +104,3 @@ export function capabilitiesOf(row: GeminiModel): Capabilities {
 export function geminiCapabilities(model: string): Capabilities {
   return withPricing(capabilitiesOf(geminiModel(model)), geminiPricing(model))
 }
-
-/** Gemini's current text models (shut-down and deprecated ones left out), for `/v1/models`. */
-export const geminiModels: readonly string[] = [
-  'gemini-3.1-pro-preview',
-  'gemini-3-flash-preview',
-  'gemini-3.1-flash-lite-preview',
-  'gemini-3.5-flash',
-  'gemini-3.5-flash-lite',
-  'gemini-3.6-flash',
-  'gemini-3.7-flash',
-  'gemini-3.8-flash',
-  'gemini-4-argon',
-  'gemini-2.5-pro',
-]

@@ -72,6 +72,26 @@ const table = modelTable(defaults, {
   'gpt-4o*': { ...chat, rejects: [] },
 })
 
+/** OpenAI's current models, as `/v1/models` lists them when only a key is set. */
+export const openaiModels: readonly string[] = [
+  'gpt-5.6-sol',
+  'gpt-5.6-terra',
+  'gpt-5.4',
+  'gpt-5.4-mini',
+  'gpt-5.4-nano',
+  'gpt-5.3-codex',
+  'gpt-5.2',
+  'gpt-5.1',
+  'gpt-5.1-codex-max',
+  'gpt-5',
+  'gpt-5-mini',
+  'gpt-5-nano',
+  'o3',
+  'o4-mini',
+  'gpt-4.1',
+  'gpt-4.1-mini',
+]
+
 /**
  * What a model the table does not know gets: no reasoning settings unless the call asks for
  * thinking (then the three efforts every reasoning model takes), no sampling parameters (reasoning
@@ -103,23 +123,3 @@ export function capabilitiesOf(row: OpenAIModel): Capabilities {
 export function openaiCapabilities(model: string): Capabilities {
   return withPricing(capabilitiesOf(openaiModel(model)), openaiPricing(model))
 }
-
-/** OpenAI's current models, as `/v1/models` lists them when only a key is set. */
-export const openaiModels: readonly string[] = [
-  'gpt-5.6-sol',
-  'gpt-5.6-terra',
-  'gpt-5.4',
-  'gpt-5.4-mini',
-  'gpt-5.4-nano',
-  'gpt-5.3-codex',
-  'gpt-5.2',
-  'gpt-5.1',
-  'gpt-5.1-codex-max',
-  'gpt-5',
-  'gpt-5-mini',
-  'gpt-5-nano',
-  'o3',
-  'o4-mini',
-  'gpt-4.1',
-  'gpt-4.1-mini',
-]
