@@ -11,25 +11,25 @@ import { streamCompletion } from './stream-completion.ts'
 
 /**
  * Settings of {@link createOpenAICompatible}: one server, one SDK client for all its models.
- * Spread a preset in for a known server.
+ * Spread a preset in for a known server: it fills in the first five, what the server is and does.
  */
 export type OpenAICompatibleSettings = {
   /** The adapter's `provider` name, e.g. `'groq'`; also the key of its `providerOptions`. */
   provider: string
   /** The server's OpenAI-compatible base URL, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
-  /** Sent as a bearer token. Local servers need none. */
-  apiKey?: string | undefined
-  /** A `fetch` to send requests with (tests pass one that replays recorded streams). */
-  fetch?: typeof globalThis.fetch | undefined
-  /** Extra headers on every request. */
-  headers?: Record<string, string> | undefined
   /** How the server streams reasoning and takes a thinking setting. @defaultValue inline tags only */
   reasoning?: CompatibleReasoning | undefined
   /** Models that differ from the server's defaults, by id or `'prefix*'` family. */
   models?: CompatibleModels | undefined
   /** The models the factory lists (for `/v1/models`); any other id works too. @defaultValue none */
   modelIds?: readonly string[] | undefined
+  /** Sent as a bearer token. Local servers need none. */
+  apiKey?: string | undefined
+  /** A `fetch` to send requests with (tests pass one that replays recorded streams). */
+  fetch?: typeof globalThis.fetch | undefined
+  /** Extra headers on every request. */
+  headers?: Record<string, string> | undefined
   /**
    * The most characters one SSE event may hold; a longer one fails the stream.
    * @defaultValue 33554432 (32 Mi characters)
