@@ -4,22 +4,6 @@ import { uiErrorResponse } from './errors.ts'
 import { rewriteUiField } from './rewrite-field.ts'
 import { translateUiRequest } from './translate-request.ts'
 
-export {
-  createUiStreamEncoder,
-  finishReason,
-  type UiFinishReason,
-  type UiMessageMetadata,
-  type UiStep,
-  type UiStreamEncoderOptions,
-} from './encode.ts'
-export { uiErrorPart, uiErrorResponse, type UiErrorPart } from './errors.ts'
-export { rewriteUiField, type TurnOrigin } from './rewrite-field.ts'
-export {
-  translateUiRequest,
-  UI_REQUEST_FIELDS,
-  type TranslatedUiRequest,
-} from './translate-request.ts'
-
 /**
  * `POST /v1/ai-sdk/chat`: the AI SDK's UI message stream (v1), so that `useChat` with a
  * `DefaultChatTransport` pointed at the relay works unchanged (DESIGN §12). It only streams; a
@@ -41,3 +25,19 @@ export const aiSdkDialect: Dialect = {
   onChangedSeal: 'drop',
   streamHeaders: { 'x-vercel-ai-ui-message-stream': 'v1' },
 }
+
+export {
+  createUiStreamEncoder,
+  finishReason,
+  type UiFinishReason,
+  type UiMessageMetadata,
+  type UiStep,
+  type UiStreamEncoderOptions,
+} from './encode.ts'
+export { uiErrorPart, uiErrorResponse, type UiErrorPart } from './errors.ts'
+export { rewriteUiField, type TurnOrigin } from './rewrite-field.ts'
+export {
+  translateUiRequest,
+  UI_REQUEST_FIELDS,
+  type TranslatedUiRequest,
+} from './translate-request.ts'

@@ -4,6 +4,30 @@ import { responsesErrorResponse } from './errors.ts'
 import { rewriteResponsesField } from './rewrite-field.ts'
 import { translateResponsesRequest } from './translate-request.ts'
 
+/**
+ * `POST /v1/responses`: OpenAI's Responses API, for the `openai` SDK's `responses.create()` and
+ * `responses.stream()`, the OpenAI Agents SDK and any other Responses client (DESIGN §12). The
+ * relay is stateless: `store` is answered false, and what needs a stored response is refused.
+ */
+export const responsesDialect: Dialect = {
+  parse: parseDialect({
+    translate: translateResponsesRequest,
+    rename: (field, { sources }) => rewriteResponsesField(field, sources),
+    meta: ({ echo }, model): ResponseMeta => ({
+      id: randomId('resp_'),
+      createdAt: Math.floor(Date.now() / 1000),
+      model,
+      echo,
+    }),
+    encoder: createResponsesEncoder,
+    body: responseBody,
+  }),
+  error: responsesErrorResponse,
+  // A Responses client sends back what it was given and cannot repair a 400.
+  onChangedSeal: 'drop',
+  onForeignItems: 'drop',
+}
+
 export {
   createResponsesEncoder,
   responseBody,
@@ -42,27 +66,3 @@ export {
 } from './translate-request.ts'
 export { translateInput, type TranslatedInput, type TurnSource } from './translate-input.ts'
 export { rewriteResponsesField } from './rewrite-field.ts'
-
-/**
- * `POST /v1/responses`: OpenAI's Responses API, for the `openai` SDK's `responses.create()` and
- * `responses.stream()`, the OpenAI Agents SDK and any other Responses client (DESIGN §12). The
- * relay is stateless: `store` is answered false, and what needs a stored response is refused.
- */
-export const responsesDialect: Dialect = {
-  parse: parseDialect({
-    translate: translateResponsesRequest,
-    rename: (field, { sources }) => rewriteResponsesField(field, sources),
-    meta: ({ echo }, model): ResponseMeta => ({
-      id: randomId('resp_'),
-      createdAt: Math.floor(Date.now() / 1000),
-      model,
-      echo,
-    }),
-    encoder: createResponsesEncoder,
-    body: responseBody,
-  }),
-  error: responsesErrorResponse,
-  // A Responses client sends back what it was given and cannot repair a 400.
-  onChangedSeal: 'drop',
-  onForeignItems: 'drop',
-}
