@@ -9,7 +9,7 @@ import {
   root,
   SETUP_MS,
   SIZES,
-  startWorker,
+  startInWorkerd,
   type Worker,
 } from './harness.ts'
 
@@ -39,17 +39,23 @@ function relayNamed(name: string): Worker {
 }
 
 /**
- * The tests of the Worker as a newcomer configures it, each setting on a `wrangler dev` of its own,
- * in `launched` (see `chromiumForFile`).
+ * The tests of the Worker as a newcomer configures it, each setting on a Worker of its own, in
+ * `launched` (see `chromiumForFile`).
  */
 export function configurationTests(launched: () => Promise<Browser>): void {
-  describe('configuration, in wrangler dev and Chromium', () => {
+  describe('configuration, in workerd and Chromium', () => {
     setUp(launched)
     suite()
   })
 }
 
-/** Starts the Workers before the suite's tests, and stops them after. */
+/**
+ * Starts the Workers before the suite's tests, and stops them after. Each runs the deployed
+ * bundle in workerd alone, configured from wrangler.toml as `wrangler dev` configures it: the
+ * settings are what these tests are about, and a `wrangler dev` of its own for each cost about
+ * 4.5 s of CPU more. `npm start` runs under `wrangler dev` in test/scripts/start.test.ts, and the
+ * demo's suites serve their gated Worker under it.
+ */
 function setUp(launched: () => Promise<Browser>): void {
   beforeAll(async () => {
     const snapshot = await buildSnapshot()
@@ -61,18 +67,9 @@ function setUp(launched: () => Promise<Browser>): void {
       // The mock answers at once: these tests are about the token, not about streaming.
       ['tokens', { RELAY_TOKENS: TOKEN, MOCK_MODELS: 'on', MOCK_DELAY_MS: '0' }],
     ]
-    // Two at a time, each kept as it starts (so that one failing to start leaves none of the others
-    // running): four starting at once beside another test file have twice kept this setup from
-    // finishing in CI, where each takes about 8 s alone.
-    for (let i = 0; i < settings.length; i += 2) {
-      await Promise.all(
-        settings.slice(i, i + 2).map(async ([name, vars]) => {
-          const ready =
-            name === 'tokens' ? (response: Response) => response.status === 401 : undefined
-          workers.set(name, await startWorker(snapshot, vars, { ready }))
-        }),
-      )
-    }
+    // One at a time, each kept as it starts (so that one failing to start leaves none of the
+    // others running).
+    for (const [name, vars] of settings) workers.set(name, await startInWorkerd(snapshot, vars))
     browser = await launched()
   }, SETUP_MS)
 

@@ -264,10 +264,7 @@ const NO_RATE_LIMITS = { RATE_LIMIT_REQUESTS_PER_MINUTE: '0', RATE_LIMIT_TOKENS_
 export async function startWorker(
   snapshot: Snapshot,
   vars: Readonly<Record<string, string>>,
-  options: {
-    entry?: Entry | undefined
-    ready?: ((response: Response) => boolean) | undefined
-  } = {},
+  options: { entry?: Entry | undefined } = {},
 ): Promise<Worker> {
   const persist = mkdtempSync(join(tmpdir(), 'thinkwire-e2e-state-'))
   const removeState = () => rmSync(persist, { recursive: true, force: true })
@@ -283,7 +280,6 @@ export async function startWorker(
       persist,
     ],
     vars: { ...NO_RATE_LIMITS, ...vars },
-    ready: options.ready,
   })
   try {
     // Two starts of 60 s at most (see `startWranglerDev`), and the stops between them.
@@ -315,13 +311,13 @@ export async function startWorker(
  * Starts the snapshot's `entry` in workerd alone, as Miniflare runs it under `wrangler dev` but
  * without wrangler's process, its proxy Worker or its build watcher (see `startWorkerd`): a start
  * costs about a third of the CPU. With the settings and rate limits of {@link startWorker}, on the
- * state folder `persist` (kept when it stops). `stop` and `kill` both end workerd at once
- * (SIGKILL), as a crash would: for a Worker that a test kills and starts again.
+ * state folder `persist` (kept when it stops), else in memory. `stop` and `kill` both end workerd
+ * at once (SIGKILL), as a crash would: for a Worker that a test kills and starts again.
  */
 export async function startInWorkerd(
   snapshot: Snapshot,
   vars: Readonly<Record<string, string>>,
-  options: { entry?: Entry | undefined; persist: string },
+  options: { entry?: Entry | undefined; persist?: string | undefined } = {},
 ): Promise<Worker> {
   const entry = options.entry ?? 'worker'
   const workerd = await within(
