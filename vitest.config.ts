@@ -8,31 +8,48 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * what it starts: Chromium against `wrangler dev` (`test/e2e/`), a Worker in workerd or wrangler,
  * or a browser (its imports say so), else nothing that takes long.
  */
-function untimed(file: string, path: string): number {
+function untimed(source: string, path: string): number {
   if (path.startsWith('test/e2e/')) return 150_000
-  const source = readFileSync(file, 'utf8')
   return /start-worker|wrangler-dev|helpers\/workerd|describe-runtime|playwright-core/.test(source)
     ? 15_000
     : 1_000
 }
 
+/** The environment a file asks for in its docblock (`@vitest-environment happy-dom`), if any. */
+const environmentOf = (source: string): string =>
+  /@vitest-environment\s+([\w-]+)/.exec(source)?.[1] ?? 'default'
+
 /**
- * Starts the longest files first, so the two workers end together rather than one finishing a
- * long browser or workerd file alone: by the duration Vitest kept from their last run, else by
- * {@link untimed}. Ties keep Vitest's own order (failed first, then longest, then largest).
+ * Orders the files so that the two workers end together, and starts as few worker threads as it
+ * can. Vitest keeps a worker (and the modules it imported) for the next file only when that file
+ * is of the same project and environment; any other next file ends the worker, and the one
+ * started in its place imports everything again, which cost 1-3 s of CPU each time (30 times a
+ * run while the happy-dom files came between the others). So files run in runs of one project
+ * and environment, the run holding the longest file first; within a run, the longest files first
+ * (by the duration Vitest kept from their last run, else by {@link untimed}), so that no long
+ * browser or workerd file ends alone. Ties keep Vitest's own order (failed first, then longest,
+ * then largest).
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { cache, config } = this.ctx
-    const estimate = (file: TestSpecification): number => {
-      const path = relative(config.root, file.moduleId)
-      const timed = cache.getFileTestResults(`${file.project.name}:${path}`)?.duration
-      return timed ?? untimed(file.moduleId, path)
-    }
     // oxlint-disable-next-line unicorn/no-array-sort -- BaseSequencer's sort, which copies
     const sorted = await super.sort(files)
-    const estimates = new Map(sorted.map((file) => [file, estimate(file)]))
-    return sorted.toSorted((a, b) => estimates.get(b)! - estimates.get(a)!)
+    const estimates = new Map<TestSpecification, number>()
+    const runs = new Map<string, TestSpecification[]>()
+    for (const file of sorted) {
+      const path = relative(config.root, file.moduleId)
+      const source = readFileSync(file.moduleId, 'utf8')
+      const timed = cache.getFileTestResults(`${file.project.name}:${path}`)?.duration
+      estimates.set(file, timed ?? untimed(source, path))
+      const run = `${file.project.name} ${environmentOf(source)}`
+      runs.set(run, [...(runs.get(run) ?? []), file])
+    }
+    const longest = (run: TestSpecification[]) => Math.max(...run.map((f) => estimates.get(f)!))
+    return [...runs.values()]
+      .map((run) => run.toSorted((a, b) => estimates.get(b)! - estimates.get(a)!))
+      .toSorted((a, b) => longest(b) - longest(a))
+      .flat()
   }
 }
 
