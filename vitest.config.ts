@@ -6,13 +6,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 /**
  * What a file Vitest has not timed yet (as in CI, on a fresh install) is taken to last, in ms, by
  * what it starts: Chromium against `wrangler dev` (`test/e2e/`), a Worker in workerd or wrangler,
- * or a browser (its imports say so), else nothing that takes long.
+ * a browser, or processes of its own such as `npm start` or npm packing a scratch app (its
+ * imports say so), else nothing that takes long.
  */
 function untimed(source: string, path: string): number {
   if (path.startsWith('test/e2e/')) return 150_000
-  return /start-worker|wrangler-dev|helpers\/workerd|describe-runtime|playwright-core/.test(source)
-    ? 15_000
-    : 1_000
+  const starts =
+    /start-worker|wrangler-dev|helpers\/workerd|describe-runtime|playwright-core|child_process|scratch-app/
+  return starts.test(source) ? 15_000 : 1_000
 }
 
 /** The environment a file asks for in its docblock (`@vitest-environment happy-dom`), if any. */
@@ -20,7 +21,7 @@ const environmentOf = (source: string): string =>
   /@vitest-environment\s+([\w-]+)/.exec(source)?.[1] ?? 'default'
 
 /**
- * Orders the files so that the two workers end together, and starts as few worker threads as it
+ * Orders the files so that the workers end together, and starts as few worker threads as it
  * can. Vitest keeps a worker (and the modules it imported) for the next file only when that file
  * is of the same project and environment; any other next file ends the worker, and the one
  * started in its place imports everything again, which cost 1-3 s of CPU each time (30 times a
