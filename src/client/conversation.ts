@@ -386,23 +386,30 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     reader = track(follow),
   ): Promise<void> => {
     const from = lastEventId
+    /** The stream's last event, whether another stream brought it first or not. */
+    let last: string | undefined
     try {
       const batches = readEventStream(body, {
         provider: 'relay',
         signal: reader.signal,
-        decode: apply,
+        decode(message) {
+          last = message.event
+          return apply(message)
+        },
       })
       for await (const _ of batches) notifier.schedule()
       // Backing off only while the relay gives nothing new.
       if (lastEventId > from || !busy()) attempt = 0
-      if (disposed || reader.signal.aborted) return
-      if (busy() || (follow && follows())) retry()
     } catch (caught) {
-      if (disposed || reader.signal.aborted) return
       // A failure the relay sent is the answer's; a dropped connection is resumed.
       if (caught instanceof ThinkwireError && caught.kind !== 'network') throw caught
-      if (busy() || follows()) retry()
     }
+    if (disposed || reader.signal.aborted) return
+    // An answer's stream that ended at its `done` or `error` is not resumed, even if the store is
+    // busy again: the follow stream may have brought that end first, then the next answer (a
+    // queued message's), and a resume would replace that stream, from an event the relay may no
+    // longer keep (its `reset` does not say the queue).
+    if ((busy() && last != 'done' && last != 'error') || (follow && follows())) retry()
   }
 
   /** Applies one event of the stream; returns nothing (batches only drive rendering). */

@@ -103,6 +103,30 @@ const queued = (store: Store) => store.getSnapshot().queue?.map((turn) => turn.c
 /** Waits (looking often, for as long as a busy machine may need) until `check` holds. */
 const until = (check: () => boolean, what: string) => eventually(check, what, { ms: 20_000 })
 
+/**
+ * `fetch` whose message streams (each message's own answer) wait until `release()`, so that the
+ * follow stream runs ahead of them; `streams` lists the `GET .../stream` requests (resumes too).
+ */
+function holdingAnswers(fetch: typeof globalThis.fetch) {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const streams: string[] = []
+  const holding: typeof globalThis.fetch = async (input, init) => {
+    const url = String(input)
+    if (url.includes('/stream?')) streams.push(url)
+    const response = await fetch(input, init)
+    if (!url.endsWith('/messages') || response.status !== 200) return response
+    const waits = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        await released
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body!.pipeThrough(waits), response)
+  }
+  return { fetch: holding, release, streams }
+}
+
 /** Waits until `store` shows `texts` and is ready. */
 const shows = (store: Store, texts: string[]) =>
   until(
@@ -268,6 +292,40 @@ describe('a conversation store whose messages are queued', () => {
     expect(slow.calls.map((call) => call.conversation.turns.length)).toEqual([1, 3, 5, 7])
     first.dispose()
     second.dispose()
+  })
+
+  it("reads on when its answer's own stream ends after the follow stream began the next queued answer", async () => {
+    // The follow stream (a socket in a browser) may run ahead of the message's own stream: here
+    // the first answer's own stream is held until the second answer has begun.
+    const { store, letters, relay } = world()
+    const held = holdingAnswers(relay.fetch)
+    const page = store({ model: 'test/slow', fetch: held.fetch })
+    const sending = page.send('One')
+    letters(0).open(2)
+    await until(() => shown(page)[1] === 'Sl', 'the first answer streams')
+    await page.send('Two')
+    await page.send('Three')
+    await until(() => queued(page)?.length === 2, 'both show as queued')
+    letters(0).open(100)
+    await until(
+      () => shown(page)[2] === 'Two' && queued(page)?.join() === 'Three',
+      'the second answer begins on the follow stream',
+    )
+
+    // The first answer's own stream comes at last, and ends at its `done`: nothing to resume.
+    held.release()
+    await sending
+    expect(page.getSnapshot().reconnecting).toBe(false)
+    letters(1).open(100)
+    letters(2).open(100)
+    await shows(
+      page,
+      ['One', 'Two', 'Three'].flatMap((text) => [text, `Slow: ${text}`]),
+    )
+    expect(queued(page)).toEqual([])
+    // One follow stream throughout, which brought every queue change.
+    expect(held.streams).toEqual([expect.stringMatching(/\/stream\?follow=true$/)])
+    page.dispose()
   })
 
   it('sends nothing more while the first send makes the conversation: one conversation', async () => {
