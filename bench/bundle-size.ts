@@ -26,7 +26,7 @@ export const BUNDLE_TARGET = 5632
  * `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and whole
  * seconds in the header).
  *
- * - `relayConversation + useConversation` (about 6,056 B) holds the durable store, a closure (its
+ * - `relayConversation + useConversation` (about 6,071 B) holds the durable store, a closure (its
  *   state in local variables, whose names minify where a class's `#fields` do not), which keeps its
  *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so), a
  *   follower's WebSocket (about 305 B: the ticket, the socket read as the body of a follow stream,

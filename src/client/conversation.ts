@@ -409,7 +409,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     // busy again: the follow stream may have brought that end first, then the next answer (a
     // queued message's), and a resume would replace that stream, from an event the relay may no
     // longer keep (its `reset` does not say the queue).
-    if ((busy() && last != 'done' && last != 'error') || (follow && follows())) retry()
+    if ((busy() && last !== 'done' && last !== 'error') || (follow && follows())) retry()
   }
 
   /** Applies one event of the stream; returns nothing (batches only drive rendering). */
