@@ -64,9 +64,10 @@ export type WireConversationEvents = WireEvents & {
    * is in flight: the first event of a resume from before what the relay's log holds, and what
    * follows a change no other event says: a stop of a tool loop that waited (its stored tool turn
    * starts no answer), a switch to another branch, an edit (or a regenerate of a loop's steps)
-   * that was stopped or failed, versions dropped for room.
+   * that was stopped or failed, versions dropped for room. A resume's also holds the queue as it
+   * now is: the `queued` and `queue` events that changed it may be gone from the log.
    */
-  reset: { conversation: ShownConversation; streaming: boolean }
+  reset: { conversation: ShownConversation; streaming: boolean; queue?: UserTurn[] | undefined }
   /**
    * A message posted while an answer ran (or a loop waited) was queued, at `position` (from 1):
    * it is sent when the answers before it end. Every follower of the conversation gets it.

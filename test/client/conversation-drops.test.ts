@@ -125,4 +125,32 @@ describe('a conversation store resumed from before what the relay keeps', () => 
       'one two three',
     ])
   })
+
+  it('takes the queue of a reset as it is now: the events that emptied it may be gone', async () => {
+    const later = { role: 'user', content: 'Later' } as const
+    const relay = relayThatDrops(0)
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input))
+      const stream = (text: string) =>
+        new Response(text, { headers: { 'content-type': 'text/event-stream' } })
+      // Another tab's message is queued; then the answer's stream drops.
+      if (url.pathname === `/v1/conversations/${ID}/messages`) {
+        return stream(
+          EVENTS.slice(0, 2).join('') + frame(3, 'queued', { turn: later, position: 1 }),
+        )
+      }
+      if (url.pathname !== `/v1/conversations/${ID}/stream`) return relay.fetch(input, init)
+      // Meanwhile the queued message was sent and answered, and the relay trimmed its log.
+      const conversation = { turns: [QUESTION, ANSWER, later, { ...ANSWER, text: 'Then' }] }
+      return stream(frame(40, 'reset', { conversation, streaming: false, queue: [] }))
+    }
+    const store = relayConversation({ url: 'http://relay.test', model: 'mock/echo', fetch })
+    const queues: number[] = []
+    store.subscribe(() => queues.push(store.getSnapshot().queue.length))
+    await store.send('Write a lot')
+    await eventually(() => store.getSnapshot().messages.length === 4, 'the reset applies')
+    expect(queues).toContain(1)
+    expect(store.getSnapshot().queue).toEqual([])
+    store.dispose()
+  })
 })

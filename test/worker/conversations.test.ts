@@ -548,6 +548,7 @@ describe('durable conversations in workerd', () => {
       expect(JSON.parse(resumed.events[0]!.data)).toEqual({
         conversation: shown.conversation,
         streaming: false,
+        queue: [],
       })
     }
     // From within them: exactly the events after the id, as before.

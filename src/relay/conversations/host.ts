@@ -698,7 +698,11 @@ export class ConversationHost {
     const from = after ?? (firstId === undefined ? lastId : firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
     const start = firstId ?? lastId
-    return { start, reset: resetFrame(start, this.#record.shownJson(), firstId !== undefined) }
+    const queue = JSON.stringify(this.#record.queuedTurns())
+    return {
+      start,
+      reset: resetFrame(start, this.#record.shownJson(), firstId !== undefined, queue),
+    }
   }
 
   /**
@@ -814,12 +818,14 @@ async function sentBody(
 
 /**
  * The `reset` that starts a resume from before what the log holds (DESIGN §9): the conversation
- * as it is now, whether an answer is in flight, and, as its id, the last event it stands for.
+ * and the queue as they are now, whether an answer is in flight, and, as its id, the last event
+ * it stands for.
  */
-function resetFrame(id: number, conversation: string, streaming: boolean): string {
+function resetFrame(id: number, conversation: string, streaming: boolean, queue: string): string {
   const data = jsonObject<WireConversationEvents['reset']>({
     conversation,
     streaming: String(streaming),
+    queue,
   })
   return `id: ${id}\nevent: reset\ndata: ${data}\n\n`
 }

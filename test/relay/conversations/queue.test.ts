@@ -115,6 +115,38 @@ describe('the queue of a conversation', () => {
     expect((await texts()).slice(3)).toEqual(['Slow', 'a', 'After the stop', 'Answer 1'])
   })
 
+  it('gives a resume from before what the log keeps the queue as it now is, in its reset', async () => {
+    const { create, send, hosts, letters, idle } = world()
+    await create()
+    const follower = await hosts.request(ID, 'stream', ALICE, { search: '?follow=true' })
+    await send(message('First', 'test/gated'))
+    for (const [content, model] of [
+      ['One', 'test/numbered'],
+      ['Two', 'test/gated'],
+      ['Three', 'test/numbered'],
+    ] as const) {
+      expect((await send(message(content, model))).status).toBe(202)
+    }
+    const seen = await readUntil(follower, (read) => dataOf(read, 'queued').length === 3)
+    const lastSeen = seen.events.at(-1)!.id!
+    // First ends; One is answered at once; Two waits on its model. The log now keeps Two's answer
+    // alone: the events that took One and Two out of the queue are gone from it.
+    letters.open(3)
+    await expect
+      .poll(async () => (await hosts.request(ID, 'get', ALICE).then((r) => r.json())).queue)
+      .toEqual([user('Three')])
+    const resumed = await hosts.request(ID, 'stream', ALICE, {
+      headers: { 'last-event-id': lastSeen },
+    })
+    const told = await readUntil(resumed, (read) => read.events.length > 0)
+    expect(told.events[0]!.event).toBe('reset')
+    expect(dataOf(told, 'reset')[0]).toMatchObject({ streaming: true, queue: [user('Three')] })
+    await resumed.body?.cancel()
+    await follower.body?.cancel()
+    letters.open(3)
+    await idle()
+  })
+
   it('clears the queue on DELETE, for every follower, and sends nothing of it', async () => {
     const { create, send, hosts, letters, read, texts, idle } = world()
     await create()
