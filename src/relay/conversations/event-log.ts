@@ -59,6 +59,8 @@ export type EventLog = {
   held(after?: number, until?: number): EventBatch | null
   /** The id of the last event appended. */
   readonly lastId: number
+  /** The id of the last event taken or skipped: those after it go out with the next `take`. */
+  readonly takenId: number
   /** How many events are held (appended, not yet written). */
   readonly heldEvents: number
   /** How many characters are held: the frames of the events taken, the records of the others. */
@@ -192,6 +194,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
     },
     get lastId() {
       return lastId
+    },
+    get takenId() {
+      return lastId - names.length + skipped
     },
     get heldEvents() {
       return sentCount + names.length

@@ -9,6 +9,11 @@ export type CatchUpSource = {
   read(after: number, until: number | undefined): { text: string; lastId: number }
   /** The id of the last event logged (and published). */
   lastId(): number
+  /**
+   * The id of the last event taken (or skipped, see `skip`): the live subscribers were sent every
+   * event up to it, and are sent those after it with their next chunk.
+   */
+  taken(): number
   /** The frames logged since the last `take`, as one text: what the live subscribers are sent next. */
   take(): string
   /** Marks what was logged since the last `take` as taken, without making its frames. */
@@ -252,8 +257,19 @@ export function createFanOut(options: FanOutOptions): FanOut {
     if (subscriber.until !== undefined) return close(subscriber)
     // What was published before it caught up went out to the others, not to it: it read it.
     flush()
+    goLive(subscriber)
+  }
+  /** Sends what was published, and what follows it in this turn of the event loop, on the next. */
+  const arm = () => {
+    if (armed) return
+    armed = true
+    setTimeout(flush, 0)
+  }
+  /** Makes a subscriber live: it gets the events after its cursor with the others' next chunk. */
+  const goLive = (subscriber: Subscriber) => {
     subscribers.add(subscriber)
     startHeartbeat()
+    if (source.lastId() > subscriber.cursor) arm()
   }
 
   return {
@@ -261,10 +277,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
       if (!listening()) return
       queued += chars
       if (queued >= maxQueued) return flush()
-      if (!armed) {
-        armed = true
-        setTimeout(flush, 0)
-      }
+      arm()
     },
     flush,
     join(accept, after, first) {
@@ -285,11 +298,17 @@ export function createFanOut(options: FanOutOptions): FanOut {
     },
     subscribe({ after, until, follow, first }) {
       let subscriber: Subscriber
+      // From where the live subscribers are (a message's own stream, from its `turn`), it is one
+      // of them at once and reads nothing from the log: what was logged since goes out with their
+      // next chunk, so a `turn` and the first events of its answer make one chunk. It is sent
+      // chunks as they are published, never pulled; one that catches up reads a page per pull.
+      const live = until === undefined && after === source.taken()
       return new ReadableStream<Uint8Array>(
         {
           start(controller) {
             if (first !== undefined) controller.enqueue(utf8.encode(first))
             subscriber = { controller, follow, until, cursor: after }
+            if (live) return goLive(subscriber)
             catchingUp.add(subscriber)
             // The first page at once (often all there is: the events of the answer in flight).
             catchUp(subscriber)
@@ -297,9 +316,13 @@ export function createFanOut(options: FanOutOptions): FanOut {
               catchUp(subscriber)
             }
           },
-          pull() {
-            if (catchingUp.has(subscriber)) catchUp(subscriber)
-          },
+          ...(live
+            ? {}
+            : {
+                pull() {
+                  if (catchingUp.has(subscriber)) catchUp(subscriber)
+                },
+              }),
           cancel() {
             subscribers.delete(subscriber)
             catchingUp.delete(subscriber)

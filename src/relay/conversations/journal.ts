@@ -79,6 +79,7 @@ export class Journal {
       source: {
         read: (after, until) => this.#read(after, until),
         lastId: () => this.#log.lastId,
+        taken: () => this.#log.takenId,
         take: () => this.#log.take(),
         skip: () => this.#log.skip(),
       },

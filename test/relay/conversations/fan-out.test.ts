@@ -51,6 +51,7 @@ function conversation(
     ...options,
     source: {
       lastId: () => log.lastId,
+      taken: () => log.takenId,
       take: () => log.take(),
       skip: () => log.skip(),
       read(after, until) {
@@ -117,6 +118,26 @@ describe('the fan-out of a conversation', () => {
     publish('e')
     fanOut.endAnswer(log.lastId)
     expect(await readAll(late)).toBe(frames.join(''))
+  })
+
+  it('sends a subscriber from the live point what was logged before it joined with the next live frames, in one chunk', async () => {
+    const { fanOut, log, publish, frames } = conversation({ heartbeatMs: 0, maxEvents: 10 })
+    // Sent to no one, and taken: a subscriber after it is at the live point.
+    publish('before')
+    fanOut.flush()
+    // Logged while no one listened (a message's `turn`), then the answer's first events.
+    publish('turn')
+    const reader = fanOut.subscribe({ after: 1, follow: false }).getReader()
+    expect(fanOut.size).toBe(1)
+    publish('first')
+    publish('second')
+    const first = new TextDecoder().decode((await reader.read()).value)
+    expect(first).toBe(frames.slice(1).join(''))
+    publish('third')
+    fanOut.endAnswer(log.lastId)
+    const rest = new TextDecoder().decode((await reader.read()).value)
+    expect(rest).toBe(frames[4])
+    expect((await reader.read()).done).toBe(true)
   })
 
   it('ends a replay at its last id, whatever is published after it', async () => {

@@ -59,6 +59,16 @@ describe('a conversation host', () => {
     expect(conversations).toEqual([expect.objectContaining({ id: ID, title: 'What is 2 + 2?' })])
   })
 
+  it('sends a message’s turn in one chunk with the first events of its answer', async () => {
+    const { create, send } = world()
+    await create()
+    const reader = (await send('What is 2 + 2?')).body!.getReader()
+    // The scripted answer is ready at once: its events go with the turn, not after it.
+    const first = parseSse(new TextDecoder().decode((await reader.read()).value))
+    expect(first.events.map((event) => event.event)).toEqual(['turn', 'text', 'done'])
+    await reader.cancel()
+  })
+
   it('answers another client as if the conversation did not exist', async () => {
     const { hosts, create } = world()
     await create()
