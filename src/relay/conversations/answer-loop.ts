@@ -303,7 +303,6 @@ export class AnswerLoop {
     this.#resume()
     if (approve) {
       waiting.state = { is: 'running' }
-      this.#saveStep(step)
       this.#run(step, waiting)
     } else {
       const why = reason === undefined || reason === '' ? '.' : `: ${reason}`
@@ -625,7 +624,8 @@ export class AnswerLoop {
     const { record, journal, store } = this.#host
     const meta = record.meta!
     record.saveMeta({ ...meta, toolSteps: step.step, loop: { ...meta.loop!, call: undefined } })
-    this.#saveStep(step)
+    // Stored by `#settle` below, in the same commit, unless it ends there (every call answered).
+    this.#step = step
     for (const { call, state } of step.calls) {
       if (state.is === 'answered') journal.publish({ type: 'tool-result', result: state.result })
       if (state.is !== 'approval') continue
@@ -664,21 +664,29 @@ export class AnswerLoop {
     })
   }
 
-  /** Answers one call with a result the relay made: stored, and sent as `tool-result`. */
+  /**
+   * Answers one call with a result the relay made, sent as `tool-result`; the step is stored by
+   * whoever answered it (`#settle`, or a stop, which is done with it).
+   */
   #answer(step: ToolStep, stepCall: StepCall, result: ToolResult): void {
     if (!answerCall(stepCall, result)) return
-    this.#saveStep(step)
     this.#host.journal.publish({ type: 'tool-result', result })
   }
 
-  /** Once nothing of the step runs: the next model call when every call has a result, else wait. */
+  /**
+   * After the step's calls changed: while a server tool still runs, the step is stored as it now
+   * is (a restart answers what ran as interrupted); once none runs, the next model call when every
+   * call has its result (the step, done with, is not stored again), else it waits, stored.
+   */
   #settle(): void {
     const step = this.#toolStep()
-    if (step === undefined || isRunning(step)) return
+    if (step === undefined) return
+    if (isRunning(step)) return this.#saveStep(step)
     this.#toolsRan(step)
     if (isAnswered(step)) return this.#completeStep(step)
     // It waits: the stream ends with the step's `done`, and the loop is stored as it is.
     this.#announceStep(step)
+    this.#saveStep(step)
     const { record } = this.#host
     record.saveMeta({ ...record.meta!, streaming: false, updatedAt: this.#isoNow() })
     this.#endSegment()
@@ -697,11 +705,10 @@ export class AnswerLoop {
     this.#next(tools, seq)
   }
 
-  /** The step's `done` (the turn that made its calls), once. */
+  /** The step's `done` (the turn that made its calls), once; its caller stores the step. */
   #announceStep(step: ToolStep): void {
     if (step.announced) return
     step.announced = true
-    this.#saveStep(step)
     const { record } = this.#host
     const turn = record.lastTurn()
     if (turn?.role === 'assistant')

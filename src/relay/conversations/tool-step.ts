@@ -20,8 +20,9 @@ export type StepCall = { call: ToolCall; state: CallState }
 
 /**
  * The tool step of a conversation's loop (DESIGN §13): the calls of its last assistant turn while
- * they are answered, stored as they change (so a restart finds them), until every call has a
- * result and the tool turn is stored. Plain JSON; the functions below read and change it.
+ * they are answered, stored after each change that leaves a call open (so a restart finds them),
+ * until every call has a result and the tool turn is stored. Plain JSON; the functions below read
+ * and change it.
  */
 export type ToolStep = {
   /** The conversation's tool step number, which approval ids are bound to. */

@@ -129,6 +129,41 @@ describe('a conversation’s tool loop', () => {
     expect(again.calls).toHaveLength(10)
   })
 
+  it('stores a step once while its server tool runs, and not again once every call has its result', async () => {
+    const steps = scripted('steps', [
+      { toolCalls: [{ id: 'a', name: 'slow', input: {} }] },
+      { toolCalls: [{ id: 'b', name: 'clock', input: {} }] },
+      { text: 'Done.' },
+    ])
+    const { hosts, slow, slowGate, create, send } = agentWorld({ models: [steps] })
+    await create()
+    // Every statement that writes the step's record.
+    const sql = hosts.storage(ID)!.sql
+    const exec = sql.exec.bind(sql)
+    const stepWrites: string[] = []
+    sql.exec = (query, ...bindings) => {
+      if (/^(INSERT INTO|DELETE FROM) run\b/.test(query)) stepWrites.push(query.split(' ')[0]!)
+      return exec(query, ...bindings)
+    }
+    const stored = () =>
+      sql
+        .exec('SELECT json FROM run')
+        .toArray()
+        .map((row) => row['json'])
+    const body = { model: 'test/steps', turn: user('Go'), serverTools: ['slow', 'clock'] }
+    const response = await send(body)
+    await expect.poll(() => slow.started).toBe(1)
+    // While it runs, a restart finds the step and its running call.
+    expect(stored().map((json) => JSON.parse(String(json)))).toMatchObject([
+      { calls: [{ call: { id: 'a' }, state: { is: 'running' } }] },
+    ])
+    slowGate.open()
+    expect(runs(await readSse(response)).filter((event) => event === 'tool-result')).toHaveLength(2)
+    // Each step's record written once, as its tool started, and deleted with its tool turn.
+    expect(stepWrites).toEqual(['DELETE', 'INSERT', 'DELETE', 'DELETE', 'INSERT', 'DELETE'])
+    expect(stored()).toEqual([])
+  })
+
   it('awaits a client’s calls with the stream ended, queues a message meanwhile, and goes on with its tool turn', async () => {
     const both = scripted('both', [
       {
