@@ -269,7 +269,9 @@ export class ConversationRecord {
       // The newest child is active unless another is chosen: the one before stays so.
       if (before !== undefined && !tree.isChosen(parent)) this.#choose(before)
     } else this.activate(seq)
-    this.#last = null
+    // Active, it is the last of the path (it has no children yet): the next message checks its
+    // turn against it without reading it back.
+    this.#last = at.active === false ? null : turn
     const meta = this.#meta
     if (meta !== undefined && meta.title === null && turn.role === 'user') {
       const title = titleOf([turn])

@@ -42,6 +42,19 @@ function world(settings: Parameters<typeof memoryHosts>[0]['settings'] = {}) {
   return { hosts, slow, create, send, shown }
 }
 
+/** Every statement the host `ID` runs on its storage from now on (`create` it first, or ask for it). */
+function spy(hosts: ReturnType<typeof memoryHosts>): string[] {
+  const statements: string[] = []
+  hosts.get(ID)
+  const sql = hosts.storage(ID)!.sql
+  const exec = sql.exec.bind(sql)
+  sql.exec = (query, ...bindings) => {
+    statements.push(query)
+    return exec(query, ...bindings)
+  }
+  return statements
+}
+
 describe('a conversation host', () => {
   it('creates, answers, shows and lists a conversation, and stores its turns with items', async () => {
     const { hosts, create, send, shown } = world()
@@ -67,6 +80,25 @@ describe('a conversation host', () => {
     const first = parseSse(new TextDecoder().decode((await reader.read()).value))
     expect(first.events.map((event) => event.event)).toEqual(['turn', 'text', 'done'])
     await reader.cancel()
+  })
+
+  it('reads the stored turns once for a message after an answer, not its last turn again', async () => {
+    const { hosts, create, send } = world()
+    await create()
+    await readSse(await send('What is 2 + 2?'))
+    const statements = spy(hosts)
+    const answer = await readSse(await send('And 3 + 3?'))
+    expect(payloads(answer).map((p) => p.event)).toEqual(['turn', 'text', 'done'])
+    // The path, for the model call; the answer it follows is checked as it was stored.
+    expect(
+      statements.filter((query) => /^\s*SELECT\b[\s\S]*\bFROM turns\b/.test(query)),
+    ).toHaveLength(1)
+    expect(
+      hosts
+        .get(ID)
+        .storedTurns()
+        .map((turn) => turn.role),
+    ).toEqual(['user', 'assistant', 'user', 'assistant'])
   })
 
   it('answers another client as if the conversation did not exist', async () => {
