@@ -206,6 +206,29 @@ describe('a conversation host', () => {
     expect(hosts.get(ID).stats().tables).toBe(0)
   })
 
+  it('sets a new conversation’s retention alarm before it writes its first row', async () => {
+    const { hosts, create } = world({ ttlMs: 60_000 })
+    hosts.get(ID)
+    const storage = hosts.storage(ID)!
+    const order: string[] = []
+    const { sql, setAlarm } = storage
+    const exec = sql.exec.bind(sql)
+    sql.exec = (query, ...bindings) => {
+      if (/^\s*(INSERT|UPDATE|DELETE|CREATE)\b/.test(query)) order.push('row')
+      return exec(query, ...bindings)
+    }
+    storage.setAlarm = (at) => {
+      order.push('alarm')
+      return setAlarm(at)
+    }
+    await create()
+    // workerd keeps a first alarm in a table of its own: made before the metadata's statement is
+    // prepared, it does not make the first message prepare that statement again.
+    expect(order[0]).toBe('alarm')
+    expect(order.length).toBeGreaterThan(1)
+    expect(storage.alarm).toBeGreaterThan(Date.now())
+  })
+
   it('deletes a conversation its retention has passed, when its alarm rings', async () => {
     const { hosts, create, send } = world({ ttlMs: 60_000 })
     await create()
