@@ -65,6 +65,8 @@ export type EventLog = {
   readonly heldEvents: number
   /** How many characters are held: the frames of the events taken, the records of the others. */
   readonly heldChars: number
+  /** The most characters held once an event was appended (see {@link heldChars}). */
+  readonly peakHeldChars: number
 }
 
 /**
@@ -121,6 +123,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
   let pendingChars = 0
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
   let checked = ''
+  // The most held once an event was appended (and its batch written, when it filled one).
+  let peak = 0
 
   /** The frames of the `from`th to the `to`th (not included) of the events not taken yet. */
   const frames = (from: number, to = names.length) => {
@@ -159,6 +163,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
       names.push(name)
       datas.push(data)
       if (sentCount + names.length >= maxEvents || recordChars >= maxChars) flush()
+      const held = sent.length + pendingChars
+      if (held > peak) peak = held
       return added
     },
     take() {
@@ -203,6 +209,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
     },
     get heldChars() {
       return sent.length + pendingChars
+    },
+    get peakHeldChars() {
+      return Math.max(peak, sent.length + pendingChars)
     },
   }
 }

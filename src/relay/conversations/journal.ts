@@ -1,3 +1,4 @@
+import { assertNever } from '../../core/assert-never.ts'
 import type { AssistantTurn, ToolResult, Turn, UserTurn } from '../../core/conversation.ts'
 import type { WireApproval, WireConversationEvents, WireError } from '../../core/wire.ts'
 import { relayData, type StreamDelta } from '../dialects.ts'
@@ -53,7 +54,7 @@ export class Journal {
   #log: EventLog
   #fanOut: FanOut
   #firstKept: number
-  /** The most characters held at once (logged, not yet written; see `EventLog.heldChars`). */
+  /** The most characters the logs an erase replaced held at once (`EventLog.peakHeldChars`). */
   #peakHeldChars = 0
   /** The most characters of frames one page of a replay held. */
   #peakReplayChars = 0
@@ -109,7 +110,7 @@ export class Journal {
       firstKeptEventId: this.#firstKept,
       heldEvents: this.#log.heldEvents,
       heldChars: this.#log.heldChars,
-      peakHeldChars: this.#peakHeldChars,
+      peakHeldChars: Math.max(this.#peakHeldChars, this.#log.peakHeldChars),
       peakReplayChars: this.#peakReplayChars,
     }
   }
@@ -117,13 +118,16 @@ export class Journal {
   /** Logs one event and sends it to every subscriber. */
   publish(event: ConversationEvent): void {
     this.#fanOut.publish(this.append(event))
-    const held = this.#log.heldChars
-    if (held > this.#peakHeldChars) this.#peakHeldChars = held
   }
 
   /** Logs one event without sending it (no one can be listening); returns the characters held. */
   append(event: ConversationEvent): number {
     switch (event.type) {
+      // An answer's deltas first: nearly every event is one.
+      case 'text':
+      case 'thinking':
+      case 'tool-call':
+        return this.#log.append(event.type, relayData.delta(event))
       case 'turn': {
         const data: WireConversationEvents['turn'] = event.replaces
           ? { turn: event.turn, replaces: true }
@@ -177,7 +181,7 @@ export class Journal {
         // The queued turns' JSON as the record gives it.
         return this.#log.append('queue', `{"queue":${event.queue}}`)
       default:
-        return this.#log.append(event.type, relayData.delta(event))
+        return assertNever(event)
     }
   }
 
@@ -221,6 +225,7 @@ export class Journal {
   /** Ends every stream, each with a `reconnect`, and starts over empty (the store was erased). */
   erase(): void {
     this.#fanOut.close()
+    this.#peakHeldChars = Math.max(this.#peakHeldChars, this.#log.peakHeldChars)
     this.#log = this.#newLog(0)
     this.#firstKept = 1
   }

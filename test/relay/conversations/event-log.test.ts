@@ -106,6 +106,8 @@ describe('the event log of a conversation', () => {
     expect(held).toBe(a.length + 21)
     expect(log.held()).toBeNull()
     expect(log.heldChars).toBe(0)
+    // The most it held once an event was appended: what it held before the third filled the batch.
+    expect(log.peakHeldChars).toBe(held)
     expect(log.take()).toBe('')
   })
 
