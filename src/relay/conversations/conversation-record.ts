@@ -391,17 +391,12 @@ export class ConversationRecord {
     queued: number,
   ): AnswerPlan | { status: 409 | 413; message: string } {
     const path = this.#tree.path()
-    const replacedFrom = (from: number): Sizes => {
-      let bytes = 0
-      for (const seq of path.slice(from)) bytes += this.#tree.bytesOf(seq)
-      return { turns: Math.max(0, path.length - from), bytes }
-    }
     let plan: AnswerPlan
     if (ask.kind === 'regenerate') {
       const turns = this.turns()
       const asked = turns.findLastIndex((turn) => turn.role === 'user')
       if (asked === -1) return { status: 409, message: 'there is no user turn to answer' }
-      const replaced = replacedFrom(asked + 1)
+      const replaced = this.#pathFrom(asked + 1)
       plan = {
         turns: turns.slice(0, asked + 1),
         answers: path[asked],
@@ -426,7 +421,7 @@ export class ConversationRecord {
         replaces: false,
         at: edit ? ask.at : undefined,
         need: { turns: 2, bytes },
-        replaced: edit ? replacedFrom(ask.at) : { turns: 0, bytes: 0 },
+        replaced: edit ? this.#pathFrom(ask.at) : { turns: 0, bytes: 0 },
       }
     }
     const stored = this.keptSizes()
@@ -473,6 +468,14 @@ export class ConversationRecord {
     this.#last = null
     this.#queued = []
     this.#shape++
+  }
+
+  /** The turns of the active path from index `from` on, and their bytes. */
+  #pathFrom(from: number): Sizes {
+    const path = this.#tree.path()
+    let bytes = 0
+    for (const seq of path.slice(from)) bytes += this.#tree.bytesOf(seq)
+    return { turns: Math.max(0, path.length - from), bytes }
   }
 
   /** Makes `child` its parent's active child, in the tree and in storage. */

@@ -19,15 +19,19 @@ const ROW_CHARS = 500_000
 const ROWS_PER_READ = 4
 
 /** `json` cut into rows of at most {@link ROW_CHARS}, never between the halves of a surrogate pair. */
-function* rowsOf(json: string): Generator<string> {
+function rowsOf(json: string): string[] {
+  // Nearly every turn, step and queued message is one row.
+  if (json.length <= ROW_CHARS) return [json]
+  const rows: string[] = []
   let at = 0
   do {
     let end = Math.min(json.length, at + ROW_CHARS)
     const code = json.charCodeAt(end - 1)
     if (end < json.length && code >= 0xd800 && code <= 0xdbff) end--
-    yield json.slice(at, end)
+    rows.push(json.slice(at, end))
     at = end
   } while (at < json.length)
+  return rows
 }
 
 /**
@@ -209,7 +213,7 @@ export function createConversationStore(sql: SqlHandle) {
 
     /** Stores turn number `seq` under turn `parent`, given as its JSON; returns its size in bytes. */
     addTurn(seq: number, parent: number, json: string): number {
-      const parts = [...rowsOf(json)]
+      const parts = rowsOf(json)
       for (let i = 0; i < parts.length; i++) {
         write(
           'INSERT INTO turns (seq, last, json, parent) VALUES (?, ?, ?, ?)',

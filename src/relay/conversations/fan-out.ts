@@ -129,6 +129,14 @@ type Subscriber = {
 
 const utf8 = new TextEncoder()
 const PING = ': ping\n\n'
+/**
+ * A subscriber's stream counts unread bytes (desiredSize is minus what is queued), and pulls only
+ * when read.
+ */
+const UNREAD_BYTES: QueuingStrategy<Uint8Array> = {
+  highWaterMark: 0,
+  size: (chunk) => chunk.byteLength,
+}
 
 /**
  * Fans frames out to subscribers. A subscriber that starts behind reads the log (storage, then
@@ -274,7 +282,8 @@ export function createFanOut(options: FanOutOptions): FanOut {
 
   return {
     publish(chars) {
-      if (!listening()) return
+      // Armed, someone listens (the usual case within an answer): no need to ask.
+      if (!armed && !listening()) return
       queued += chars
       if (queued >= maxQueued) return flush()
       arm()
@@ -329,8 +338,7 @@ export function createFanOut(options: FanOutOptions): FanOut {
             if (subscribers.size === 0) stopHeartbeat()
           },
         },
-        // Counts unread bytes (desiredSize is minus what is queued); pulls only when read.
-        { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+        UNREAD_BYTES,
       )
     },
     endAnswer(lastId) {
