@@ -44,7 +44,9 @@ class LongestFirst extends BaseSequencer {
       const timed = cache.getFileTestResults(`${file.project.name}:${path}`)?.duration
       estimates.set(file, timed ?? untimed(source, path))
       const run = `${file.project.name} ${environmentOf(source)}`
-      runs.set(run, [...(runs.get(run) ?? []), file])
+      const same = runs.get(run) ?? []
+      same.push(file)
+      runs.set(run, same)
     }
     const longest = (run: TestSpecification[]) => Math.max(...run.map((f) => estimates.get(f)!))
     return [...runs.values()]

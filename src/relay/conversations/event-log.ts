@@ -125,6 +125,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
   let checked = ''
   // The most held once an event was appended (and its batch written, when it filled one).
   let peak = 0
+  /** The characters held: the frames of the events taken, the records of the others. */
+  const held = () => sent.length + pendingChars
 
   /** The frames of the `from`th to the `to`th (not included) of the events not taken yet. */
   const frames = (from: number, to = names.length) => {
@@ -163,8 +165,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       names.push(name)
       datas.push(data)
       if (sentCount + names.length >= maxEvents || recordChars >= maxChars) flush()
-      const held = sent.length + pendingChars
-      if (held > peak) peak = held
+      peak = Math.max(peak, held())
       return added
     },
     take() {
@@ -208,10 +209,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
       return sentCount + names.length
     },
     get heldChars() {
-      return sent.length + pendingChars
+      return held()
     },
     get peakHeldChars() {
-      return Math.max(peak, sent.length + pendingChars)
+      return Math.max(peak, held())
     },
   }
 }
