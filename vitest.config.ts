@@ -26,10 +26,12 @@ const environmentOf = (source: string): string =>
  * is of the same project and environment; any other next file ends the worker, and the one
  * started in its place imports everything again, which cost 1-3 s of CPU each time (30 times a
  * run while the happy-dom files came between the others). So files run in runs of one project
- * and environment, the run holding the longest file first; within a run, the longest files first
- * (by the duration Vitest kept from their last run, else by {@link untimed}), so that no long
- * browser or workerd file ends alone. Ties keep Vitest's own order (failed first, then longest,
- * then largest).
+ * and environment; within a run, the longest files first (by the duration Vitest kept from their
+ * last run, else by {@link untimed}), so that no long browser or workerd file ends alone. The
+ * longest file of all starts first, then the other runs (the happy-dom and mocking files, a few
+ * seconds each), then the rest of its run, whose hundreds of short files fill the workers to the
+ * end: run last, the other runs left the workers idle by turns for about 10 s while their longest
+ * files ended. Ties keep Vitest's own order (failed first, then longest, then largest).
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -49,10 +51,10 @@ class LongestFirst extends BaseSequencer {
       runs.set(run, same)
     }
     const longest = (run: TestSpecification[]) => Math.max(...run.map((f) => estimates.get(f)!))
-    return [...runs.values()]
+    const [main = [], ...others] = [...runs.values()]
       .map((run) => run.toSorted((a, b) => estimates.get(b)! - estimates.get(a)!))
       .toSorted((a, b) => longest(b) - longest(a))
-      .flat()
+    return [...main.slice(0, 1), ...others.flat(), ...main.slice(1)]
   }
 }
 
@@ -103,7 +105,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'mocking', include: MOCKING, pool: 'forks', isolate: true },
+        // Isolated in threads: a worker thread of their own each, which starts sooner than the
+        // forked process each had (their 17 tests: 3.0 s against 3.7 s, 5.9 s of CPU against 7.1).
+        test: { name: 'mocking', include: MOCKING, pool: 'threads', isolate: true },
       },
     ],
   },
