@@ -576,7 +576,7 @@ async function memory(worker: TestWorker, pid: number, section: string): Promise
       section,
       name: 'most characters of events the object held at once',
       value: `${(peakHeldChars / 1024).toFixed(0)} KiB`,
-      note: "the object's counter: of a batch not yet written, the frames of the events sent and the records (name and data) of the others",
+      note: "the object's counter: a batch not yet written, counted as its events' records (name, data's length, data)",
     },
   ]
 }

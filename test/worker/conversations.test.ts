@@ -27,7 +27,7 @@ const LARGE_TEXT = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a lar
 const BURST_TEXT = LARGE_TEXT.slice(0, 2.5 * 1024 * 1024)
 /**
  * The most characters a conversation's object may hold at once: a batch of events not yet written
- * (64 KiB: the frames sent, or records of events no one was sent) with the one that filled it.
+ * (64 KiB, counted as the events' records) with the one that filled it.
  */
 const HELD_BOUND = 64 * 1024 + 8 * 1024
 /** A test that streams a 5 MB answer through workerd: seconds alone, many more on a busy machine. */
@@ -917,6 +917,31 @@ describe('durable conversations in workerd', () => {
     expect(frames((await readSse(replay)).raw)).toBe(frames(read.raw))
   })
 
+  it('stores a 1,000-event answer as its names and data, under 45% of its frames, read back exact', async () => {
+    const id = await create()
+    const read = await readSse(await send(id, ask('Long', 'test/long')))
+    await settled(id)
+    const dumped = (await (
+      await worker.fetch(`/v1/__test/conversation?id=${id}&dump=1`)
+    ).json()) as { name: string; rows: Record<string, unknown>[] }[]
+    const rows = dumped.find((table) => table.name === 'events')!.rows
+    expect(rows).toHaveLength(1)
+    const row = String(rows[0]!['frames'])
+    const sent = frames(read.raw)
+    expect(row).toBe(
+      `1 turn\n1000 text\n1 done\n\n${parseSse(sent)
+        .events.map((event) => event.data)
+        .join('\n')}`,
+    )
+    expect(row.length).toBeLessThan(0.45 * sent.length)
+    // From every 37th id, the rest to the byte.
+    const all = sent.split(/(?<=\n\n)/)
+    for (let after = 0; after < all.length; after += 37) {
+      const resumed = await call(`/v1/conversations/${id}/stream?lastEventId=${after}`)
+      expect(frames((await readSse(resumed)).raw), `after ${after}`).toBe(all.slice(after).join(''))
+    }
+  })
+
   it("answers the CPU bench's floor message with exactly what /v1/chat sends", async () => {
     // The floor (`?floor=true`, the test Worker's object only) is what a conversation's CPU is
     // measured against in bench/conversations.ts: the same bytes as /v1/chat, from the object.
@@ -948,8 +973,9 @@ describe('durable conversations in workerd', () => {
       expect(textOf(events)).toBe(BURST_TEXT)
       await settled(id)
       const { stats, turns } = await stored(id)
-      // The most held at any point of the answer (about a batch of records: the frames its
-      // subscriber is sent are made from them, not kept), then nothing once it ended.
+      // The most held at any point of the answer (about a batch, counted as its events' records:
+      // the frames its subscriber is sent are made from their data, not kept), then nothing once
+      // it ended.
       expect(stats.peakHeldChars).toBeGreaterThan(48 * 1024)
       expect(stats.peakHeldChars).toBeLessThanOrEqual(HELD_BOUND)
       expect(stats.heldEvents).toBe(0)

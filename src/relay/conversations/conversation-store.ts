@@ -36,12 +36,12 @@ function rowsOf(json: string): string[] {
 
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
- * event batches (the frames sent, or, for a batch no one was sent, each event's name and data; both
- * read back as the frames sent; a large batch's text in `event_parts`, its `events` row left empty), its tool loop's step and approvals, and, in a
- * client's index object, the list of its conversations. No secondary index, since each would add a row write to every insert: reads
- * go by the primary keys (batches by their first id, turns in insertion order). Every write is
- * counted in `rowsWritten`, which is what storage is billed by. Nothing read is kept: callers load
- * what a request needs.
+ * event batches (each run of names and each event's data, read back as the frames sent, see
+ * `StoredBatch`; a large batch's text in `event_parts`, its `events` row left empty), its tool
+ * loop's step and approvals, and, in a client's index object, the list of its conversations. No
+ * secondary index, since each would add a row write to every insert: reads go by the primary keys
+ * (batches by their first id, turns in insertion order). Every write is counted in `rowsWritten`,
+ * which is what storage is billed by. Nothing read is kept: callers load what a request needs.
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0

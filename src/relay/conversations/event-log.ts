@@ -8,10 +8,11 @@ export type EventBatch = { firstId: number; lastId: number; text: string }
 
 /**
  * Events as they are stored, one row for the batch: ids `firstId` to `lastId`, and `records`, the
- * text {@link storedFrames} reads back. A batch its subscribers were sent holds the very frames
- * they were sent; one no one was sent (no one listened) holds each event's record, its name and
- * data: the ids and the SSE field names are not stored, about 60% of the characters of the frames
- * for an answer of one token an event.
+ * text {@link storedFrames} reads back. It holds each run of events of one name as a line (`500
+ * thinking`), a blank line, then each event's data, one a line: no ids and no SSE field names, about
+ * 40% of the characters of the frames for an answer of one token an event. A batch with a line
+ * break in an event's data (`JSON.stringify` writes none) holds each event's record instead: its
+ * name, its data's length and its data.
  */
 export type StoredBatch = { firstId: number; lastId: number; records: string }
 
@@ -24,8 +25,8 @@ export type EventLogOptions = {
   /** A batch is written once it holds this many events. @defaultValue {@link MAX_BATCH_EVENTS} */
   maxEvents?: number | undefined
   /**
-   * Or once its events' records would hold this many characters (however its events are held).
-   * @defaultValue 64 KiB
+   * Or once its events' records would hold this many characters: the largest form a batch is
+   * written in (see {@link StoredBatch}). @defaultValue 64 KiB
    */
   maxChars?: number | undefined
   /**
@@ -44,8 +45,8 @@ export type EventLog = {
   append(name: string, data: string): number
   /**
    * The SSE frames of the events appended since the last `take`, as one text, for the live
-   * subscribers. Frames are made only here, for a replay, and for a batch written after some of
-   * its events were taken: while no one listens, none is.
+   * subscribers. Frames are made only here and for a replay (the log holds none): while no one
+   * listens, none is.
    */
   take(): string
   /** Marks the events appended since the last `take` as taken, without making their frames. */
@@ -63,7 +64,7 @@ export type EventLog = {
   readonly takenId: number
   /** How many events are held (appended, not yet written). */
   readonly heldEvents: number
-  /** How many characters are held: the frames of the events taken, the records of the others. */
+  /** How many characters are held, counted as the held events' records (see `maxChars`). */
   readonly heldChars: number
   /** The most characters held once an event was appended (see {@link heldChars}). */
   readonly peakHeldChars: number
@@ -96,39 +97,50 @@ const recordLength = (name: string, data: string) => {
 }
 
 /**
+ * A batch's events as stored: each run of one name as a line, `<count> <name>`, a blank line, then
+ * each event's data, one a line (see {@link StoredBatch}). `datas` must hold no line break.
+ */
+function joined(names: readonly string[], datas: readonly string[]): string {
+  let runs = ''
+  for (let i = 0, start = 0; i < names.length; i++) {
+    if (names[i + 1] === names[i]) continue
+    runs += `${i + 1 - start} ${names[i]}\n`
+    start = i + 1
+  }
+  return `${runs}\n${datas.join('\n')}`
+}
+
+/**
  * A conversation's events: monotonic ids, held in memory and written in batches, so a 1,000-event
- * answer costs a few row writes instead of a thousand. An event is held as its name and data until
- * the live subscribers take it; its frame is made then, sent, and held in its place, and a batch
- * whose events were sent is written as those frames: each event is made into text once. A batch
- * no one was sent is written as records, made from the names and data. A state machine that does
- * no I/O: `write` is the caller's.
+ * answer costs a few row writes instead of a thousand. An event is held as its name and data (the
+ * strings given, not copied); its frame is made when the live subscribers take it, and for a
+ * replay, never held. A batch is written as its names, each once a run, and its data joined by one
+ * builtin call: no event is made into text a second time for storage. A state machine that does no
+ * I/O: `write` is the caller's.
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
   let lastId = options.lastId
-  // The held events, in two runs. First those taken, as the frames the subscribers were sent
-  // (`sent`, `sentCount` of them): making each event's record too, a second text of it for
-  // storage, cost more in workerd than writing the frames' larger row (`bench/conversations.ts
-  // floor`, a scripted 1,000-token answer: 1.16-1.19x of the floor making records, 1.07-1.10x
-  // writing the frames, 1.01-1.02x writing neither). Then those not taken yet, as names and
-  // data; `skipped` of them were marked taken while no one listened, and have no frame.
-  let sent = ''
-  let sentCount = 0
+  // The held events, the first with id `lastId - names.length + 1`; those before `taken` were
+  // taken (their frames sent) or skipped. Until the log stored these, it stored the frames sent,
+  // since making each event's record too, a second text of it, cost more in workerd than writing
+  // the frames' larger row (`bench/conversations.ts floor`, a scripted 1,000-token answer:
+  // 1.16-1.19x of the floor making records, 1.07-1.10x writing the frames); the joined data,
+  // made by one builtin call, is 40% of the frames.
   let names: string[] = []
   let datas: string[] = []
-  let skipped = 0
-  // The characters of the held events' records (what bounds a batch), and of those of `names`.
-  let recordChars = 0
-  let pendingChars = 0
+  let taken = 0
+  // Whether a held event's data holds a line break: its batch is then written as records.
+  let lineBreak = false
+  // The characters of the held events' records (what bounds a batch).
+  let chars = 0
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
   let checked = ''
   // The most held once an event was appended (and its batch written, when it filled one).
   let peak = 0
-  /** The characters held: the frames of the events taken, the records of the others. */
-  const held = () => sent.length + pendingChars
 
-  /** The frames of the `from`th to the `to`th (not included) of the events not taken yet. */
+  /** The frames of the `from`th to the `to`th (not included) held events. */
   const frames = (from: number, to = names.length) => {
     let text = ''
     for (let i = from, id = lastId - names.length + from + 1; i < to; i++, id++) {
@@ -137,21 +149,17 @@ export function createEventLog(options: EventLogOptions): EventLog {
     return text
   }
   const flush = () => {
-    if (sentCount + names.length === 0) return
+    if (names.length === 0) return
     options.beforeWrite?.()
-    const count = sentCount + names.length
-    // Sent, the frames (with those of any events after them, which a replay would make anyway);
-    // else records, the smaller form.
-    const records =
-      sentCount > 0 ? sent + frames(0) : names.map((name, i) => record(name, datas[i]!)).join('')
-    const batch: StoredBatch = { firstId: lastId - count + 1, lastId, records }
-    sent = ''
-    sentCount = 0
+    const records = lineBreak
+      ? names.map((name, i) => record(name, datas[i]!)).join('')
+      : joined(names, datas)
+    const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
     names = []
     datas = []
-    skipped = 0
-    recordChars = 0
-    pendingChars = 0
+    taken = 0
+    lineBreak = false
+    chars = 0
     options.write(batch)
   }
 
@@ -160,69 +168,57 @@ export function createEventLog(options: EventLogOptions): EventLog {
       if (name !== checked) checked = checkEventName(name)
       lastId++
       const added = recordLength(name, data)
-      recordChars += added
-      pendingChars += added
+      chars += added
       names.push(name)
       datas.push(data)
-      if (sentCount + names.length >= maxEvents || recordChars >= maxChars) flush()
-      peak = Math.max(peak, held())
+      if (!lineBreak && data.includes('\n')) lineBreak = true
+      if (names.length >= maxEvents || chars >= maxChars) flush()
+      peak = Math.max(peak, chars)
       return added
     },
     take() {
-      const text = frames(skipped)
-      // Those skipped before it get their frames now, so that `sent` stays a run from the first.
-      sent += skipped === 0 ? text : frames(0, skipped) + text
-      sentCount += names.length
-      names = []
-      datas = []
-      skipped = 0
-      pendingChars = 0
+      const text = frames(taken)
+      taken = names.length
       return text
     },
     skip() {
-      skipped = names.length
+      taken = names.length
     },
     flush,
     held(after = 0, until = Infinity) {
-      const firstHeld = lastId - sentCount - names.length + 1
+      const firstHeld = lastId - names.length + 1
       const from = Math.max(firstHeld, after + 1)
       const to = Math.min(lastId, until)
       if (from > to) return null
-      const lastSent = firstHeld + sentCount - 1
-      let text = ''
-      if (from <= lastSent) {
-        text = framesBetween({ firstId: firstHeld, lastId: lastSent, text: sent }, from - 1, to)
-      }
-      if (to > lastSent) {
-        const start = lastSent + 1
-        text += frames(Math.max(from, start) - start, to - start + 1)
-      }
-      return { firstId: from, lastId: to, text }
+      return { firstId: from, lastId: to, text: frames(from - firstHeld, to - firstHeld + 1) }
     },
     get lastId() {
       return lastId
     },
     get takenId() {
-      return lastId - names.length + skipped
+      return lastId - names.length + taken
     },
     get heldEvents() {
-      return sentCount + names.length
+      return names.length
     },
     get heldChars() {
-      return held()
+      return chars
     },
     get peakHeldChars() {
-      return Math.max(peak, held())
+      return Math.max(peak, chars)
     },
   }
 }
 
 /**
  * The SSE frames of a stored batch whose first event is `firstId`: the very frames its live
- * subscribers were sent. Its text is records (see `StoredBatch`, each begins with a line break);
- * batches stored before records hold their frames, as text or, earlier, as a JSON array.
+ * subscribers were sent. Its text is its runs of names and its data (see `StoredBatch`; it begins
+ * with a run's count), or records (each begins with a line break); batches stored before either
+ * hold their frames, as text or, earlier, as a JSON array.
  */
 export function storedFrames(text: string, firstId: number): string {
+  const first = text.charCodeAt(0)
+  if (first >= 0x30 && first <= 0x39) return joinedFrames(text, firstId)
   if (text.startsWith('[')) return (JSON.parse(text) as string[]).join('')
   if (!text.startsWith('\n')) return text
   let frames = ''
@@ -238,6 +234,34 @@ export function storedFrames(text: string, firstId: number): string {
     frames += sseFrame(id++, text.slice(at + 1, nameEnd), text.slice(lengthEnd + 1, end))
     at = end
   }
+  return frames
+}
+
+/** The frames of a batch stored as its runs of names, a blank line, and its data, one a line. */
+function joinedFrames(text: string, firstId: number): string {
+  // Only a row this log did not write could fail these checks; reading on could loop.
+  const malformed = (what: string) => new Error(`stored events from id ${firstId}: ${what}`)
+  const dataStart = text.indexOf('\n\n') + 2
+  if (dataStart < 2) throw malformed('no blank line ends its names')
+  let frames = ''
+  let id = firstId
+  let at = dataStart
+  for (const run of text.slice(0, dataStart - 2).split('\n')) {
+    const space = run.indexOf(' ')
+    const count = Number(run.slice(0, space))
+    if (!(space > 0 && Number.isSafeInteger(count) && count > 0)) {
+      throw malformed(`'${run.slice(0, 40)}' is not a run of names`)
+    }
+    const name = run.slice(space + 1)
+    for (const last = id + count; id < last; id++) {
+      if (at > text.length) throw malformed(`event ${id} is missing`)
+      const end = text.indexOf('\n', at)
+      const dataEnd = end < 0 ? text.length : end
+      frames += sseFrame(id, name, text.slice(at, dataEnd))
+      at = dataEnd + 1
+    }
+  }
+  if (at <= text.length) throw malformed(`it holds more data than its names count`)
   return frames
 }
 

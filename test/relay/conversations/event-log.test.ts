@@ -74,7 +74,7 @@ describe('the event log of a conversation', () => {
     expect(log.held()).toEqual({ firstId: 42, lastId: 43, text: frames })
   })
 
-  it('hands out the frames since the last take, first when a batch is due, and writes the batch as them', () => {
+  it('hands out the frames since the last take, first when a batch is due, then writes the batch', () => {
     const stored: StoredBatch[] = []
     const taken: string[] = []
     const log = createEventLog({
@@ -99,11 +99,10 @@ describe('the event log of a conversation', () => {
     expect(taken[0]!.startsWith(b)).toBe(true)
     const c = taken[0]!.slice(b.length)
     expect(stored).toHaveLength(1)
-    // The very frames its subscribers were sent, not a second text made of its events.
-    expect(stored[0]!.records).toBe(a + b + c)
+    // Read back as the very frames its subscribers were sent.
     expect(readBack(stored[0]!)).toEqual({ firstId: 1, lastId: 3, text: a + b + c })
-    // Held meanwhile: the frame of the event taken, the record of the other (21 characters).
-    expect(held).toBe(a.length + 21)
+    // Held meanwhile, counted as the two events' records (21 characters each).
+    expect(held).toBe(2 * 21)
     expect(log.held()).toBeNull()
     expect(log.heldChars).toBe(0)
     // The most it held once an event was appended: what it held before the third filled the batch.
@@ -111,24 +110,58 @@ describe('the event log of a conversation', () => {
     expect(log.take()).toBe('')
   })
 
-  it('writes a batch no one was sent as records, about 60% of the characters of its frames', () => {
-    const { log, stored, batches } = logWith(0, { listening: false })
-    const sse = createSseEncoder()
-    let frames = ''
-    for (const text of ['a', 'b', 'c']) {
-      log.append('text', JSON.stringify({ text }))
-      frames += sse.event('text', JSON.stringify({ text }))
+  it("writes a batch as each run of one name, then its events' data, one a line", () => {
+    for (const listening of [true, false]) {
+      const { log, stored, batches, appendFrame } = logWith(0, { listening })
+      let frames = ''
+      for (const [name, text] of [
+        ['thinking', 'a'],
+        ['thinking', 'b'],
+        ['text', 'c'],
+        ['thinking', 'd'],
+      ] as const) {
+        frames += listening
+          ? appendFrame(name, JSON.stringify({ text }))
+          : (log.append(name, JSON.stringify({ text })), '')
+      }
+      log.append('done', '{"turn":{}}')
+      log.flush()
+      // No ids, no field names, and each name once a run, whether its events were sent or not.
+      expect(stored[0]!.records).toBe(
+        '2 thinking\n1 text\n1 thinking\n1 done\n\n' +
+          '{"text":"a"}\n{"text":"b"}\n{"text":"c"}\n{"text":"d"}\n{"turn":{}}',
+      )
+      const sse = createSseEncoder()
+      const all = ['thinking', 'thinking', 'text', 'thinking']
+        .map((name, i) => sse.event(name, JSON.stringify({ text: 'abcd'[i] })))
+        .join('')
+      if (listening) expect(frames).toBe(all)
+      expect(batches()[0]!.text).toBe(all + sse.event('done', '{"turn":{}}'))
     }
-    log.flush()
-    // No ids, no field names: `\ntext\n12\n{"text":"a"}` for each.
-    expect(stored[0]!.records).toBe(
-      '\ntext\n12\n{"text":"a"}\ntext\n12\n{"text":"b"}\ntext\n12\n{"text":"c"}',
-    )
-    expect(stored[0]!.records.length).toBeLessThan(0.6 * frames.length)
-    expect(batches()[0]!.text).toBe(frames)
   })
 
-  it('writes a batch sent in part as frames: those sent, then those made for the rest', () => {
+  it('writes a 1,000-token answer in less than 40% of the characters of its frames', () => {
+    const { log, stored, batches } = logWith()
+    for (let i = 0; i < 500; i++) log.append('thinking', JSON.stringify({ text: ` t${i % 10}` }))
+    for (let i = 0; i < 500; i++) log.append('text', JSON.stringify({ text: ` w${i % 10}` }))
+    log.flush()
+    expect(stored[0]!.records.startsWith('500 thinking\n500 text\n\n{"text":" t0"}\n')).toBe(true)
+    expect(stored[0]!.records.length).toBeLessThan(0.4 * batches()[0]!.text.length)
+  })
+
+  it("writes a batch with a line break in an event's data as records, its name, length and data", () => {
+    const { log, stored, batches, appendFrame } = logWith()
+    const frames = appendFrame('text', '{"text":"a"}') + appendFrame('text', 'b\nc')
+    log.flush()
+    expect(stored[0]!.records).toBe('\ntext\n12\n{"text":"a"}\ntext\n3\nb\nc')
+    expect(batches()[0]!.text).toBe(frames)
+    // The next batch is written joined again.
+    appendFrame('text', '{"text":"d"}')
+    log.flush()
+    expect(stored[1]!.records).toBe('1 text\n\n{"text":"d"}')
+  })
+
+  it('makes the frames of the events skipped or taken for a replay, as they were sent', () => {
     const { log, stored, batches } = logWith(0, { listening: false })
     const sse = createSseEncoder()
     const frame = (text: string) => sse.event('text', JSON.stringify({ text }))
@@ -136,9 +169,10 @@ describe('the event log of a conversation', () => {
     log.append('text', '{"text":"a"}')
     log.skip()
     log.append('text', '{"text":"b"}')
-    // Only what followed the skip goes out; the skipped one is made for storage only.
+    // Only what followed the skip goes out.
     expect(log.take()).toBe(b)
-    expect(log.heldChars).toBe(a.length + b.length)
+    expect(log.held()).toEqual({ firstId: 1, lastId: 2, text: a + b })
+    expect(log.heldChars).toBe(2 * 21)
     log.append('text', '{"text":"c"}')
     log.skip()
     log.append('text', '{"text":"d"}')
@@ -146,7 +180,9 @@ describe('the event log of a conversation', () => {
     expect(log.held(1, 2)).toEqual({ firstId: 2, lastId: 2, text: b })
     expect(log.held(2, 3)).toEqual({ firstId: 3, lastId: 3, text: c })
     log.flush()
-    expect(stored[0]!.records).toBe(a + b + c + d)
+    expect(stored[0]!.records).toBe(
+      '4 text\n\n{"text":"a"}\n{"text":"b"}\n{"text":"c"}\n{"text":"d"}',
+    )
     expect(batches()).toEqual([{ firstId: 1, lastId: 4, text: a + b + c + d }])
   })
 
@@ -186,8 +222,10 @@ describe('the event log of a conversation', () => {
     for (let i = 0; i < 8000; i++) log.append('text', JSON.stringify({ text: 'x' }))
     expect(stored.length).toBeGreaterThan(0)
     for (const batch of stored) {
-      expect(batch.records.length).toBeGreaterThanOrEqual(64 * 1024)
-      expect(batch.lastId - batch.firstId + 1).toBeLessThan(MAX_BATCH_EVENTS)
+      // Each event's record is 21 characters.
+      const events = batch.lastId - batch.firstId + 1
+      expect(events * 21).toBeGreaterThanOrEqual(64 * 1024)
+      expect(events).toBeLessThan(MAX_BATCH_EVENTS)
     }
   })
 
@@ -200,13 +238,24 @@ describe('the event log of a conversation', () => {
     expect(log.heldChars).toBe(2 * 321)
   })
 
-  it('counts the characters of each record it writes, whatever the length of its data', () => {
+  it('counts the characters of each record it would write, whatever the length of its data', () => {
     for (const length of [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 123_456]) {
       const { log, stored } = logWith(0, { maxChars: Infinity, listening: false })
-      const added = log.append('thinking', 'x'.repeat(length)) + log.append('text', '{}')
+      const data = 'x'.repeat(length)
+      const added = log.append('thinking', data) + log.append('text', '{}')
       expect(log.heldChars).toBe(added)
+      // Joined, its data and names take fewer; with a line break, its records take as many.
+      log.append('text', '\n')
       log.flush()
-      expect(stored[0]!.records).toHaveLength(added)
+      expect(stored[0]!.records.startsWith(`\nthinking\n${length}\n${data}\ntext\n2\n{}\n`)).toBe(
+        true,
+      )
+      expect(stored[0]!.records.length - '\ntext\n1\n\n'.length).toBe(added)
+      const joined = logWith(0, { listening: false })
+      joined.log.append('thinking', data)
+      joined.log.append('text', '{}')
+      joined.log.flush()
+      expect(joined.stored[0]!.records.length).toBeLessThanOrEqual(added)
     }
   })
 
@@ -261,24 +310,44 @@ describe('the event log of a conversation', () => {
     expect([...splitFrames(batches()[0]!.text)][1]).toBe(raw)
   })
 
-  it('reads back every stored form: frames as text, records, and a JSON array of frames (older)', () => {
+  it('reads back every stored form: joined, records, frames as text, a JSON array of frames', () => {
     const sse = createSseEncoder(6)
     const frames = [sse.event('text', '{"text":"a"}'), sse.event('done', '{"turn":{}}')]
-    expect(storedFrames(frames.join(''), 7)).toBe(frames.join(''))
-    expect(storedFrames(JSON.stringify(frames), 7)).toBe(frames.join(''))
-    const { log, stored } = logWith(6, { listening: false })
-    log.append('text', '{"text":"a"}')
-    log.append('done', '{"turn":{}}')
-    log.flush()
-    expect(storedFrames(stored[0]!.records, 7)).toBe(frames.join(''))
+    const all = frames.join('')
+    expect(storedFrames('1 text\n1 done\n\n{"text":"a"}\n{"turn":{}}', 7)).toBe(all)
+    // Older forms: records (written until the joined form), frames, and a JSON array of them.
+    expect(storedFrames('\ntext\n12\n{"text":"a"}\ndone\n11\n{"turn":{}}', 7)).toBe(all)
+    expect(storedFrames(all, 7)).toBe(all)
+    expect(storedFrames(JSON.stringify(frames), 7)).toBe(all)
+    // Empty data, first, last and between.
+    const empty = createSseEncoder(6)
+    expect(storedFrames('3 text\n\n\n{}\n', 7)).toBe(
+      empty.event('text', '') + empty.event('text', '{}') + empty.event('text', ''),
+    )
+  })
+
+  it('refuses a joined batch it cannot read, naming the batch and the fault, rather than loop', () => {
+    const joined = '2 text\n\n{"text":"a"}\n{"text":"b"}'
+    expect(storedFrames(joined, 7)).toContain('id: 8\n')
+    expect(() => storedFrames('2 text\n{"text":"a"}', 7)).toThrow(
+      'stored events from id 7: no blank line ends its names',
+    )
+    expect(() => storedFrames(joined.replace('2 text', '3 text'), 7)).toThrow(
+      'stored events from id 7: event 9 is missing',
+    )
+    expect(() => storedFrames(joined.replace('2 text', '1 text'), 7)).toThrow(
+      'more data than its names count',
+    )
+    expect(() => storedFrames(joined.replace('2 text', '2 text\n0 done'), 7)).toThrow(
+      "'0 done' is not a run of names",
+    )
+    expect(() => storedFrames(joined.replace('2 text', '2text'), 7)).toThrow(
+      "'2text' is not a run of names",
+    )
   })
 
   it('refuses stored records it cannot read, naming the batch and the record, rather than loop', () => {
-    const { log, stored } = logWith(6, { listening: false })
-    log.append('text', '{"text":"a"}')
-    log.append('text', '{"text":"b"}')
-    log.flush()
-    const records = stored[0]!.records
+    const records = '\ntext\n12\n{"text":"a"}\ntext\n12\n{"text":"b"}'
     // The second record's length says more than is there; then a record with no length line.
     expect(() => storedFrames(records.replace(/\n12\n(?=\{"text":"b")/, '\n99\n'), 7)).toThrow(
       'stored events from id 7: record 2 is malformed',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ProviderEntry } from '../../../src/core/registry.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
 import { memoryRateLimiter } from '../../../src/relay/index.ts'
+import { splitFrames } from '../../../src/relay/conversations/event-log.ts'
 import { memoryHosts } from '../../helpers/memory-hosts.ts'
 import { parseSse, payloads, readSse, readUntil } from '../sse-reader.ts'
 import { ALICE, gatedModel, ID, user } from './agent-world.ts'
@@ -252,6 +253,42 @@ describe('a conversation host', () => {
     await readSse(await send('Hello'))
     const changed = await hosts.request(ID, 'get', ALICE, { headers: { 'if-none-match': tag } })
     expect(changed.status).toBe(200)
+  })
+
+  it("stores an answer's events as their names and data, and resumes from any id to the byte", async () => {
+    const thinker = mock({
+      provider: 'test',
+      model: 'thinker',
+      chunkSize: 1,
+      script: [{ thinking: 'Hm, "é"\n', text: 'Two\nlines 😀' }],
+    })
+    const hosts = memoryHosts({ providers: { test: [thinker] } })
+    await hosts.request(ID, 'create', ALICE, { body: {} })
+    const body = { model: 'test/thinker', turn: user('Think') }
+    const answer = await readSse(await hosts.request(ID, 'messages', ALICE, { body }))
+    const rows = hosts
+      .storage(ID)!
+      .sql.exec('SELECT first_id, last_id, frames FROM events')
+      .toArray()
+    // One row: each run of one name, then the data, one event's a line (JSON has no raw break).
+    expect(rows).toHaveLength(1)
+    const stored = String(rows[0]!['frames'])
+    const sent = answer.events.map((event) => event.data)
+    const count = (name: string) => answer.events.filter((event) => event.event === name).length
+    expect([count('thinking'), count('text')]).toEqual([8, 12])
+    expect(stored).toBe(`1 turn\n8 thinking\n12 text\n1 done\n\n${sent.join('\n')}`)
+    expect(stored.length).toBeLessThan(0.7 * answer.raw.length)
+    const last = Number(rows[0]!['last_id'])
+    expect(last).toBe(Number(answer.events.at(-1)!.id))
+    // A stream that resumes after each id gets the rest of what the answer sent, byte for byte.
+    const frames = [...splitFrames(answer.raw)]
+    for (let after = Number(rows[0]!['first_id']) - 1; after < last; after++) {
+      const headers = { 'last-event-id': String(after) }
+      const resumed = await readSse(await hosts.request(ID, 'stream', ALICE, { headers }))
+      expect(resumed.raw, `after ${after}`).toBe(
+        frames.slice(after - last + frames.length).join(''),
+      )
+    }
   })
 
   it('resets a resume from before what the log keeps', async () => {
