@@ -123,11 +123,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const maxChars = options.maxChars ?? 64 * 1024
   let lastId = options.lastId
   // The held events, the first with id `lastId - names.length + 1`; those before `taken` were
-  // taken (their frames sent) or skipped. Until the log stored these, it stored the frames sent,
-  // since making each event's record too, a second text of it, cost more in workerd than writing
-  // the frames' larger row (`bench/conversations.ts floor`, a scripted 1,000-token answer:
-  // 1.16-1.19x of the floor making records, 1.07-1.10x writing the frames); the joined data,
-  // made by one builtin call, is 40% of the frames.
+  // taken (their frames sent) or skipped. Making each event's record, a second text of it, cost
+  // more in workerd than writing the frames' larger row (a scripted 1,000-token answer: 1.16-1.19x
+  // of the floor making records, 1.07-1.10x writing the frames, `bench/conversations.ts floor`);
+  // the data joined by one builtin call, under half the frames, costs 0.97-1.01x of writing them.
   let names: string[] = []
   let datas: string[] = []
   let taken = 0
