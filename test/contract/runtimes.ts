@@ -65,7 +65,7 @@ async function startChromium(): Promise<RuntimeHost> {
   }
   const browser = launched.value
   const bundle = bundled.value
-  const script = bundle.outputFiles[0]!.text
+  const script = bundle.text
   try {
     const page = await browser.newPage()
     const errors: string[] = []

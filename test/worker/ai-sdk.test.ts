@@ -267,7 +267,7 @@ describe('/v1/ai-sdk/chat with useChat from @ai-sdk/react in Chromium', () => {
   beforeAll(async () => {
     pageScript = bundleForBrowser(`${import.meta.dirname}/ai-sdk-page.tsx`, {
       production: true,
-    }).then((result) => result.outputFiles[0]!.text)
+    }).then((result) => result.text)
     pageScript.catch(() => {})
     browser = await launchChromium({ timeout: 60_000 })
     await pageScript

@@ -1,11 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { build, version as esbuildVersion, type BuildOptions } from 'esbuild'
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare'
 import { Agent } from 'undici'
+import { kept, pruneBuilds } from '../helpers/kept.ts'
 import { TEST_WORKER_VARS } from '../helpers/test-worker-vars.ts'
 import { SETTINGS_HEADER } from './settings-header.ts'
 
@@ -62,9 +63,6 @@ const BUILD = {
 
 /** Changed when what a record holds changes, so that records kept by an earlier recipe are not read. */
 const RECIPE = 3
-
-/** Size and modification time of every file a record was made from (null: none there). */
-type Inputs = Record<string, [size: number, modified: number] | null>
 
 /** wrangler's reading of wrangler.toml, as Miniflare takes it. */
 type WranglerConfig = {
@@ -206,7 +204,7 @@ function bundleOnce(entry: string): Promise<string> {
     .update(JSON.stringify([entry, BUILD, esbuildVersion, RECIPE]))
     .digest('hex')
     .slice(0, 16)
-  return kept(key, async () => {
+  return kept(CACHE, key, async () => {
     const config = await wranglerConfig()
     const folder = await mkdtemp(join(CACHE, `${key}-`))
     const script = join(folder, 'index.js')
@@ -221,7 +219,7 @@ function bundleOnce(entry: string): Promise<string> {
       outfile: script,
       metafile: true,
     })
-    await pruneBuilds(key, folder)
+    await pruneBuilds(CACHE, key, folder)
     return {
       value: script,
       sources: [
@@ -235,7 +233,7 @@ function bundleOnce(entry: string): Promise<string> {
 
 /** wrangler's reading of wrangler.toml, from the cache as {@link bundle}'s, once per test file. */
 function wranglerConfig(): Promise<WranglerConfig> {
-  reading ??= kept(`wrangler-${RECIPE}`, async () => {
+  reading ??= kept(CACHE, `wrangler-${RECIPE}`, async () => {
     const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import('wrangler')
     const config = unstable_readConfig({ config: WRANGLER_TOML })
     const assets = join(CACHE, 'assets')
@@ -266,65 +264,6 @@ function wranglerConfig(): Promise<WranglerConfig> {
 }
 
 let reading: Promise<WranglerConfig> | undefined
-
-/**
- * The value kept in the cache as `key`, when none of the files it was made from changed since;
- * else made now by `make`, from `sources`, into `made` (a kept value whose files went missing is
- * made again), and kept, unless a source changed while it was made (a build could hold half of
- * the edit).
- */
-async function kept<T>(
-  key: string,
-  make: () => Promise<{ value: T; sources: string[]; made: string[] }>,
-): Promise<T> {
-  const record = join(CACHE, `${key}.json`)
-  const found = await readFile(record, 'utf8').then(
-    (text) => JSON.parse(text) as { value: T; inputs: Inputs },
-    () => undefined,
-  )
-  if (found !== undefined && (await unchanged(found.inputs))) return found.value
-
-  await mkdir(CACHE, { recursive: true })
-  const started = Date.now()
-  const { value, sources, made } = await make()
-  const stamps = await Promise.all(sources.map(stamp))
-  const inputs: Inputs = Object.fromEntries([
-    ...sources.map((path, i) => [path, stamps[i]!]),
-    ...(await Promise.all(made.map(async (path) => [path, await stamp(path)]))),
-  ])
-  if (stamps.every((was) => was === null || was[1] < started)) {
-    const temp = `${record}.${randomUUID()}`
-    await writeFile(temp, JSON.stringify({ value, inputs }))
-    await rename(temp, record)
-  }
-  return value
-}
-
-async function stamp(path: string): Promise<[number, number] | null> {
-  return stat(path).then(
-    ({ size, mtimeMs }) => [size, mtimeMs],
-    () => null,
-  )
-}
-
-async function unchanged(inputs: Inputs): Promise<boolean> {
-  const now = await Promise.all(Object.keys(inputs).map(stamp))
-  return Object.values(inputs).every((was, i) => JSON.stringify(was) === JSON.stringify(now[i]))
-}
-
-/** Removes the older builds of `key` (after an hour: a test file may be starting one). */
-async function pruneBuilds(key: string, current: string): Promise<void> {
-  const hourAgo = Date.now() - 60 * 60 * 1000
-  for (const name of await readdir(CACHE)) {
-    const path = join(CACHE, name)
-    if (!name.startsWith(`${key}-`) || name.endsWith('.json') || path === current) continue
-    const modified = await stat(path).then(
-      ({ mtimeMs }) => mtimeMs,
-      () => Date.now(),
-    )
-    if (modified < hourAgo) await rm(path, { recursive: true, force: true })
-  }
-}
 
 function postAlone(
   url: URL,
