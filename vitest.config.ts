@@ -28,12 +28,12 @@ const environmentOf = (source: string): string =>
  * run while the happy-dom files came between the others). So files run in runs of one project
  * and environment; within a run, the longest files first (by the duration Vitest kept from their
  * last run, else by {@link untimed}), so that no long browser or workerd file ends alone. The
- * two longest files of all start first, then the other runs (the happy-dom and mocking files, a
- * few seconds each), through the third worker alone, so that one thread imports happy-dom and
- * React instead of three (about 2 s of CPU each); then the rest of the longest files' run, whose
- * hundreds of short files fill the workers to the end: run last, the other runs left the workers
- * idle by turns for about 10 s while their longest files ended. Ties keep Vitest's own order
- * (failed first, then longest, then largest).
+ * longest files of all, one for each worker but one, start first, then the other runs (the
+ * happy-dom and mocking files, a few seconds each), through the last worker alone, so that one
+ * thread imports happy-dom and React instead of several (about 2 s of CPU each); then the rest of
+ * the longest files' run, whose hundreds of short files fill the workers to the end: run last, the
+ * other runs left the workers idle by turns for about 10 s while their longest files ended. Ties
+ * keep Vitest's own order (failed first, then longest, then largest).
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -56,7 +56,8 @@ class LongestFirst extends BaseSequencer {
     const [main = [], ...others] = [...runs.values()]
       .map((run) => run.toSorted((a, b) => estimates.get(b)! - estimates.get(a)!))
       .toSorted((a, b) => longest(b) - longest(a))
-    return [...main.slice(0, 2), ...others.flat(), ...main.slice(2)]
+    const first = Math.max(1, config.maxWorkers - 1)
+    return [...main.slice(0, first), ...others.flat(), ...main.slice(first)]
   }
 }
 
