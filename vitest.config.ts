@@ -12,7 +12,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 function untimed(source: string, path: string): number {
   if (path.startsWith('test/e2e/')) return 150_000
   const starts =
-    /start-worker|wrangler-dev|helpers\/workerd|describe-runtime|playwright-core|child_process|scratch-app/
+    /start-worker|wrangler-dev|describe-runtime|playwright-core|child_process|scratch-app/
   return starts.test(source) ? 15_000 : 1_000
 }
 

@@ -27,8 +27,8 @@ function results(value: unknown): CheckResult[] {
 // Each runtime loads its own tooling when it starts: a test file pays only for the runtime it runs.
 
 async function startWorkerd(): Promise<RuntimeHost> {
-  const { startBundledWorker } = await import('../helpers/workerd.ts')
-  const worker = await startBundledWorker(RUNNER)
+  const { startBareWorkerd } = await import('../worker/start-worker.ts')
+  const worker = await startBareWorkerd(RUNNER)
   return {
     async run(request) {
       const response = await worker.mf.dispatchFetch(`${ORIGIN}/`, {

@@ -176,6 +176,28 @@ export async function startWorkerd(options: WorkerdOptions): Promise<Workerd> {
   return { url: await mf.ready, logs: () => [...lines], dispose: () => mf.dispose() }
 }
 
+/** A Worker started by {@link startBareWorkerd}: Miniflare's handle, and how to stop it. */
+export type BareWorkerd = { mf: Miniflare; dispose(): Promise<void> }
+
+/**
+ * Runs `entry` (a path, absolute or from the repository root) alone in workerd: bundled as the test
+ * Worker is (kept until a file it was made from changes), with wrangler.toml's compatibility date
+ * and flags and nothing else of its configuration (no bindings, no assets), reached through
+ * `mf.dispatchFetch`.
+ */
+export async function startBareWorkerd(entry: string): Promise<BareWorkerd> {
+  const [script, { workerOptions }] = await Promise.all([bundle(entry), wranglerConfig()])
+  const mf = new Miniflare({
+    // The bundle is one module, named here (see `startWorkerd`).
+    modules: [{ type: 'ESModule', path: script }],
+    modulesRoot: dirname(script),
+    compatibilityDate: workerOptions.compatibilityDate,
+    compatibilityFlags: workerOptions.compatibilityFlags,
+  } as MiniflareOptions)
+  await mf.ready
+  return { mf, dispose: () => mf.dispose() }
+}
+
 /**
  * Where test requests to a Worker go: a connection of their own each, closed after the answer.
  * Kept open between requests (fetch's default), a connection left idle while a busy machine parses
@@ -215,7 +237,7 @@ function bundleOnce(entry: string): Promise<string> {
       // workerd to compile at every start.
       minify: config.minify,
       keepNames: config.keepNames,
-      entryPoints: [join(root, entry)],
+      entryPoints: [resolve(root, entry)],
       outfile: script,
       metafile: true,
     })
