@@ -467,9 +467,19 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       // The conversation as it is now: resumed from before what the relay's log holds (then what
       // follows it, the answer in flight from its start), or after a change no other event says
       // (a switch to another version, a stopped or failed edit, a stop of a loop that waited).
-      const { conversation, streaming, queue: now }: Partial<WireConversationEvents['reset']> = data
+      const {
+        conversation,
+        streaming,
+        queue: now,
+        pending: waits,
+      }: Partial<WireConversationEvents['reset']> = data
       // A resume's: the events that changed the queue may be gone from the relay's log.
       queue = now ?? queue
+      // What the loop waits on, as `GET` lists it (nothing without a tool step): the approvals
+      // and calls a resume missed, or none. Results shown beside calls go with their step.
+      approvals = waits?.approvals ?? []
+      calls = waits?.calls ?? []
+      if (!waits) results = []
       if (isRecord(conversation) && Array.isArray(conversation.turns)) {
         turns = conversation.turns
         pending = cut = undefined

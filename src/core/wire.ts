@@ -65,9 +65,15 @@ export type WireConversationEvents = WireEvents & {
    * follows a change no other event says: a stop of a tool loop that waited (its stored tool turn
    * starts no answer), a switch to another branch, an edit (or a regenerate of a loop's steps)
    * that was stopped or failed, versions dropped for room. A resume's also holds the queue as it
-   * now is: the `queued` and `queue` events that changed it may be gone from the log.
+   * now is, and what the tool loop waits on as `GET` lists it (`pending`, absent when the loop has
+   * no tool step: nothing waits): the events that changed them may be gone from the log.
    */
-  reset: { conversation: ShownConversation; streaming: boolean; queue?: UserTurn[] | undefined }
+  reset: {
+    conversation: ShownConversation
+    streaming: boolean
+    queue?: UserTurn[] | undefined
+    pending?: WirePending | undefined
+  }
   /**
    * A message posted while an answer ran (or a loop waited) was queued, at `position` (from 1):
    * it is sent when the answers before it end. Every follower of the conversation gets it.

@@ -275,6 +275,48 @@ describe('a conversation store whose relay runs a tool loop', () => {
     store.dispose()
   })
 
+  it('takes what waits from a reset, and that nothing waits from one that lists nothing', async () => {
+    // Loaded when nothing waited; then resumed from before what the relay's log keeps, while
+    // another tab's step waits on an approval and on this client's call.
+    const relay = loopRelay([QUESTION, turnOf('Earlier.')], undefined)
+    const store = storeOn(relay.fetch, true)
+    await store.load()
+    const step = turnOf('', [NOTE, LOOKUP])
+    const asked: Turn = { role: 'user', content: 'Both, please' }
+    const waits: WirePending = { approvals: [APPROVAL], calls: [LOOKUP] }
+    const turns = [QUESTION, turnOf('Earlier.'), asked, step]
+    relay.write(
+      frame(20, 'reset', { conversation: { turns }, streaming: false, queue: [], pending: waits }),
+    )
+    await eventually(() => store.getSnapshot().conversation.turns.length === 4, 'the reset')
+    expect(store.getSnapshot().pending).toEqual(waits)
+    expect(store.getSnapshot().status).toBe('ready')
+    // A result of the step, then the step answered and ended elsewhere: the next reset lists
+    // nothing, and nothing of the step waits or shows beside its calls but its tool turn.
+    relay.write(frame(21, 'tool-result', SAVED))
+    await eventually(() => store.getSnapshot().pending?.approvals.length === 0, 'the result')
+    const found = { callId: LOOKUP.id, name: 'lookup', output: 'found' }
+    const answered: Turn = { role: 'tool', results: [SAVED, found] }
+    const later = [...turns, answered, turnOf('Both done.')]
+    relay.write(frame(30, 'reset', { conversation: { turns: later }, streaming: false, queue: [] }))
+    await eventually(() => store.getSnapshot().conversation.turns.length === 6, 'the next reset')
+    const { pending, messages } = store.getSnapshot()
+    expect(pending).toEqual({ approvals: [], calls: [] })
+    expect(messages.map((m) => m.text)).toEqual([
+      'save_note: buy milk',
+      'Earlier.',
+      'Both, please',
+      '',
+      'Both done.',
+    ])
+    expect(messages[3]?.toolCalls).toEqual([
+      { ...NOTE, result: SAVED },
+      { ...LOOKUP, result: found },
+    ])
+    expect(messages[4]?.toolCalls).toEqual([])
+    store.dispose()
+  })
+
   /** A following store on a relay whose answer to QUESTION has streamed 'Half an' (events 5, 6). */
   async function halfAnswered() {
     const relay = loopRelay([], undefined)

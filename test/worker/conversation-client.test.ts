@@ -92,6 +92,43 @@ function droppingFetch(bytes: number) {
   return { fetch, dropped: () => dropped }
 }
 
+/**
+ * A fetch whose first follow stream (SSE) is cut on `drop()`, as a dropped network cuts it, and
+ * whose resumes reach the relay only after `restore()`; `resumedFrom` lists the id each said.
+ */
+function cutFollow() {
+  let drop!: () => void
+  const dropped = new Promise<null>((resolve) => (drop = () => resolve(null)))
+  let restore!: () => void
+  const restored = new Promise<void>((resolve) => (restore = resolve))
+  const resumedFrom: (string | null)[] = []
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(String(input))
+    if (!url.pathname.endsWith('/stream') || url.searchParams.get('follow') !== 'true') {
+      return globalThis.fetch(input, init)
+    }
+    if (resumedFrom.push(url.searchParams.get('lastEventId')) > 1) {
+      await restored
+      return globalThis.fetch(input, init)
+    }
+    const response = await globalThis.fetch(input, init)
+    const reader = response.body!.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = await Promise.race([reader.read(), dropped])
+        if (chunk === null) {
+          void reader.cancel()
+          return controller.error(new TypeError('network connection lost'))
+        }
+        if (chunk.done) return controller.close()
+        controller.enqueue(chunk.value)
+      },
+    })
+    return new Response(body, response)
+  }
+  return { fetch, drop, restore, resumedFrom: () => resumedFrom.slice(1) }
+}
+
 describe('relayConversation', () => {
   it('creates a conversation on the first send and restores it in another store', async () => {
     const ids: string[] = []
@@ -407,6 +444,43 @@ describe('relayConversation', () => {
       await store.send('Next')
       expect(store.getSnapshot().conversation.turns).toHaveLength(5)
       expect(store.getSnapshot().error).toBeUndefined()
+      store.dispose()
+      other.dispose()
+    })
+
+    it('shows what waits in a store resumed from before what the relay keeps, which can approve it', async () => {
+      const store = onWorker()
+      await store.send('Hello')
+      const cut = cutFollow()
+      const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
+      await other.load()
+      const { lastEventId } = await stored(store.id!)
+      // The other store's follow stream drops; two answers later (the log keeps the last one's
+      // events only) its resume reaches the relay, whose loop now waits on an approval.
+      cut.drop()
+      await store.send('Hello again')
+      await store.send('save_note: water the plants', { serverTools: ['save_note'] })
+      const [approval] = store.getSnapshot().pending?.approvals ?? []
+      expect(approval).toMatchObject({ name: 'save_note' })
+      expect(other.getSnapshot().pending?.approvals).toEqual([])
+      cut.restore()
+      await vi.waitFor(() => expect(other.getSnapshot().pending?.approvals).toEqual([approval]))
+      expect(cut.resumedFrom()[0]).toBe(String(lastEventId))
+      expect(other.getSnapshot().conversation).toEqual((await stored(store.id!)).conversation)
+      // Offered there, the approval is decided there: the loop goes on, which that store follows.
+      await other.approve(approval!.approvalId)
+      await vi.waitFor(() => {
+        const { conversation, pending, status } = other.getSnapshot()
+        expect(conversation.turns.map((t) => t.role).slice(-4)).toEqual([
+          'user',
+          'assistant',
+          'tool',
+          'assistant',
+        ])
+        expect(pending?.approvals).toEqual([])
+        expect(status).toBe('ready')
+      })
+      expect(other.getSnapshot().error).toBeUndefined()
       store.dispose()
       other.dispose()
     })

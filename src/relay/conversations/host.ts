@@ -701,11 +701,23 @@ export class ConversationHost {
     const from = after ?? (firstId === undefined ? lastId : firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
     const start = firstId ?? lastId
-    const queue = JSON.stringify(this.#record.queuedTurns())
-    return {
-      start,
-      reset: resetFrame(start, this.#record.shownJson(), firstId !== undefined, queue),
-    }
+    return { start, reset: this.#resetFrame(start, firstId !== undefined) }
+  }
+
+  /**
+   * The `reset` that starts a stream from before what its client can be sent event by event
+   * (DESIGN §9): the conversation, the queue and what the loop waits on (as `GET` lists them) as
+   * they are now, whether an answer is in flight, and, as its id, the last event it stands for.
+   */
+  #resetFrame(id: number, streaming: boolean): string {
+    const pending = this.#loop.pending()
+    const data = jsonObject<WireConversationEvents['reset']>({
+      conversation: this.#record.shownJson(),
+      streaming: String(streaming),
+      queue: JSON.stringify(this.#record.queuedTurns()),
+      pending: pending === undefined ? undefined : JSON.stringify(pending),
+    })
+    return `id: ${id}\nevent: reset\ndata: ${data}\n\n`
   }
 
   /**
@@ -818,20 +830,6 @@ async function sentBody(
   } catch {
     return { ok: false, message: 'body must be JSON' }
   }
-}
-
-/**
- * The `reset` that starts a resume from before what the log holds (DESIGN §9): the conversation
- * and the queue as they are now, whether an answer is in flight, and, as its id, the last event
- * it stands for.
- */
-function resetFrame(id: number, conversation: string, streaming: boolean, queue: string): string {
-  const data = jsonObject<WireConversationEvents['reset']>({
-    conversation,
-    streaming: String(streaming),
-    queue,
-  })
-  return `id: ${id}\nevent: reset\ndata: ${data}\n\n`
 }
 
 /**

@@ -9,9 +9,12 @@ import { agentWorld, ALICE, BOB, ID, scripted, user, type Shown } from './agent-
 
 const NOTE = { serverTools: ['save_note'] }
 
-/** A conversation whose loop waits on the approval of `save_note` with `{ text: 'buy milk' }`. */
-async function waiting(world: ReturnType<typeof agentWorld>) {
-  await world.create()
+/**
+ * A conversation whose loop waits on the approval of `save_note` with `{ text: 'buy milk' }`
+ * (created first unless `create` is false).
+ */
+async function waiting(world: ReturnType<typeof agentWorld>, create = true) {
+  if (create) await world.create()
   const first = await readSse(await world.ask('save_note buy milk', NOTE))
   const [approval] = dataOf<WireApproval>(first, 'tool-approval')
   return { read: first, approval: approval! }
@@ -284,6 +287,33 @@ describe('approvals of server tools', () => {
       ],
     })
     expect(view.conversation.turns[3]).toMatchObject({ text: 'All answered.' })
+  })
+
+  it('gives a resume from before what the log keeps what waits, as GET lists it, in its reset', async () => {
+    const world = agentWorld()
+    await world.create()
+    const early = await readSse(await world.ask('Hello'))
+    // Two answers later, the log keeps the last one's events only: it waits on an approval.
+    await readSse(await world.ask('Hello again'))
+    const { approval } = await waiting(world, false)
+    const view = await world.shown()
+    expect(view.pending).toEqual({ approvals: [approval], calls: [] })
+    const resumed = await readSse(
+      await world.hosts.request(ID, 'stream', ALICE, {
+        headers: { 'last-event-id': early.events.at(-1)!.id! },
+      }),
+    )
+    expect(resumed.events.map((event) => event.event)).toEqual(['reset'])
+    expect(resumed.events[0]!.id).toBe(String(view.lastEventId))
+    expect(JSON.parse(resumed.events[0]!.data)).toEqual({
+      conversation: view.conversation,
+      streaming: false,
+      queue: [],
+      pending: view.pending,
+    })
+    // A socket follower that joins from there is told the same.
+    const socket = await world.hosts.follow(ID, ALICE, `&lastEventId=${early.events.at(-1)!.id!}`)
+    expect('text' in socket && socket.text).toBe(resumed.raw)
   })
 
   it('signs with the relay’s keys when it has them', async () => {
