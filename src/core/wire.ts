@@ -66,7 +66,10 @@ export type WireConversationEvents = WireEvents & {
    * starts no answer), a switch to another branch, an edit (or a regenerate of a loop's steps)
    * that was stopped or failed, versions dropped for room. A resume's also holds the queue as it
    * now is, and what the tool loop waits on as `GET` lists it (`pending`, absent when the loop has
-   * no tool step: nothing waits): the events that changed them may be gone from the log.
+   * no tool step: nothing waits): the events that changed them may be gone from the log. So does
+   * the first event of the stream of a message, a regenerate or an edit whose client said a last
+   * event (`Last-Event-ID`) before some event that came ahead of its `turn`: the conversation as
+   * it was just before that `turn`, which follows, with `streaming` true.
    */
   reset: {
     conversation: ShownConversation

@@ -246,6 +246,7 @@ export class ConversationHost {
       waitUntil: (promise) => options.waitUntil(promise),
       announce: () => this.#announce(),
       now: () => this.#now(),
+      resetFrame: (id, streaming) => this.#resetFrame(id, streaming),
     })
     this.#loop.recover()
     // Messages queued when the host stopped go once nothing runs (they are stored).
@@ -648,12 +649,16 @@ export class ConversationHost {
 
   /**
    * `POST .../messages`, `.../regenerate` and `.../edit`: the answer's events (SSE), from its
-   * `turn`. A user message posted while an answer runs, a loop waits or others wait in the queue is
-   * queued instead (202 `{ queued }`), and sent when those before it end.
+   * `turn`; for a client whose `Last-Event-ID` is before an event that came ahead of the `turn`,
+   * a `reset` first (see `MessagePipeline.answer`). A user message posted while an answer runs, a
+   * loop waits or others wait in the queue is queued instead (202 `{ queued }`), and sent when
+   * those before it end.
    */
   async #message(request: Request, meta: ConversationMeta, kind: Ask['kind']): Promise<Response> {
     // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
     const start = this.#settings.tracing === undefined ? undefined : callStart()
+    const seen = parseLastEventId(request, new URL(request.url))
+    if (seen === null) return lastEventIdRefusal()
     if (kind !== 'message') {
       const refused = this.#pipeline.busyRefusal()
       if (refused !== undefined) return refused
@@ -665,10 +670,10 @@ export class ConversationHost {
     if (kind === 'message' && pipeline.queues(body.value)) {
       return pipeline.enqueue(meta, body.value, traceparent)
     }
-    const started = await pipeline.answer(meta, kind, body.value, { traceparent, start })
+    const started = await pipeline.answer(meta, kind, body.value, { traceparent, start, seen })
     if (started instanceof Response) return started
     // This answer's events, from its `turn` (after a `reset` when versions were dropped for it).
-    return this.#subscribe(started.before, undefined, false)
+    return this.#subscribe(started.before, undefined, false, started.first)
   }
 
   #stream(request: Request, url: URL): Response {

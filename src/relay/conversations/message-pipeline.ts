@@ -49,6 +49,11 @@ export type PipelineHost = {
   /** The conversation changed: its client's list is told. */
   announce(): void
   now(): number
+  /**
+   * The `reset` frame of the conversation as it is now, standing for the events up to `id`
+   * (`streaming`: an answer is in flight, whose events follow it).
+   */
+  resetFrame(id: number, streaming: boolean): string
 }
 
 const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such conversation')
@@ -130,14 +135,22 @@ export class MessagePipeline {
   /**
    * The one pipeline of an answer, for a message, a regenerate or an edit posted now, or a queued
    * message whose turn came (`item`): checked, admitted against the client's limits, its turn
-   * stored, and its loop started; returns where its events start, or the refusal.
+   * stored, and its loop started; returns where its events start, or the refusal. `seen`: the
+   * last event the client that posted it has (its `Last-Event-ID`); when events came between it
+   * and the answer's `turn`, `first` is a `reset` with the conversation as it was just before
+   * that `turn`, to send ahead of it.
    */
   async answer(
     meta: ConversationMeta,
     kind: Ask['kind'],
     body: unknown,
-    from: { traceparent?: string | undefined; start?: CallStart | undefined; item?: number },
-  ): Promise<{ before: number } | Response> {
+    from: {
+      traceparent?: string | undefined
+      start?: CallStart | undefined
+      item?: number
+      seen?: number | undefined
+    },
+  ): Promise<{ before: number; first: string | undefined } | Response> {
     const loop = this.#host.loop
     const record = this.#host.record
     const { limits, rateLimiter: limiter, sizes } = this.#host.settings
@@ -202,6 +215,15 @@ export class MessagePipeline {
       return record.meta === undefined ? noSuchConversation() : busy()
     }
     const before = this.#host.journal.lastId
+    // A client that has not read every event before this `turn` (another tab's answer, which its
+    // follow stream has not brought yet) would take the `turn`'s id as the last it has, and drop
+    // those events as seen when they come: it gets what they said first, as the conversation
+    // stands now, before the `turn` (and an answer is in flight, this one). One `reset` rather
+    // than those events again: the first `turn` on a message's stream stays its own, which is
+    // where a client puts the turn it sent and a regenerate's or an edit's answer.
+    const seen = from.seen
+    const first =
+      seen !== undefined && seen < before ? this.#host.resetFrame(before, true) : undefined
     // Room for it, the oldest versions off the active path dropped first: every tab is told.
     if (record.makeRoom(sizes, queued, plan.need, plan.replaced).length > 0) {
       this.#host.journal.publish({
@@ -251,7 +273,7 @@ export class MessagePipeline {
       params: { model, options, serverTools, maxSteps, traceparent },
       tally: { reservation, trace, waitUntil },
     })
-    return { before }
+    return { before, first }
   }
 
   /**
