@@ -204,12 +204,22 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
   /** The relay's URL of `/v1/conversations` + `path`. */
   const url = (path: string) => `${options.url.replace(/\/+$/, '')}/v1/conversations${path}`
 
-  /** A request to `/v1/conversations/<id>` + `path`, with `body` as JSON when given. */
-  const request = async (path: string, method = 'POST', body?: object): Promise<Response> => {
+  /**
+   * A request to `/v1/conversations/<id>` + `path`, with `body` as JSON when given, and `seen` as
+   * its `Last-Event-ID` when given.
+   */
+  const request = async (
+    path: string,
+    method = 'POST',
+    body?: object,
+    seen?: number,
+  ): Promise<Response> => {
     const { headers, fetch = globalThis.fetch } = options
+    const requestHeaders = await relayHeaders(headers, !!body)
+    if (seen !== undefined) requestHeaders.set('last-event-id', String(seen))
     const response = await fetch(url(path), {
       method,
-      headers: await relayHeaders(headers, !!body),
+      headers: requestHeaders,
       body: body ? JSON.stringify(body) : null,
     })
     if (response.ok) return response
@@ -344,7 +354,10 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
         if (follows()) void attach(lastEventId, true)
       }
       const body = { model: options.model, ...options.options, ...call, ...wire }
-      const response = await request(`/${id}/${route}`, 'POST', body)
+      // With the last event this store has: its answer's stream then starts with what came before
+      // its `turn` and this store has not read (another tab's answer its follow stream has not
+      // brought yet), which it would otherwise drop as seen once that `turn` is read.
+      const response = await request(`/${id}/${route}`, 'POST', body, lastEventId)
       if (response.status === 202) {
         if (turn?.role === 'tool') {
           // Its results, stored while approvals wait: the loop goes on once they are decided.

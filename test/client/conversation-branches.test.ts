@@ -127,6 +127,27 @@ function holdingAnswers(fetch: typeof globalThis.fetch) {
   return { fetch: holding, release, streams }
 }
 
+/**
+ * `fetch` whose follow streams hand on nothing until `release()`: a follow stream that lags (a
+ * slow network, a busy tab) while the store's own requests go as they come.
+ */
+function laggingFollow(fetch: typeof globalThis.fetch) {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const lagging: typeof globalThis.fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    if (!String(input).includes('/stream?follow=true')) return response
+    const waits = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        await released
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body!.pipeThrough(waits), response)
+  }
+  return { fetch: lagging, release }
+}
+
 /** Waits until `store` shows `texts` and is ready. */
 const shows = (store: Store, texts: string[]) =>
   until(
@@ -234,6 +255,26 @@ describe('a conversation store with versions', () => {
     await regenerating
     await shows(page, ['Go slowly', `${answer} [0/2]`])
     page.dispose()
+  })
+
+  it('regenerates from a tab whose follow stream lags: it shows the exchange it had not read, once', async () => {
+    const { store, relay, get } = world()
+    const first = store()
+    await first.send('One')
+    const lagging = laggingFollow(relay.fetch)
+    const other = store({ id: first.id, fetch: lagging.fetch })
+    await other.load()
+    await first.send('Two')
+    // The other tab has not been brought the second exchange; the relay regenerates its answer.
+    expect(shown(other)).toEqual(['One', 'Seen: One'])
+    await other.regenerate()
+    lagging.release()
+    const all = ['One', 'Seen: One', 'Two', 'Seen: One | Two [1/2]']
+    await shows(other, all)
+    expect(other.getSnapshot().conversation).toEqual((await get(`/${first.id}`)).conversation)
+    await shows(first, all)
+    first.dispose()
+    other.dispose()
   })
 
   it('shows a switch in a store that does not follow, once it has read it', async () => {

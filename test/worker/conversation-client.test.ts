@@ -93,6 +93,27 @@ function droppingFetch(bytes: number) {
 }
 
 /**
+ * A fetch whose follow streams (SSE) hand on nothing until `release()`: a follow stream that lags
+ * (a slow network, a busy tab) while the store's own requests go as they come.
+ */
+function laggingFollow() {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await globalThis.fetch(input, init)
+    if (!String(input).includes('/stream?follow=true')) return response
+    const waits = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        await released
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body!.pipeThrough(waits), response)
+  }
+  return { fetch, release }
+}
+
+/**
  * A fetch whose first follow stream (SSE) is cut on `drop()`, as a dropped network cuts it, and
  * whose resumes reach the relay only after `restore()`; `resumedFrom` lists the id each said.
  */
@@ -294,6 +315,37 @@ describe('relayConversation', () => {
     follower.dispose()
     writer.dispose()
     await vi.waitFor(() => expect(sockets[1]!.readyState).toBe(UndiciWebSocket.CLOSED))
+  })
+
+  it('shows another tab’s exchange its follow stream had not brought when it sent its own', async () => {
+    const writer = onWorker()
+    await writer.send('Erste Frage')
+    const lagging = laggingFollow()
+    const follower = onWorker({
+      id: writer.id,
+      follow: true,
+      followOver: 'sse',
+      fetch: lagging.fetch,
+    })
+    await follower.load()
+    await writer.send('Zweite Frage')
+    // Not brought yet: the follower is ready, and the relay answers its message at once.
+    expect(follower.getSnapshot().messages).toHaveLength(2)
+    await follower.send('Dritte Frage')
+    lagging.release()
+    const { conversation } = await stored(writer.id!)
+    await vi.waitFor(() => {
+      expect(follower.getSnapshot().conversation).toEqual(conversation)
+      expect(follower.getSnapshot().status).toBe('ready')
+    })
+    const texts = follower.getSnapshot().messages.map((m) => m.text)
+    expect(texts.filter((_, i) => i % 2 === 0)).toEqual([
+      'Erste Frage',
+      'Zweite Frage',
+      'Dritte Frage',
+    ])
+    writer.dispose()
+    follower.dispose()
   })
 
   it('sends the model given to update() with the next message', async () => {
