@@ -151,6 +151,20 @@ async function stored(id: string) {
   }
 }
 
+/** The rows of a conversation's stored events, in id order (its database, dumped). */
+async function storedEvents(id: string) {
+  const response = await worker.fetch(`/v1/__test/conversation?id=${id}&dump=1`)
+  const tables = (await response.json()) as { name: string; rows: Record<string, unknown>[] }[]
+  const rows = tables.find((table) => table.name === 'events')?.rows ?? []
+  return rows
+    .map((row) => ({
+      first_id: Number(row['first_id']),
+      last_id: Number(row['last_id']),
+      frames: String(row['frames']),
+    }))
+    .toSorted((a, b) => a.first_id - b.first_id)
+}
+
 /**
  * Reads a long SSE body as it arrives (parsing each chunk once), calling `onEvent` for each event
  * and awaiting it, so the reader can look at the object between events. Returns every event.
@@ -917,30 +931,53 @@ describe('durable conversations in workerd', () => {
     expect(frames((await readSse(replay)).raw)).toBe(frames(read.raw))
   })
 
-  it('stores a 1,000-event answer as its names and data, under 45% of its frames, read back exact', async () => {
+  it("holds a 1,000-event answer's events unwritten, and resumes from every 37th id exact", async () => {
     const id = await create()
     const read = await readSse(await send(id, ask('Long', 'test/long')))
     await settled(id)
-    const dumped = (await (
-      await worker.fetch(`/v1/__test/conversation?id=${id}&dump=1`)
-    ).json()) as { name: string; rows: Record<string, unknown>[] }[]
-    const rows = dumped.find((table) => table.name === 'events')!.rows
-    expect(rows).toHaveLength(1)
-    const row = String(rows[0]!['frames'])
-    const sent = frames(read.raw)
-    expect(row).toBe(
-      `1 turn\n1000 text\n1 done\n\n${parseSse(sent)
-        .events.map((event) => event.data)
-        .join('\n')}`,
-    )
-    expect(row.length).toBeLessThan(0.45 * sent.length)
-    // From every 37th id, the rest to the byte.
-    const all = sent.split(/(?<=\n\n)/)
+    // The turns say what the events said: an answer that ends writes none of them.
+    expect(await storedEvents(id)).toEqual([])
+    const all = frames(read.raw).split(/(?<=\n\n)/)
+    expect(all).toHaveLength(1002)
     for (let after = 0; after < all.length; after += 37) {
       const resumed = await call(`/v1/conversations/${id}/stream?lastEventId=${after}`)
       expect(frames((await readSse(resumed)).raw), `after ${after}`).toBe(all.slice(after).join(''))
     }
   })
+
+  it(
+    "stores a long answer's batches as each run of names and the data, read back exact",
+    async () => {
+      const id = await create()
+      const read = await readSse(await send(id, ask('Large', 'test/burst')))
+      await settled(id)
+      const rows = await storedEvents(id)
+      const sent = parseSse(frames(read.raw)).events
+      // One batch after another, from the `turn` to the `done`, each as names then data.
+      expect(rows[0]!.first_id).toBe(1)
+      expect(rows.at(-1)!.last_id).toBe(sent.length)
+      for (const [i, row] of rows.entries()) {
+        if (i > 0) expect(row.first_id).toBe(rows[i - 1]!.last_id + 1)
+        // The batch of the `done` (which holds the whole text) is over a row, stored in parts.
+        if (row.frames === '') {
+          expect(row.last_id).toBe(sent.length)
+          continue
+        }
+        const data = sent.slice(row.first_id - 1, row.last_id).map((event) => event.data)
+        expect(row.frames.endsWith(`\n\n${data.join('\n')}`), `batch ${i}`).toBe(true)
+      }
+      expect(rows[0]!.frames).toMatch(/^1 turn\n\d+ text\n\n/)
+      // Resumed across the batches, byte for byte.
+      const all = frames(read.raw).split(/(?<=\n\n)/)
+      for (const after of [0, rows[0]!.last_id, rows[0]!.last_id + 1, sent.length - 1]) {
+        const resumed = await call(`/v1/conversations/${id}/stream?lastEventId=${after}`)
+        expect(frames((await readSse(resumed)).raw), `after ${after}`).toBe(
+          all.slice(after).join(''),
+        )
+      }
+    },
+    LARGE_ANSWER_MS,
+  )
 
   it("answers the CPU bench's floor message with exactly what /v1/chat sends", async () => {
     // The floor (`?floor=true`, the test Worker's object only) is what a conversation's CPU is

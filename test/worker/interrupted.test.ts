@@ -140,6 +140,22 @@ describe('answers cut by killing workerd', () => {
     expect(view.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
   })
 
+  it('numbers on from an answer that ended after a restart, and resets a resume into it', async () => {
+    const id = await conversation()
+    const ask = { model: 'test/short', turn: { role: 'user', content: 'Go' } }
+    const first = await readSse(await send(id, ask))
+    const last = Number(first.events.at(-1)!.id)
+    await on.restart()
+    // Its last events were held, not stored: a resume into it gets the conversation as it is.
+    const read = await readSse(await resume(id, String(last - 1)))
+    expect(read.events.map((event) => [event.event, event.id])).toEqual([['reset', String(last)]])
+    const reset = JSON.parse(read.events[0]!.data) as { conversation: { turns: Turn[] } }
+    expect(reset.conversation.turns).toEqual((await shown(id)).conversation.turns)
+    // No id is given twice: the next answer's `turn` follows the last event a client saw.
+    const second = await readSse(await send(id, ask))
+    expect(second.events[0]).toMatchObject({ event: 'turn', id: String(last + 1) })
+  })
+
   it('keeps what was stored of an answer that streamed as a stopped turn', async () => {
     const id = await conversation()
     const running = await send(id, {

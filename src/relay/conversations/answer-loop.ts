@@ -687,8 +687,9 @@ export class AnswerLoop {
     // It waits: the stream ends with the step's `done`, and the loop is stored as it is.
     this.#announceStep(step)
     this.#saveStep(step)
-    const { record } = this.#host
-    record.saveMeta({ ...record.meta!, streaming: false, updatedAt: this.#isoNow() })
+    const { record, journal } = this.#host
+    const lastEventId = journal.lastId
+    record.saveMeta({ ...record.meta!, streaming: false, updatedAt: this.#isoNow(), lastEventId })
     this.#endSegment()
   }
 
@@ -871,9 +872,10 @@ export class AnswerLoop {
 
   /** The loop is over: stored as idle, and the answer's stream ends; the queue's next goes. */
   #endLoop(lastError?: { kind: string; message: string }): void {
-    const { record } = this.#host
+    const { record, journal } = this.#host
     const { loop: _ended, ...meta } = record.meta!
-    const next = { ...meta, streaming: false, updatedAt: this.#isoNow() }
+    const lastEventId = journal.lastId
+    const next = { ...meta, streaming: false, updatedAt: this.#isoNow(), lastEventId }
     record.saveMeta(lastError === undefined ? next : { ...next, lastError })
     this.#endSegment()
     this.#host.ended()
@@ -912,8 +914,9 @@ export class AnswerLoop {
   }
 
   /**
-   * The answer in flight ended (or a waiting loop was answered without one): what is held is
-   * written, its streams end, and the events before it are deleted.
+   * The answer in flight ended (or a waiting loop was answered without one): its streams end, and
+   * the events before it are forgotten; its own stay held (the metadata just saved says its last
+   * id). Without one, what is held is written.
    */
   #endSegment(): void {
     const segment = this.#segment

@@ -27,6 +27,12 @@ export type ConversationMeta = {
    * it was cut by a restart.
    */
   streaming: boolean
+  /**
+   * The last event of the last answer that ended (or loop that stopped to wait): its last events
+   * are held in memory, not stored, so a restart numbers on from here (absent in conversations
+   * stored before, whose events were all stored).
+   */
+  lastEventId?: number | undefined
   /** The tool loop of the last message, while it runs or waits (none in older conversations). */
   loop?: LoopState | undefined
   /** Tool steps this conversation made: each approval id is bound to its step's number. */

@@ -51,8 +51,13 @@ export type EventLog = {
   take(): string
   /** Marks the events appended since the last `take` as taken, without making their frames. */
   skip(): void
-  /** Writes what is held (at the end of an answer). */
+  /** Writes what is held (before a step's next model call, and while no answer runs). */
   flush(): void
+  /**
+   * Forgets the held events with an id below `id` (the answer before the one that just ended),
+   * unwritten: they were sent, and the turns stored say what they said.
+   */
+  dropBefore(id: number): void
   /**
    * The events held in memory (not yet written) with an id above `after` and at most `until`, as
    * a batch of their frames (made for that range only); null when none is.
@@ -130,8 +135,6 @@ export function createEventLog(options: EventLogOptions): EventLog {
   let names: string[] = []
   let datas: string[] = []
   let taken = 0
-  // Whether a held event's data holds a line break: its batch is then written as records.
-  let lineBreak = false
   // The characters of the held events' records (what bounds a batch).
   let chars = 0
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
@@ -150,6 +153,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const flush = () => {
     if (names.length === 0) return
     options.beforeWrite?.()
+    // Looked for here, not as each event is appended: most batches are never written.
+    const lineBreak = datas.some((data) => data.includes('\n'))
     const records = lineBreak
       ? names.map((name, i) => record(name, datas[i]!)).join('')
       : joined(names, datas)
@@ -157,7 +162,6 @@ export function createEventLog(options: EventLogOptions): EventLog {
     names = []
     datas = []
     taken = 0
-    lineBreak = false
     chars = 0
     options.write(batch)
   }
@@ -170,7 +174,6 @@ export function createEventLog(options: EventLogOptions): EventLog {
       chars += added
       names.push(name)
       datas.push(data)
-      if (!lineBreak && data.includes('\n')) lineBreak = true
       if (names.length >= maxEvents || chars >= maxChars) flush()
       peak = Math.max(peak, chars)
       return added
@@ -184,6 +187,15 @@ export function createEventLog(options: EventLogOptions): EventLog {
       taken = names.length
     },
     flush,
+    dropBefore(id) {
+      const dropped = Math.min(names.length, id - (lastId - names.length + 1))
+      if (dropped <= 0) return
+      names = names.slice(dropped)
+      datas = datas.slice(dropped)
+      taken = Math.max(0, taken - dropped)
+      chars = 0
+      for (let i = 0; i < names.length; i++) chars += recordLength(names[i]!, datas[i]!)
+    },
     held(after = 0, until = Infinity) {
       const firstHeld = lastId - names.length + 1
       const from = Math.max(firstHeld, after + 1)

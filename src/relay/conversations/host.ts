@@ -207,10 +207,11 @@ export class ConversationHost {
     this.#store = createConversationStore(options.storage.sql)
     this.#index = createListingIndex(this.#store, options.listingOf)
     this.#record = new ConversationRecord(this.#store)
-    const interrupted = this.#record.meta?.streaming === true
+    const meta = this.#record.meta
     this.#journal = new Journal(this.#store, {
       heartbeatMs: this.#settings.heartbeatMs,
-      interrupted,
+      interrupted: meta?.streaming === true,
+      lastEventId: meta?.lastEventId,
       sockets: options.sockets,
     })
     this.#tools = options.tools ?? {}
@@ -365,10 +366,10 @@ export class ConversationHost {
         await this.#erase(meta)
         return new Response(null, { status: 204 })
       case 'messages':
-        return this.#message(request, meta, 'message')
+        return this.#message(request, url, meta, 'message')
       case 'regenerate':
       case 'edit':
-        return this.#message(request, meta, op)
+        return this.#message(request, url, meta, op)
       case 'branch':
         return this.#branch(request, meta)
       case 'rename':
@@ -654,10 +655,15 @@ export class ConversationHost {
    * loop waits or others wait in the queue is queued instead (202 `{ queued }`), and sent when
    * those before it end.
    */
-  async #message(request: Request, meta: ConversationMeta, kind: Ask['kind']): Promise<Response> {
+  async #message(
+    request: Request,
+    url: URL,
+    meta: ConversationMeta,
+    kind: Ask['kind'],
+  ): Promise<Response> {
     // The span starts as the request arrives, as on /v1/chat (no clock is read when tracing is off).
     const start = this.#settings.tracing === undefined ? undefined : callStart()
-    const seen = parseLastEventId(request, new URL(request.url))
+    const seen = parseLastEventId(request, url)
     if (seen === null) return lastEventIdRefusal()
     if (kind !== 'message') {
       const refused = this.#pipeline.busyRefusal()

@@ -43,17 +43,23 @@ export type JournalStats = {
 }
 
 /**
- * A conversation's events: numbered, logged (held in memory, then written to the store in
- * batches, see `createEventLog`), sent to every subscriber (see `createFanOut`), and read back a
- * page at a time for a subscriber that starts behind. When an answer ends, the events before it
- * are deleted (the stored turns say what they said): the log begins at `firstKept`, and a resume
- * from before it gets a `reset`.
+ * A conversation's events: numbered, logged (held in memory, and written to the store in batches
+ * while an answer runs long, see `createEventLog`), sent to every subscriber (see `createFanOut`),
+ * and read back a page at a time for a subscriber that starts behind. When an answer ends, its
+ * last events stay in memory only: the turns it stored say what they said, its `done` included,
+ * and a restart numbers on from the id the metadata keeps (`lastEventId`). The events before it
+ * are forgotten then: the log begins at `firstKept`, and a resume from before it gets a `reset`.
  */
 export class Journal {
   #store: ConversationStore
   #log: EventLog
   #fanOut: FanOut
   #firstKept: number
+  /**
+   * The first event that may be stored (undefined: none is): whether an answer's end has stored
+   * events to delete, which most ends do not.
+   */
+  #storedFrom: number | undefined
   /** The most characters the logs an erase replaced held at once (`EventLog.peakHeldChars`). */
   #peakHeldChars = 0
   /** The most characters of frames one page of a replay held. */
@@ -62,13 +68,16 @@ export class Journal {
   /**
    * `interrupted`: an answer was running when the process holding the log stopped. Events held in
    * memory were lost, but clients may have seen their ids, so numbering moves past every id that
-   * could have been sent.
+   * could have been sent. `lastEventId`: the last event of the last answer that ended (as the
+   * metadata keeps it), whose last events were held, not written: numbering goes on after it, and
+   * the log holds nothing before it (a resume from there gets a `reset`).
    */
   constructor(
     store: ConversationStore,
     options: {
       heartbeatMs: number
       interrupted: boolean
+      lastEventId?: number | undefined
       sockets?: (() => readonly FollowerSocket[]) | undefined
     },
   ) {
@@ -85,8 +94,12 @@ export class Journal {
         skip: () => this.#log.skip(),
       },
     })
-    this.#log = this.#newLog(store.lastEventId() + (interrupted ? MAX_BATCH_EVENTS : 0))
-    this.#firstKept = store.firstEventId() ?? 1
+    const stored = store.lastEventId()
+    const ended = options.lastEventId ?? 0
+    this.#log = this.#newLog(Math.max(stored, ended) + (interrupted ? MAX_BATCH_EVENTS : 0))
+    this.#storedFrom = store.firstEventId()
+    // What is stored of an answer whose last events were not is not a whole answer.
+    this.#firstKept = ended > stored ? this.#log.lastId + 1 : (this.#storedFrom ?? 1)
   }
 
   /** The id of the last event logged. */
@@ -191,15 +204,19 @@ export class Journal {
   }
 
   /**
-   * The answer that started with event `firstId` ended: what is held is written, subscribers that
-   * do not follow end after its last event, and the events before it are deleted. Readers still
-   * catching up from before it are told to reconnect, and get a `reset`.
+   * The answer that started with event `firstId` ended: subscribers that do not follow end after
+   * its last event, which stays held (unwritten, see the class), and the events before it are
+   * forgotten (deleted where stored). Readers still catching up from before it are told to
+   * reconnect, and get a `reset`.
    */
   endAnswer(firstId: number): void {
-    this.#log.flush()
     this.#fanOut.endAnswer(this.#log.lastId)
     if (firstId <= this.#firstKept) return
-    this.#store.dropEventsBefore(firstId)
+    if (this.#storedFrom !== undefined && this.#storedFrom < firstId) {
+      this.#store.dropEventsBefore(firstId)
+      this.#storedFrom = this.#store.firstEventId()
+    }
+    this.#log.dropBefore(firstId)
     this.#firstKept = firstId
     this.#fanOut.trimmed(firstId)
   }
@@ -228,6 +245,7 @@ export class Journal {
     this.#peakHeldChars = Math.max(this.#peakHeldChars, this.#log.peakHeldChars)
     this.#log = this.#newLog(0)
     this.#firstKept = 1
+    this.#storedFrom = undefined
   }
 
   /**
@@ -273,7 +291,10 @@ export class Journal {
       lastId,
       // What subscribers have not been sent goes out before its batch is written.
       beforeWrite: () => this.#fanOut.flush(),
-      write: (batch) => this.#store.addEvents(batch),
+      write: (batch) => {
+        this.#store.addEvents(batch)
+        this.#storedFrom ??= batch.firstId
+      },
     })
   }
 }

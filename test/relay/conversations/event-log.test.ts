@@ -11,7 +11,7 @@ import {
   type EventBatch,
   type StoredBatch,
 } from '../../../src/relay/conversations/event-log.ts'
-import { createSseEncoder } from '../../../src/relay/sse.ts'
+import { createSseEncoder, sseFrame } from '../../../src/relay/sse.ts'
 import { parseSse } from '../sse-reader.ts'
 
 /**
@@ -204,6 +204,26 @@ describe('the event log of a conversation', () => {
     expect(batches().map((batch) => [batch.firstId, batch.lastId])).toEqual([[1, 1000]])
     expect([...splitFrames(batches()[0]!.text)]).toHaveLength(1000)
     expect(log.held()).toBeNull()
+  })
+
+  it('forgets the held events before an id, unwritten, and goes on from what it keeps', () => {
+    const { log, stored, batches, appendFrame } = logWith(10)
+    const data = (text: string) => JSON.stringify({ text })
+    for (const text of ['a', 'b', 'c']) appendFrame('text', data(text))
+    log.dropBefore(13)
+    expect(stored).toHaveLength(0)
+    expect(log.held()).toEqual({ firstId: 13, lastId: 13, text: sseFrame(13, 'text', data('c')) })
+    expect(log.heldChars).toBe(21)
+    // An id at or before the first held changes nothing; one past the last forgets them all.
+    log.dropBefore(13)
+    expect(log.heldEvents).toBe(1)
+    const next = appendFrame('text', data('d'))
+    expect(parseSse(next).events.map((e) => e.id)).toEqual(['14'])
+    log.flush()
+    expect(batches().map((batch) => [batch.firstId, batch.lastId])).toEqual([[13, 14]])
+    log.append('text', data('e'))
+    log.dropBefore(99)
+    expect([log.held(), log.heldChars, log.lastId]).toEqual([null, 0, 15])
   })
 
   it('holds at most MAX_BATCH_EVENTS events, however small', () => {

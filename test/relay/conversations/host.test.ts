@@ -255,7 +255,7 @@ describe('a conversation host', () => {
     expect(changed.status).toBe(200)
   })
 
-  it("stores an answer's events as their names and data, and resumes from any id to the byte", async () => {
+  it("holds an answer's last events unwritten, and resumes from any id to the byte", async () => {
     const thinker = mock({
       provider: 'test',
       model: 'thinker',
@@ -264,31 +264,80 @@ describe('a conversation host', () => {
     })
     const hosts = memoryHosts({ providers: { test: [thinker] } })
     await hosts.request(ID, 'create', ALICE, { body: {} })
+    const written = hosts.get(ID).stats().rowsWritten
     const body = { model: 'test/thinker', turn: user('Think') }
+    const answer = await readSse(await hosts.request(ID, 'messages', ALICE, { body }))
+    const count = (name: string) => answer.events.filter((event) => event.event === name).length
+    expect([count('thinking'), count('text')]).toEqual([8, 12])
+    // The two turns and the metadata at the start and the end: the events stay in memory.
+    const events = hosts.storage(ID)!.sql.exec('SELECT first_id FROM events').toArray()
+    expect(events).toHaveLength(0)
+    expect(hosts.get(ID).stats().rowsWritten - written).toBe(4)
+    const last = Number(answer.events.at(-1)!.id)
+    expect(hosts.get(ID).stats()).toMatchObject({ lastEventId: last, heldEvents: last })
+    // A stream that resumes after each id gets the rest of what the answer sent, byte for byte.
+    const frames = [...splitFrames(answer.raw)]
+    for (let after = 0; after < last; after++) {
+      const headers = { 'last-event-id': String(after) }
+      const resumed = await readSse(await hosts.request(ID, 'stream', ALICE, { headers }))
+      expect(resumed.raw, `after ${after}`).toBe(frames.slice(after).join(''))
+    }
+  })
+
+  it('writes a long answer as it runs, each batch as its names and data', async () => {
+    // 64 KiB of event data fill a batch: this answer writes one while it runs, and its `done`
+    // (the whole text, and its items) fills the next at once.
+    const long = mock({
+      provider: 'test',
+      model: 'long',
+      chunkSize: 1000,
+      script: [{ text: 'x'.repeat(80_000) }],
+    })
+    const hosts = memoryHosts({ providers: { test: [long] } })
+    await hosts.request(ID, 'create', ALICE, { body: {} })
+    const body = { model: 'test/long', turn: user('Write') }
     const answer = await readSse(await hosts.request(ID, 'messages', ALICE, { body }))
     const rows = hosts
       .storage(ID)!
-      .sql.exec('SELECT first_id, last_id, frames FROM events')
+      .sql.exec('SELECT first_id, last_id, frames FROM events ORDER BY first_id')
       .toArray()
-    // One row: each run of one name, then the data, one event's a line (JSON has no raw break).
-    expect(rows).toHaveLength(1)
-    const stored = String(rows[0]!['frames'])
-    const sent = answer.events.map((event) => event.data)
-    const count = (name: string) => answer.events.filter((event) => event.event === name).length
-    expect([count('thinking'), count('text')]).toEqual([8, 12])
-    expect(stored).toBe(`1 turn\n8 thinking\n12 text\n1 done\n\n${sent.join('\n')}`)
-    expect(stored.length).toBeLessThan(0.7 * answer.raw.length)
-    const last = Number(rows[0]!['last_id'])
-    expect(last).toBe(Number(answer.events.at(-1)!.id))
-    // A stream that resumes after each id gets the rest of what the answer sent, byte for byte.
+    const ids = rows.map((row): [number, number] => [
+      Number(row['first_id']),
+      Number(row['last_id']),
+    ])
+    const end = ids[0]![1]
+    expect(ids).toEqual([
+      [1, end],
+      [end + 1, answer.events.length],
+    ])
+    const sent = answer.events.slice(0, end).map((event) => event.data)
+    // Each run of one name, then the data, one event's a line (JSON has no raw line break).
+    expect(String(rows[0]!['frames'])).toBe(`1 turn\n${end - 1} text\n\n${sent.join('\n')}`)
+    // Resumed across the stored batches, byte for byte.
     const frames = [...splitFrames(answer.raw)]
-    for (let after = Number(rows[0]!['first_id']) - 1; after < last; after++) {
+    for (const after of [0, end - 1, end, end + 1, answer.events.length - 1]) {
       const headers = { 'last-event-id': String(after) }
       const resumed = await readSse(await hosts.request(ID, 'stream', ALICE, { headers }))
-      expect(resumed.raw, `after ${after}`).toBe(
-        frames.slice(after - last + frames.length).join(''),
-      )
+      expect(resumed.raw, `after ${after}`).toBe(frames.slice(after).join(''))
     }
+  })
+
+  it("numbers on after a restart from the last answer's last event, and resets a resume into it", async () => {
+    const { hosts, create, send, shown } = world()
+    await create()
+    const first = await readSse(await send('One'))
+    const last = Number(first.events.at(-1)!.id)
+    hosts.restart(ID)
+    expect((await shown()).lastEventId).toBe(last)
+    // Its last events were not stored: a resume into the answer gets the conversation instead.
+    const headers = { 'last-event-id': String(last - 1) }
+    const resumed = (await readSse(await hosts.request(ID, 'stream', ALICE, { headers }))).events
+    expect(resumed.map((event) => [event.event, event.id])).toEqual([['reset', String(last)]])
+    const reset = JSON.parse(resumed[0]!.data) as { conversation: { turns: unknown[] } }
+    expect(reset.conversation.turns).toHaveLength(2)
+    // No id is given twice: the next answer's `turn` follows the last event a client saw.
+    const second = await readSse(await send('Two'))
+    expect(second.events[0]).toMatchObject({ event: 'turn', id: String(last + 1) })
   })
 
   it('resets a resume from before what the log keeps', async () => {
