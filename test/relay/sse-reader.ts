@@ -40,6 +40,18 @@ export async function readUntil(
   }
 }
 
+/** What is left of a body {@link readUntil} read part of, as text. */
+export async function readRest(response: Response): Promise<string> {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let raw = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return raw + decoder.decode()
+    raw += decoder.decode(value, { stream: true })
+  }
+}
+
 /** The `data` of each event, parsed. */
 export function payloads(read: ReadSse): { event: string | undefined; data: unknown }[] {
   return read.events.map((e) => ({ event: e.event, data: JSON.parse(e.data) as unknown }))

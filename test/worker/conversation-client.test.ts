@@ -8,6 +8,7 @@ import { WebSocket as UndiciWebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
 import type { ToolTurn } from '../../src/core/conversation.ts'
+import { cutFollow } from '../helpers/cut-follow.ts'
 import { startGate, type Gate } from '../helpers/gate.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
@@ -111,43 +112,6 @@ function laggingFollow() {
     return new Response(response.body!.pipeThrough(waits), response)
   }
   return { fetch, release }
-}
-
-/**
- * A fetch whose first follow stream (SSE) is cut on `drop()`, as a dropped network cuts it, and
- * whose resumes reach the relay only after `restore()`; `resumedFrom` lists the id each said.
- */
-function cutFollow() {
-  let drop!: () => void
-  const dropped = new Promise<null>((resolve) => (drop = () => resolve(null)))
-  let restore!: () => void
-  const restored = new Promise<void>((resolve) => (restore = resolve))
-  const resumedFrom: (string | null)[] = []
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const url = new URL(String(input))
-    if (!url.pathname.endsWith('/stream') || url.searchParams.get('follow') !== 'true') {
-      return globalThis.fetch(input, init)
-    }
-    if (resumedFrom.push(url.searchParams.get('lastEventId')) > 1) {
-      await restored
-      return globalThis.fetch(input, init)
-    }
-    const response = await globalThis.fetch(input, init)
-    const reader = response.body!.getReader()
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const chunk = await Promise.race([reader.read(), dropped])
-        if (chunk === null) {
-          void reader.cancel()
-          return controller.error(new TypeError('network connection lost'))
-        }
-        if (chunk.done) return controller.close()
-        controller.enqueue(chunk.value)
-      },
-    })
-    return new Response(body, response)
-  }
-  return { fetch, drop, restore, resumedFrom: () => resumedFrom.slice(1) }
 }
 
 describe('relayConversation', () => {

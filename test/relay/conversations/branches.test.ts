@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Turn } from '../../../src/core/conversation.ts'
 import type { ShownTurn, WireBranch, WireConversationRead } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
-import { dataOf, parseSse, payloads, readSse, readUntil, runs } from '../sse-reader.ts'
+import { dataOf, parseSse, payloads, readRest, readSse, readUntil, runs } from '../sse-reader.ts'
 import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 
 // A conversation's turns as a tree (DESIGN §14), in Node on SQLite in memory: a regenerate or an
@@ -28,18 +28,6 @@ function gated() {
     pace: ({ call }) => letters(call.index).wait(),
   })
   return { letters, model }
-}
-
-/** What is left of a body `readUntil` read part of. */
-async function rest(response: Response): Promise<string> {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let raw = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return raw + decoder.decode()
-    raw += decoder.decode(value, { stream: true })
-  }
 }
 
 const broken = mock({
@@ -189,7 +177,7 @@ describe('branches of a conversation', () => {
       const lastId = seen.events.at(-1)!.id!
       const stop = await hosts.request(ID, 'stop', ALICE, { headers: { 'last-event-id': lastId } })
       expect(stop.status).toBe(204)
-      return payloads(parseSse(seen.raw + (await rest(response))))
+      return payloads(parseSse(seen.raw + (await readRest(response))))
     }
 
     // A regenerate stopped with text: its `done` is the answer that stays, now one of two.

@@ -1,0 +1,37 @@
+/**
+ * A fetch (over `fetch`) whose first follow stream (SSE) is cut on `drop()`, as a dropped network
+ * cuts it, and whose resumes reach the relay only after `restore()`; `resumedFrom` lists the id
+ * each resume said.
+ */
+export function cutFollow(fetch: typeof globalThis.fetch = globalThis.fetch) {
+  let drop!: () => void
+  const dropped = new Promise<null>((resolve) => (drop = () => resolve(null)))
+  let restore!: () => void
+  const restored = new Promise<void>((resolve) => (restore = resolve))
+  const resumedFrom: (string | null)[] = []
+  const cutting: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(String(input))
+    if (!url.pathname.endsWith('/stream') || url.searchParams.get('follow') !== 'true') {
+      return fetch(input, init)
+    }
+    if (resumedFrom.push(url.searchParams.get('lastEventId')) > 1) {
+      await restored
+      return fetch(input, init)
+    }
+    const response = await fetch(input, init)
+    const reader = response.body!.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = await Promise.race([reader.read(), dropped])
+        if (chunk === null) {
+          void reader.cancel()
+          return controller.error(new TypeError('network connection lost'))
+        }
+        if (chunk.done) return controller.close()
+        controller.enqueue(chunk.value)
+      },
+    })
+    return new Response(body, response)
+  }
+  return { fetch: cutting, drop, restore, resumedFrom: () => resumedFrom.slice(1) }
+}
