@@ -3,6 +3,7 @@ import { relayConversation, type RelayConversationOptions } from '../../src/clie
 import type { Turn } from '../../src/core/conversation.ts'
 import { mock, type MockCall } from '../../src/providers/mock/index.ts'
 import { CLIENT_HEADER, checkConversationRequest } from '../../src/relay/index.ts'
+import { cutFollow } from '../helpers/cut-follow.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { memoryHosts } from '../helpers/memory-hosts.ts'
 import { gate } from '../relay/conversations/agent-world.ts'
@@ -83,6 +84,7 @@ function world() {
   const get = async (path: string) =>
     (await (await relay.fetch(`${RELAY_URL}/v1/conversations${path}`, { headers })).json()) as {
       conversation: { turns: Turn[] }
+      lastEventId: number
       queue?: Turn[]
       conversations: { id: string; title: string | null }[]
     }
@@ -273,6 +275,68 @@ describe('a conversation store with versions', () => {
     await shows(other, all)
     expect(other.getSnapshot().conversation).toEqual((await get(`/${first.id}`)).conversation)
     await shows(first, all)
+    first.dispose()
+    other.dispose()
+  })
+
+  /**
+   * A tab (`other`) whose follow stream drops after the first exchange; two answers later (the
+   * log keeps the last one's events only) `change` starts a slow answer from the first tab, and
+   * the other tab's resume reaches the relay while it streams.
+   */
+  async function resumedDuring(change: (first: Store) => Promise<void>) {
+    const { store, letters, relay, get } = world()
+    const first = store()
+    await first.send('Tell me a joke')
+    const cut = cutFollow(relay.fetch)
+    const other = store({ id: first.id, fetch: cut.fetch })
+    await other.load()
+    const { lastEventId } = await get(`/${first.id}`)
+    cut.drop()
+    await first.send('Another')
+    await first.send('And one more')
+    first.update({ model: 'test/slow' })
+    const changing = change(first)
+    letters(0).open(3)
+    await until(() => first.getSnapshot().status === 'streaming', 'the new answer streams')
+    cut.restore()
+    await until(() => other.getSnapshot().status === 'streaming', 'the other tab resumes')
+    expect(cut.resumedFrom()[0]).toBe(String(lastEventId))
+    letters(0).open(100)
+    await changing
+    await until(() => other.getSnapshot().status === 'ready', 'the other tab reads the end')
+    const held = await get(`/${first.id}`)
+    return { first, other, held }
+  }
+
+  it("shows a regenerate's answer in place of the old one in a tab resumed from before what the relay keeps", async () => {
+    const { first, other, held } = await resumedDuring((page) => page.regenerate())
+    const all = [
+      'Tell me a joke',
+      'Seen: Tell me a joke',
+      'Another',
+      'Seen: Tell me a joke | Another',
+      'And one more',
+      'Slow: And one more [1/2]',
+    ]
+    expect(shown(first)).toEqual(all)
+    expect(shown(other)).toEqual(all)
+    expect(other.getSnapshot().conversation).toEqual(held.conversation)
+    first.dispose()
+    other.dispose()
+  })
+
+  it("shows an edit's question and answer in place of what they replace in a tab resumed from before what the relay keeps", async () => {
+    const { first, other, held } = await resumedDuring((page) => page.edit(2, 'Another, edited'))
+    const all = [
+      'Tell me a joke',
+      'Seen: Tell me a joke',
+      'Another, edited [1/2]',
+      'Slow: Another, edited',
+    ]
+    expect(shown(first)).toEqual(all)
+    expect(shown(other)).toEqual(all)
+    expect(other.getSnapshot().conversation).toEqual(held.conversation)
     first.dispose()
     other.dispose()
   })

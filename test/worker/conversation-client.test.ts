@@ -566,6 +566,70 @@ describe('relayConversation', () => {
       store.dispose()
     })
 
+    /**
+     * A store (`other`) whose follow stream drops after the first exchange; two answers later
+     * (the log keeps the last one's events only) `change` starts a paced answer from the first
+     * store, and the other store's resume reaches the relay while it streams. Resolves once both
+     * show its end.
+     */
+    async function resumedDuring(change: (store: ReturnType<typeof onWorker>) => Promise<void>) {
+      const store = onWorker({ follow: true, followOver: 'sse' })
+      await store.send('Tell me a joke')
+      const cut = cutFollow()
+      const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
+      await other.load()
+      const { lastEventId } = await stored(store.id!)
+      cut.drop()
+      await store.send('Another')
+      await store.send('And one more')
+      gate.hold()
+      store.update({ model: 'gated/paced' })
+      const changing = change(store)
+      await gate.sendUntil((sent) => sent.text.length > 8)
+      cut.restore()
+      await vi.waitFor(() => expect(other.getSnapshot().status).toBe('streaming'))
+      expect(cut.resumedFrom()[0]).toBe(String(lastEventId))
+      gate.open()
+      await changing
+      await vi.waitFor(() => expect(other.getSnapshot().status).toBe('ready'), { timeout: 20_000 })
+      return { store, other, held: await stored(store.id!) }
+    }
+
+    /** The start of the mock's answer to `question`, as `shown` clips it. */
+    const said = (question: string) => `You said: "${question}". I am`.slice(0, 24)
+
+    it("shows a regenerate's answer in place of the old one in a store resumed from before what the relay keeps", async () => {
+      const { store, other, held } = await resumedDuring((page) => page.regenerate())
+      const all = [
+        'Tell me a joke',
+        said('Tell me a joke'),
+        'Another',
+        said('Another'),
+        'And one more',
+        `${PACED_TEXT.slice(0, 24)} [1/2]`,
+      ]
+      expect(shown(store)).toEqual(all)
+      expect(shown(other)).toEqual(all)
+      expect(other.getSnapshot().conversation).toEqual(held.conversation)
+      store.dispose()
+      other.dispose()
+    })
+
+    it("shows an edit's question and answer in place of what they replace in a store resumed from before what the relay keeps", async () => {
+      const { store, other, held } = await resumedDuring((page) => page.edit(2, 'Another, edited'))
+      const all = [
+        'Tell me a joke',
+        said('Tell me a joke'),
+        'Another, edited [1/2]',
+        PACED_TEXT.slice(0, 24),
+      ]
+      expect(shown(store)).toEqual(all)
+      expect(shown(other)).toEqual(all)
+      expect(other.getSnapshot().conversation).toEqual(held.conversation)
+      store.dispose()
+      other.dispose()
+    })
+
     it('queues three messages sent from two stores during one answer, and answers them in order', async () => {
       gate.hold()
       const first = onWorker({ model: 'gated/paced', follow: true, followOver: 'sse' })

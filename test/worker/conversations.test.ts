@@ -572,7 +572,8 @@ describe('durable conversations in workerd', () => {
       }),
     )
     expect(frames(within.raw)).toBe(frames(last.raw))
-    // With an answer in flight: the conversation (its question included), then the answer.
+    // With an answer in flight: the conversation as it was before its question, standing for
+    // every event before the question's `turn`, then the answer from that `turn`.
     const running = await sendHeld(id, 'Three', 1)
     const seen = await readUntil(running, (read) => read.events.length >= 2)
     const turnId = Number(seen.events[0]!.id)
@@ -583,15 +584,14 @@ describe('durable conversations in workerd', () => {
     const joined = await readSse(joining)
     const answered = parseSse(seen.raw + (await readRest(running)))
     expect(names(joined)[0]).toBe('reset')
-    expect(joined.events[0]!.id).toBe(String(turnId))
-    const reset = JSON.parse(joined.events[0]!.data) as {
-      conversation: { turns: Turn[] }
-      streaming: boolean
-    }
-    expect(reset.streaming).toBe(true)
-    expect(reset.conversation.turns.at(-1)).toEqual({ role: 'user', content: 'Three' })
+    expect(joined.events[0]!.id).toBe(String(turnId - 1))
+    expect(JSON.parse(joined.events[0]!.data)).toEqual({
+      conversation: shown.conversation,
+      streaming: true,
+      queue: [],
+    })
     expect(frames(joined.raw).slice(frames(joined.raw).indexOf('\n\n') + 2)).toBe(
-      frames(answered.raw.slice(answered.raw.indexOf('\n\n') + 2)),
+      frames(answered.raw),
     )
   })
 

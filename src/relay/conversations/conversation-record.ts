@@ -214,10 +214,12 @@ export class ConversationRecord {
    * The conversation as a browser sees it (`GET`, a `reset`): the turns of its active path
    * without items, a turn with other versions saying where it is among them (`branch`), as JSON
    * (a `Conversation`). The stored JSON of each turn is sent as it is, its items taken out by the
-   * store: nothing is parsed and encoded again.
+   * store: nothing is parsed and encoded again. `end`: only the turns before it, as `slice` reads
+   * it (-1: all but the last).
    */
-  shownJson(): string {
-    const path = this.#tree.path()
+  shownJson(end?: number): string {
+    const whole = this.#tree.path()
+    const path = end === undefined ? whole : whole.slice(0, end)
     const shown = path.length === 0 ? [] : this.#store.shownTurns(path, displayTurn)
     path.forEach((seq, i) => {
       const branch = this.#tree.branchOf(seq)

@@ -702,28 +702,42 @@ export class ConversationHost {
 
   /**
    * Where a reader that saw the events up to `after` starts (without one: the answer in flight
-   * from its `turn`, else from now). From before what the log holds, a `reset` with the
-   * conversation as it is now, then what follows it (the answer in flight after its `turn`, which
-   * the conversation holds, or later events).
+   * from its `turn`, else from now). From before what the log holds, a `reset`: while a model
+   * call runs, the conversation as it was just before that call's `turn`, then the call from its
+   * `turn` on; else the conversation as it is now, then what follows it (server tools of the
+   * answer in flight, or later events).
    */
   #resumePoint(after: number | undefined): { start: number; reset: string | undefined } {
     const firstId = this.#loop.firstId
     const lastId = this.#journal.lastId
     const from = after ?? (firstId === undefined ? lastId : firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
-    const start = firstId ?? lastId
-    return { start, reset: this.#resetFrame(start, firstId !== undefined) }
+    const call = firstId === undefined ? undefined : this.#record.meta?.loop?.call
+    if (call === undefined) {
+      const start = firstId ?? lastId
+      return { start, reset: this.#resetFrame(start, firstId !== undefined) }
+    }
+    // The call's `turn` says where its answer goes, which no conversation can: a regenerate's in
+    // place of the answer it replaces (on the active path until the new one is complete), an
+    // edit's after its new version of the question (off the path until then). So the reset stands
+    // for the events before that `turn`, which the log holds and sends again, as it came live. A
+    // message's or a loop step's `turn` brings the turn it answers, which the path has taken as
+    // its last: the conversation before the `turn` is without it (else shown twice).
+    const added = !call.replaces && call.version === undefined
+    const before = this.#record.shownJson(added ? -1 : undefined)
+    return { start: call.firstId - 1, reset: this.#resetFrame(call.firstId - 1, true, before) }
   }
 
   /**
    * The `reset` that starts a stream from before what its client can be sent event by event
-   * (DESIGN §9): the conversation, the queue and what the loop waits on (as `GET` lists them) as
-   * they are now, whether an answer is in flight, and, as its id, the last event it stands for.
+   * (DESIGN §9): the conversation (as it is now unless given), the queue and what the loop waits
+   * on (as `GET` lists them) as they are now, whether an answer is in flight, and, as its id, the
+   * last event it stands for.
    */
-  #resetFrame(id: number, streaming: boolean): string {
+  #resetFrame(id: number, streaming: boolean, conversation = this.#record.shownJson()): string {
     const pending = this.#loop.pending()
     const data = jsonObject<WireConversationEvents['reset']>({
-      conversation: this.#record.shownJson(),
+      conversation,
       streaming: String(streaming),
       queue: JSON.stringify(this.#record.queuedTurns()),
       pending: pending === undefined ? undefined : JSON.stringify(pending),

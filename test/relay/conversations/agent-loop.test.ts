@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AssistantTurn, ToolTurn } from '../../../src/core/conversation.ts'
 import type { WireToolResult } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
-import { dataOf, readSse, readUntil, runs } from '../sse-reader.ts'
+import { dataOf, parseSse, readRest, readSse, readUntil, runs } from '../sse-reader.ts'
 import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 
 // A durable conversation's tool loop (DESIGN §13), in Node on SQLite in memory: server tools run
@@ -267,5 +267,50 @@ describe('a conversation’s tool loop', () => {
       'assistant',
     ])
     expect(view.conversation.turns[3]).toMatchObject({ text: 'ab', stopReason: 'aborted' })
+  })
+
+  it("resumes a loop's later step from before what the log keeps: the path before its tool turn, then that turn and its answer", async () => {
+    const later = gate()
+    const steps = mock({
+      provider: 'test',
+      model: 'steps',
+      script: [{ toolCalls: [{ name: 'clock', input: {} }] }, { text: 'abcdef' }],
+      chunkSize: 1,
+      pace: ({ call }) => (call.index === 0 ? Promise.resolve() : later.wait()),
+    })
+    const { hosts, create, ask, send, shown } = agentWorld({ models: [steps] })
+    await create()
+    const first = await readSse(await ask('One'))
+    await readSse(await ask('Two'))
+    await readSse(await ask('Three'))
+    const response = await send({ model: 'test/steps', turn: user('Go'), serverTools: ['clock'] })
+    later.open(2)
+    const seen = await readUntil(response, (read) => dataOf(read, 'text').length >= 2)
+    const toolTurn = seen.events.filter((event) => event.event === 'turn')[1]!
+    const view = await shown()
+    expect(view.conversation.turns.map((t) => t.role).slice(-3)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ])
+    const resuming = await hosts.request(ID, 'stream', ALICE, {
+      headers: { 'last-event-id': first.events.at(-1)!.id! },
+    })
+    later.open(10)
+    const resumed = await readSse(resuming)
+    const answered = parseSse(seen.raw + (await readRest(response)))
+    // The first step stands in the conversation, up to the turn that made its calls; the tool
+    // turn comes as it came live, and the answer to it: a client shows each turn once.
+    const [reset, ...after] = resumed.events
+    expect(reset).toMatchObject({ event: 'reset', id: String(Number(toolTurn.id) - 1) })
+    expect(JSON.parse(reset!.data)).toEqual({
+      conversation: { turns: view.conversation.turns.slice(0, -1) },
+      streaming: true,
+      queue: [],
+    })
+    expect(after).toEqual(
+      answered.events.filter((event) => Number(event.id) >= Number(toolTurn.id)),
+    )
+    expect(runs({ ...resumed, events: after })).toEqual(['turn', 'text', 'done'])
   })
 })

@@ -219,6 +219,52 @@ describe('branches of a conversation', () => {
     expect((await hosts.request(ID, 'get', ALICE)).status).toBe(200)
   })
 
+  it.each([
+    [
+      'a regenerate',
+      'regenerate',
+      { model: 'test/gated' },
+      { turn: user('Three'), replaces: true },
+    ],
+    [
+      'an edit',
+      'edit',
+      { model: 'test/gated', turn: 2, content: 'Two, edited' },
+      { turn: { ...user('Two, edited'), branch: { index: 1, count: 2 } }, at: 2 },
+    ],
+  ])(
+    'resumes %s from before what the log keeps: the conversation as it was, then its turn and answer',
+    async (_what, op, body, turn) => {
+      const { create, post, read, slow, hosts } = world()
+      await create()
+      const first = await readSse(await post('messages', asked('One')))
+      await readSse(await post('messages', asked('Two')))
+      await readSse(await post('messages', asked('Three')))
+      // In flight, its `turn` sent: the log keeps the events from the last answer's on.
+      const answering = await post(op, body)
+      slow.letters(0).open(2)
+      const seen = await readUntil(answering, (got) => dataOf(got, 'text').length >= 2)
+      // As `GET` shows it meanwhile: nothing replaced yet.
+      const before = (await read()).conversation
+      const turnId = Number(seen.events[0]!.id)
+      const from = first.events.at(-1)!.id!
+      expect(Number(from)).toBeLessThan(hosts.get(ID).stats().firstKeptEventId - 1)
+      const resuming = await hosts.request(ID, 'stream', ALICE, {
+        headers: { 'last-event-id': from },
+      })
+      slow.letters(0).open(10)
+      const resumed = await readSse(resuming)
+      const answered = parseSse(seen.raw + (await readRest(answering)))
+      // The conversation before its `turn` (nothing of it replaced yet), standing for the events
+      // up to that `turn`, which follows: a client places the answer as the `turn` says.
+      const [reset, ...after] = resumed.events
+      expect(reset).toMatchObject({ event: 'reset', id: String(turnId - 1) })
+      expect(JSON.parse(reset!.data)).toEqual({ conversation: before, streaming: true, queue: [] })
+      expect(dataOf(answered, 'turn')).toEqual([turn])
+      expect(after).toEqual(answered.events)
+    },
+  )
+
   it("regenerates every step of an agent's answer after the last user turn", async () => {
     const steps = scripted('steps', (index) =>
       index % 2 === 0
