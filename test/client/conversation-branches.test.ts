@@ -309,31 +309,31 @@ describe('a conversation store with versions', () => {
     return { first, other, held }
   }
 
-  it("shows a regenerate's answer in place of the old one in a tab resumed from before what the relay keeps", async () => {
-    const { first, other, held } = await resumedDuring((page) => page.regenerate())
-    const all = [
-      'Tell me a joke',
-      'Seen: Tell me a joke',
-      'Another',
-      'Seen: Tell me a joke | Another',
-      'And one more',
-      'Slow: And one more [1/2]',
-    ]
-    expect(shown(first)).toEqual(all)
-    expect(shown(other)).toEqual(all)
-    expect(other.getSnapshot().conversation).toEqual(held.conversation)
-    first.dispose()
-    other.dispose()
-  })
-
-  it("shows an edit's question and answer in place of what they replace in a tab resumed from before what the relay keeps", async () => {
-    const { first, other, held } = await resumedDuring((page) => page.edit(2, 'Another, edited'))
-    const all = [
-      'Tell me a joke',
-      'Seen: Tell me a joke',
-      'Another, edited [1/2]',
-      'Slow: Another, edited',
-    ]
+  it.each([
+    {
+      change: "a regenerate's answer in place of the old one",
+      make: (page: Store) => page.regenerate(),
+      all: [
+        'Tell me a joke',
+        'Seen: Tell me a joke',
+        'Another',
+        'Seen: Tell me a joke | Another',
+        'And one more',
+        'Slow: And one more [1/2]',
+      ],
+    },
+    {
+      change: "an edit's question and answer in place of what they replace",
+      make: (page: Store) => page.edit(2, 'Another, edited'),
+      all: [
+        'Tell me a joke',
+        'Seen: Tell me a joke',
+        'Another, edited [1/2]',
+        'Slow: Another, edited',
+      ],
+    },
+  ])('shows $change in a tab resumed from before what the relay keeps', async ({ make, all }) => {
+    const { first, other, held } = await resumedDuring(make)
     expect(shown(first)).toEqual(all)
     expect(shown(other)).toEqual(all)
     expect(other.getSnapshot().conversation).toEqual(held.conversation)
