@@ -375,7 +375,7 @@ export class AnswerLoop {
 
   #recoverCall(loop: LoopState, stored: LoopCall): void {
     const { record, store, journal } = this.#host
-    const storedLast = store.lastEventId()
+    const storedLast = store.storedEventIds().last
     const call = { ...stored, answers: this.#answersOf(stored) }
     // The answer goes on from where its stream started: what the log holds of it is kept.
     const segment = this.#begin(loop.streamFrom, 0)

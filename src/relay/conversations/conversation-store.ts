@@ -45,26 +45,27 @@ function rowsOf(json: string): string[] {
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0
-  /** How many of this store's tables exist (the runtime may keep tables of its own). */
-  const tableCount = () =>
-    Number(
-      sql
-        .exec(
-          `SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`,
-          ...TABLES,
-        )
-        .toArray()[0]?.['n'],
-    )
+  /**
+   * This store's tables that exist (the runtime may keep tables of its own), each with the
+   * statement that made it: one read as the object starts.
+   */
+  const tablesMade = () =>
+    sql
+      .exec(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`,
+        ...TABLES,
+      )
+      .toArray()
   // The schema is written with the first row, not when the object starts: a request for an id
   // that was never created (a 404) leaves no database behind. Until then every read is empty.
-  const made = tableCount()
-  let hasTables = made > 0
+  const made = tablesMade()
+  let hasTables = made.length > 0
   // A database written before a table was added gets it now (every table is made if missing), and
   // turns stored before branches get the column of their parent.
-  if (hasTables && made < TABLES.length) sql.exec(SCHEMA)
+  if (hasTables && made.length < TABLES.length) sql.exec(SCHEMA)
   if (hasTables) {
-    const turns = sql.exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'")
-    if (!/\bparent\b/.test(String(turns.toArray()[0]?.['sql'] ?? ''))) {
+    const turns = made.find((table) => table['name'] === 'turns')?.['sql']
+    if (turns !== undefined && !/\bparent\b/.test(String(turns))) {
       sql.exec('ALTER TABLE turns ADD COLUMN parent INTEGER')
     }
   }
@@ -100,7 +101,7 @@ export function createConversationStore(sql: SqlHandle) {
 
     /** How many tables the database holds: none until the first row is written. */
     tables(): number {
-      return tableCount()
+      return tablesMade().length
     },
 
     /** The metadata JSON, or undefined for a conversation never created. */
@@ -278,10 +279,22 @@ export function createConversationStore(sql: SqlHandle) {
       }
     },
 
-    /** The id of the first stored event, or undefined when none is. */
-    firstEventId(): number | undefined {
-      const first = rows('SELECT MIN(first_id) AS id FROM events')[0]?.['id']
-      return typeof first === 'number' ? first : undefined
+    /**
+     * The ids of the first and the last stored event (`first` undefined and `last` 0 when none
+     * is), found by the batches' key: one read as the object starts.
+     */
+    storedEventIds(): { first: number | undefined; last: number } {
+      const row = rows(
+        `SELECT MIN(first_id) AS first,
+           (SELECT last_id FROM events ORDER BY first_id DESC LIMIT 1) AS last
+         FROM events`,
+      )[0]
+      const first = row?.['first']
+      const last = row?.['last']
+      return {
+        first: typeof first === 'number' ? first : undefined,
+        last: typeof last === 'number' ? last : 0,
+      }
     },
 
     /** Deletes the stored events before `id`: every batch that ends before it. */
@@ -291,12 +304,6 @@ export function createConversationStore(sql: SqlHandle) {
         id,
       )
       write('DELETE FROM events WHERE last_id < ?', id)
-    },
-
-    /** The id of the last stored event (0 when none is): the last batch's, by its key. */
-    lastEventId(): number {
-      const last = rows('SELECT last_id FROM events ORDER BY first_id DESC LIMIT 1')[0]?.['last_id']
-      return typeof last === 'number' ? last : 0
     },
 
     /**

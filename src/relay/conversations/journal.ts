@@ -94,10 +94,10 @@ export class Journal {
         skip: () => this.#log.skip(),
       },
     })
-    const stored = store.lastEventId()
+    const { first, last: stored } = store.storedEventIds()
     const ended = options.lastEventId ?? 0
     this.#log = this.#newLog(Math.max(stored, ended) + (interrupted ? MAX_BATCH_EVENTS : 0))
-    this.#storedFrom = store.firstEventId()
+    this.#storedFrom = first
     // What is stored of an answer whose last events were not is not a whole answer.
     this.#firstKept = ended > stored ? this.#log.lastId + 1 : (this.#storedFrom ?? 1)
   }
@@ -214,7 +214,7 @@ export class Journal {
     if (firstId <= this.#firstKept) return
     if (this.#storedFrom !== undefined && this.#storedFrom < firstId) {
       this.#store.dropEventsBefore(firstId)
-      this.#storedFrom = this.#store.firstEventId()
+      this.#storedFrom = this.#store.storedEventIds().first
     }
     this.#log.dropBefore(firstId)
     this.#firstKept = firstId
