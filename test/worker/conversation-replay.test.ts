@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Turn } from '../../src/core/conversation.ts'
-import { parseSse, readSse, readUntil } from '../relay/sse-reader.ts'
+import { parseSse, readRest, readSse, readUntil } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 const TOKEN = 'token-replay-0123456789'
@@ -88,17 +88,6 @@ function frames(raw: string): string {
     .filter((block) => !block.startsWith(':'))
     .map((block) => `${block}\n\n`)
     .join('')
-}
-
-/** What is left of a body that `readUntil` stopped reading. */
-async function readRest(response: Response): Promise<string> {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  for (let step = await reader.read(); !step.done; step = await reader.read()) {
-    text += decoder.decode(step.value, { stream: true })
-  }
-  return text
 }
 
 describe('what a conversation object holds, in workerd', () => {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { AssistantTurn, Turn } from '../../src/core/conversation.ts'
 import type { ShownAssistantTurn } from '../../src/core/wire.ts'
 import { startGate, type Gate } from '../helpers/gate.ts'
-import { parseSse, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
+import { parseSse, readRest, readSse, readUntil, type ReadSse } from '../relay/sse-reader.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 import { LEAKED_KEY } from './fixtures/scripted-models.ts'
 
@@ -225,17 +225,6 @@ function lastDone(read: ReadSse): AssistantTurn {
   const last = read.events.at(-1)!
   expect(last.event).toBe('done')
   return (JSON.parse(last.data) as { turn: AssistantTurn }).turn
-}
-
-/** What is left of a body that `readUntil` stopped reading. */
-async function readRest(response: Response): Promise<string> {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  for (let step = await reader.read(); !step.done; step = await reader.read()) {
-    text += decoder.decode(step.value, { stream: true })
-  }
-  return text
 }
 
 /** A small seeded generator (mulberry32), so a failing cut point can be replayed. */
