@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/index.ts'
 import type { Turn } from '../../src/core/conversation.ts'
 import { mock, type MockCall } from '../../src/providers/mock/index.ts'
-import { CLIENT_HEADER, checkConversationRequest } from '../../src/relay/index.ts'
 import { cutFollow } from '../helpers/cut-follow.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { memoryHosts } from '../helpers/memory-hosts.ts'
+import { memoryRelay } from '../helpers/memory-relay.ts'
 import { gate } from '../relay/conversations/agent-world.ts'
-import { inProcessRelay, RELAY_URL } from './helpers.ts'
+import { RELAY_URL } from './helpers.ts'
 
 // Versions and the queue of a durable conversation (DESIGN §14) as `relayConversation()` shows
 // them, against the conversation host in Node (SQLite in memory) behind `createRelay`, as the
@@ -21,8 +21,7 @@ const asked = (call: MockCall) =>
   call.conversation.turns.flatMap((turn) => (turn.role === 'user' ? [String(turn.content)] : []))
 
 /**
- * A relay whose conversations run in hosts on SQLite in memory, routed as the Worker routes them
- * (but for approvals, which these tests make none of).
+ * A relay whose conversations run in hosts on SQLite in memory, routed as the Worker routes them.
  * `test/seen` answers with the user texts it got (`Seen: a | b`), at once; `test/slow` the same,
  * a letter at a time as its call's gate lets it (`letters(i).open(n)`, call `i` from 0);
  * `test/broken` fails after its first delta.
@@ -48,25 +47,7 @@ function world() {
     script: [{ text: 'half of it', fail: { kind: 'server', afterEvents: 1 } }],
   })
   const hosts = memoryHosts({ providers: { test: [seen, slow, broken] } })
-  const relay = inProcessRelay({
-    auth: [TOKEN],
-    conversations: async (request, clientId) => {
-      const checked = await checkConversationRequest(request, clientId)
-      if (!checked.ok) return checked.response
-      const { op, body } = checked
-      const headers = new Headers({ [CLIENT_HEADER]: clientId })
-      const lastEventId = request.headers.get('last-event-id')
-      if (lastEventId !== null) headers.set('last-event-id', lastEventId)
-      if (body !== undefined) headers.set('content-type', 'application/json')
-      const id = checked.id ?? ''
-      const host = hosts.get(checked.id ?? `client:${clientId}`)
-      const reads = ['get', 'stream', 'list', 'export'].includes(op)
-      const url = `https://conversation/${op}/${id}${new URL(request.url).search}`
-      return host.fetch(
-        new Request(url, { method: reads ? 'GET' : 'POST', headers, body: body ?? null }),
-      )
-    },
-  })
+  const relay = memoryRelay(hosts, TOKEN)
   const headers = { authorization: `Bearer ${TOKEN}` }
   /** A store on this relay, on `test/seen`, following over SSE, told of every change at once. */
   const store = (options: Partial<RelayConversationOptions> = {}) =>

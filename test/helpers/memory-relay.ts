@@ -1,0 +1,37 @@
+import {
+  CLIENT_HEADER,
+  checkConversationRequest,
+  type ConversationHost,
+} from '../../src/relay/index.ts'
+import { inProcessRelay, type InProcessRelay } from '../client/helpers.ts'
+
+/**
+ * A relay whose conversations run in `hosts` (see `memoryHosts`), behind `createRelay` with
+ * `token` and routed as the Worker routes them: what `relayConversation()` talks to in Node.
+ */
+export function memoryRelay(
+  hosts: { get(name: string): ConversationHost },
+  token: string,
+): InProcessRelay {
+  return inProcessRelay({
+    auth: [token],
+    conversations: async (request, clientId) => {
+      const checked = await checkConversationRequest(request, clientId)
+      if (!checked.ok) return checked.response
+      const { op, body } = checked
+      const headers = new Headers({ [CLIENT_HEADER]: clientId })
+      const lastEventId = request.headers.get('last-event-id')
+      if (lastEventId !== null) headers.set('last-event-id', lastEventId)
+      if (body !== undefined) headers.set('content-type', 'application/json')
+      const id = checked.id ?? ''
+      const host = hosts.get(checked.id ?? `client:${clientId}`)
+      const reads = ['get', 'stream', 'list', 'export'].includes(op)
+      const named =
+        checked.id === undefined || checked.approvalId === undefined ? '' : `/${checked.approvalId}`
+      const url = `https://conversation/${op}/${id}${named}${new URL(request.url).search}`
+      return host.fetch(
+        new Request(url, { method: reads ? 'GET' : 'POST', headers, body: body ?? null }),
+      )
+    },
+  })
+}
