@@ -67,12 +67,12 @@ export type WireConversationEvents = WireEvents & {
    * that was stopped or failed, versions dropped for room. A resume's also holds the queue as it
    * now is, and what the tool loop waits on as `GET` lists it (`pending`, absent when the loop has
    * no tool step: nothing waits): the events that changed them may be gone from the log; while a
-   * model call runs, its conversation is as it was just before that call's `turn`, which follows
-   * and says where the answer goes (a regenerate's in place of the answer it replaces, which
-   * stays on the active path until then). So does the first event of the stream of a message, a
-   * regenerate or an edit whose client said a last event (`Last-Event-ID`) before some event that
-   * came ahead of its `turn`: the conversation as it was just before that `turn`, which follows,
-   * with `streaming` true.
+   * model call runs, or the server tools of the step it made, its conversation is as it was just
+   * before that call's `turn`, which follows and says where the answer goes (a regenerate's in
+   * place of the answer it replaces, which stays on the active path until then). So does the
+   * first event of the stream of a message, a regenerate or an edit whose client said a last event
+   * (`Last-Event-ID`) before some event that came ahead of its `turn`: the conversation as it was
+   * just before that `turn`, which follows, with `streaming` true.
    */
   reset: {
     conversation: ShownConversation

@@ -4,6 +4,8 @@
  * event it saw, stopped from another store, continued by a browser-side tool loop, with versions
  * (regenerate, edit, switch), a queue and a title.
  */
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { WebSocket as UndiciWebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
@@ -19,7 +21,20 @@ let worker: TestWorker
 /** Paces `gated/paced`: each delta goes when the test lets it. */
 let gate: Gate
 
+/** A server the `probe` tool asks: it counts each run, and answers once the test lets it. */
+const probe = { url: '', runs: 0, held: [] as ServerResponse[] }
+const probeServer = createServer((_request, response) => {
+  probe.runs++
+  probe.held.push(response)
+})
+/** Lets every `probe` run that waits end, with the text `probed`. */
+const answerProbes = () => {
+  for (const response of probe.held.splice(0)) response.end('probed')
+}
+
 beforeAll(async () => {
+  await new Promise<void>((listening) => probeServer.listen(0, '127.0.0.1', listening))
+  probe.url = `http://127.0.0.1:${(probeServer.address() as AddressInfo).port}/probe`
   gate = await startGate()
   worker = await startTestWorker({
     RELAY_TOKENS: TOKEN,
@@ -28,12 +43,15 @@ beforeAll(async () => {
     HEARTBEAT_MS: '1000',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
     MOCK_GATE_URL: gate.url,
+    TOOL_PROBE_URL: probe.url,
   })
 })
 
 afterAll(async () => {
   await worker?.dispose()
   await gate?.close()
+  for (const response of probe.held) response.destroy()
+  await new Promise((closed) => probeServer.close(closed))
 })
 
 const headers = { authorization: `Bearer ${TOKEN}` }
@@ -515,6 +533,37 @@ describe('relayConversation', () => {
       store.dispose()
       other.dispose()
     })
+  })
+
+  it('shows each turn of a step once in a store resumed from before what the relay keeps while its server tool runs', async () => {
+    const store = onWorker({ follow: true, followOver: 'sse' })
+    await store.send('Tell me a joke')
+    const cut = cutFollow()
+    const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
+    await other.load()
+    const { lastEventId } = await stored(store.id!)
+    // The other store's follow stream drops; two answers later (the log keeps the last one's
+    // events only) its resume reaches the relay while the probe the model called runs.
+    cut.drop()
+    await store.send('Another')
+    await store.send('And one more')
+    const runs = probe.runs
+    const asking = store.send('Run probe now', { serverTools: ['probe'] })
+    await vi.waitFor(() => expect(probe.runs).toBe(runs + 1))
+    cut.restore()
+    await vi.waitFor(() => expect(other.getSnapshot().status).toBe('streaming'))
+    expect(cut.resumedFrom()[0]).toBe(String(lastEventId))
+    answerProbes()
+    await asking
+    await vi.waitFor(() => expect(other.getSnapshot().status).toBe('ready'), { timeout: 20_000 })
+    const held = await stored(store.id!)
+    expect(store.getSnapshot().conversation).toEqual(held.conversation)
+    expect(other.getSnapshot().messages.map((m) => m.text)).toEqual(
+      store.getSnapshot().messages.map((m) => m.text),
+    )
+    expect(other.getSnapshot().conversation).toEqual(held.conversation)
+    store.dispose()
+    other.dispose()
   })
 
   describe('with versions, a queue and a title', () => {

@@ -623,7 +623,8 @@ export class AnswerLoop {
   #commitStep(step: ToolStep): void {
     const { record, journal, store } = this.#host
     const meta = record.meta!
-    record.saveMeta({ ...meta, toolSteps: step.step, loop: { ...meta.loop!, call: undefined } })
+    const loop = { ...meta.loop!, call: undefined, madeStep: meta.loop!.call }
+    record.saveMeta({ ...meta, toolSteps: step.step, loop })
     // Stored by `#settle` below, in the same commit, unless it ends there (every call answered).
     this.#step = step
     for (const { call, state } of step.calls) {

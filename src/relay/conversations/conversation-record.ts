@@ -68,6 +68,12 @@ export type LoopState = {
    * resumed the loop); `replaces`, a regenerate's; `retried` once a restart ran it again.
    */
   call?: LoopCall | undefined
+  /**
+   * The model call that made the loop's tool step, as `call` was (kept while the step's calls are
+   * answered): a resume from before what the log keeps, while the step's server tools run, starts
+   * from its `turn`. None in loops stored before it was kept.
+   */
+  madeStep?: LoopCall | undefined
 }
 
 /** The model call a loop has in flight (see `LoopState.call`). */

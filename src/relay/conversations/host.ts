@@ -703,17 +703,29 @@ export class ConversationHost {
   /**
    * Where a reader that saw the events up to `after` starts (without one: the answer in flight
    * from its `turn`, else from now). From before what the log holds, a `reset`: while a model
-   * call runs, the conversation as it was just before that call's `turn`, then the call from its
-   * `turn` on; else the conversation as it is now, then what follows it (server tools of the
-   * answer in flight, or later events).
+   * call runs, or the server tools of the step it made, the conversation as it was just before
+   * that call's `turn`, then the call from its `turn` on; else the conversation as it is now, then
+   * what follows it (the answer in flight after its first event, or later events).
    */
   #resumePoint(after: number | undefined): { start: number; reset: string | undefined } {
     const firstId = this.#loop.firstId
     const lastId = this.#journal.lastId
     const from = after ?? (firstId === undefined ? lastId : firstId - 1)
     if (from >= this.#journal.firstKept - 1) return { start: from, reset: undefined }
-    const call = firstId === undefined ? undefined : this.#record.meta?.loop?.call
+    const loop = firstId === undefined ? undefined : this.#record.meta?.loop
+    const call = loop?.call
     if (call === undefined) {
+      // No model call, but the server tools of the step one made: that call is over, its turn
+      // stored as the path's last, its `done` still to come (or sent before the loop waited). So
+      // the reset is without that turn, and without the turn the call's `turn` brought (a
+      // regenerate's brings none: it puts its answer after the last user turn), and the step
+      // follows from that `turn`, as it came live. A loop stored without the call, or whose
+      // events from it a restart lost, starts after the answer's first event, as before.
+      const made = loop?.madeStep
+      if (made !== undefined && made.firstId >= this.#journal.firstKept) {
+        const before = this.#record.shownJson(made.replaces ? -1 : -2)
+        return { start: made.firstId - 1, reset: this.#resetFrame(made.firstId - 1, true, before) }
+      }
       const start = firstId ?? lastId
       return { start, reset: this.#resetFrame(start, firstId !== undefined) }
     }

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest'
+import { relayConversation, type RelayConversationOptions } from '../../../src/client/index.ts'
 import type { AssistantTurn, ToolTurn } from '../../../src/core/conversation.ts'
 import type { WireToolResult } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
+import { RELAY_URL } from '../../client/helpers.ts'
+import { cutFollow } from '../../helpers/cut-follow.ts'
+import { memoryRelay } from '../../helpers/memory-relay.ts'
 import { dataOf, parseSse, readRest, readSse, readUntil, runs } from '../sse-reader.ts'
 import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 
 // A durable conversation's tool loop (DESIGN §13), in Node on SQLite in memory: server tools run
 // in the host, client calls are awaited, each step is stored before the next model call.
 
+const TOKEN = 'token-agent-loop-0123456789'
+/** How long a store may take to read what the relay sent, on a busy machine. */
+const WAIT = { timeout: 20_000 }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('a conversation’s tool loop', () => {
@@ -312,5 +319,164 @@ describe('a conversation’s tool loop', () => {
       answered.events.filter((event) => Number(event.id) >= Number(toolTurn.id)),
     )
     expect(runs({ ...resumed, events: after })).toEqual(['turn', 'text', 'done'])
+  })
+})
+
+describe('a resume from before what the log keeps while the loop’s server tools run', () => {
+  /**
+   * A world whose `test/steps` model calls `tools` in turn, a step each, then answers: the step
+   * of `slow` (the last) runs until the test lets it; `held` needs an approval, then runs until
+   * its own gate opens. Three exchanges come first: the log keeps the last one's events only.
+   */
+  async function behind(tools: string[]) {
+    const steps = scripted('steps', (index) =>
+      index < tools.length
+        ? { toolCalls: [{ id: `call-${index}`, name: tools[index]!, input: {} }] }
+        : { text: 'Done.' },
+    )
+    const held = gate()
+    const world = agentWorld({
+      models: [steps],
+      tools: {
+        held: {
+          parameters: { type: 'object', properties: {} },
+          needsApproval: true,
+          execute: async () => {
+            await held.wait()
+            return 'held and done'
+          },
+        },
+      },
+    })
+    await world.create()
+    const first = await readSse(await world.ask('One'))
+    await readSse(await world.ask('Two'))
+    await readSse(await world.ask('Three'))
+    const resume = () =>
+      world.hosts.request(ID, 'stream', ALICE, {
+        headers: { 'last-event-id': first.events.at(-1)!.id! },
+      })
+    return { ...world, held, resume, body: { model: 'test/steps', serverTools: tools } }
+  }
+
+  it.each([
+    ["a message's first step", 'messages', { turn: user('Go') }, ['slow'], 2],
+    ['a later step', 'messages', { turn: user('Go') }, ['clock', 'slow'], 2],
+    ["a regenerate's first step", 'regenerate', {}, ['slow'], 1],
+    ["an edit's first step", 'edit', { turn: 2, content: 'Two, edited' }, ['slow'], 2],
+  ] as const)(
+    'sends %s from its turn, after the conversation as it was before that turn',
+    async (_what, op, asked, tools, dropped) => {
+      const { hosts, slow, slowGate, shown, resume, body } = await behind([...tools])
+      const response = await hosts.request(ID, op, ALICE, { body: { ...body, ...asked } })
+      await expect.poll(() => slow.started).toBe(1)
+      // The step's turn is stored, its tool runs: no model call is in flight.
+      const view = await shown()
+      expect(view.conversation.turns.at(-1)).toMatchObject({ toolCalls: [{ name: 'slow' }] })
+      const resuming = await resume()
+      slowGate.open()
+      const resumed = await readSse(resuming)
+      const answered = await readSse(response)
+      // The `turn` of the model call that made the step: the message's, a tool turn's, the
+      // regenerate's (its answer in place of the old one) or the edit's (its question at `at`).
+      const stepTurn = answered.events.filter((event) => event.event === 'turn')[tools.length - 1]!
+      const [reset, ...after] = resumed.events
+      expect(reset).toMatchObject({ event: 'reset', id: String(Number(stepTurn.id) - 1) })
+      // Without the step's turn, and the turn it answers unless the `turn` replaces an answer.
+      const turns = view.conversation.turns.slice(0, -dropped)
+      expect(JSON.parse(reset!.data)).toEqual({
+        conversation: { ...view.conversation, turns },
+        streaming: true,
+        queue: [],
+        pending: view.pending,
+      })
+      expect(after).toEqual(answered.events.filter((e) => Number(e.id) >= Number(stepTurn.id)))
+      expect((await shown()).conversation.turns.at(-1)).toMatchObject({ text: 'Done.' })
+    },
+  )
+
+  it('sends an approved call’s step from its turn, the events before the wait included', async () => {
+    const { hosts, held, send, decide, shown, resume, body } = await behind(['held'])
+    const asked = await readSse(await send({ ...body, turn: user('Go') }))
+    expect(runs(asked)).toEqual(['turn', 'tool-call', 'tool-approval', 'done'])
+    const [approval] = dataOf<{ approvalId: string }>(asked, 'tool-approval')
+    expect((await decide(approval!.approvalId, { approve: true })).status).toBe(202)
+    // The loop goes on by itself; its tool runs until the test lets it.
+    const going = await hosts.request(ID, 'stream', ALICE, {
+      headers: { 'last-event-id': asked.events.at(-1)!.id! },
+    })
+    const view = await shown()
+    expect(view.streaming).toBe(true)
+    const resuming = await resume()
+    held.open()
+    const resumed = await readSse(resuming)
+    const went = await readSse(going)
+    const [reset, ...after] = resumed.events
+    expect(reset).toMatchObject({ event: 'reset', id: String(Number(asked.events[0]!.id) - 1) })
+    expect(JSON.parse(reset!.data)).toMatchObject({
+      conversation: { turns: view.conversation.turns.slice(0, -2) },
+    })
+    expect(after).toEqual([...asked.events, ...went.events])
+    expect(runs({ ...resumed, events: after })).toEqual([
+      'turn',
+      'tool-call',
+      'tool-approval',
+      'done',
+      'tool-result',
+      'turn',
+      'text',
+      'done',
+    ])
+  })
+})
+
+describe('a store resumed from before what the log keeps while the loop’s server tools run', () => {
+  it('shows each turn of the step once, as the relay keeps them', async () => {
+    const { hosts, slow, slowGate } = agentWorld()
+    const relay = memoryRelay(hosts, TOKEN)
+    const headers = { authorization: `Bearer ${TOKEN}` }
+    const store = (options: Partial<RelayConversationOptions> = {}) =>
+      relayConversation({
+        url: RELAY_URL,
+        model: 'mock/echo',
+        headers,
+        fetch: relay.fetch,
+        follow: true,
+        followOver: 'sse',
+        scheduler: (flush) => flush(),
+        ...options,
+      })
+    const held = async (id: string) =>
+      (await (await relay.fetch(`${RELAY_URL}/v1/conversations/${id}`, { headers })).json()) as {
+        conversation: unknown
+        lastEventId: number
+      }
+    const first = store()
+    await first.send('One')
+    // Another tab, whose follow stream drops; two exchanges later its resume reaches the relay
+    // while the step's tool runs.
+    const cut = cutFollow(relay.fetch)
+    const other = store({ id: first.id, fetch: cut.fetch })
+    await other.load()
+    const { lastEventId } = await held(first.id!)
+    cut.drop()
+    await first.send('Two')
+    await first.send('Three')
+    const asking = first.send('Run slow now', { serverTools: ['slow'] })
+    await expect.poll(() => slow.started).toBe(1)
+    cut.restore()
+    await expect.poll(() => other.getSnapshot().status, WAIT).toBe('streaming')
+    expect(cut.resumedFrom()[0]).toBe(String(lastEventId))
+    slowGate.open()
+    await asking
+    await expect.poll(() => other.getSnapshot().status, WAIT).toBe('ready')
+    const { conversation } = await held(first.id!)
+    expect(first.getSnapshot().conversation).toEqual(conversation)
+    expect(other.getSnapshot().messages.map((m) => m.text)).toEqual(
+      first.getSnapshot().messages.map((m) => m.text),
+    )
+    expect(other.getSnapshot().conversation).toEqual(conversation)
+    first.dispose()
+    other.dispose()
   })
 })
