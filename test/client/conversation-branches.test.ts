@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { relayConversation, type RelayConversationOptions } from '../../src/client/index.ts'
 import type { Turn } from '../../src/core/conversation.ts'
 import { mock, type MockCall } from '../../src/providers/mock/index.ts'
 import { cutFollow } from '../helpers/cut-follow.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { memoryHosts } from '../helpers/memory-hosts.ts'
-import { memoryRelay } from '../helpers/memory-relay.ts'
+import { memoryRelay, storesOn } from '../helpers/memory-relay.ts'
 import { gate } from '../relay/conversations/agent-world.ts'
 import { RELAY_URL } from './helpers.ts'
 
@@ -49,18 +48,8 @@ function world() {
   const hosts = memoryHosts({ providers: { test: [seen, slow, broken] } })
   const relay = memoryRelay(hosts, TOKEN)
   const headers = { authorization: `Bearer ${TOKEN}` }
-  /** A store on this relay, on `test/seen`, following over SSE, told of every change at once. */
-  const store = (options: Partial<RelayConversationOptions> = {}) =>
-    relayConversation({
-      url: RELAY_URL,
-      model: 'test/seen',
-      headers,
-      fetch: relay.fetch,
-      follow: true,
-      followOver: 'sse',
-      scheduler: (flush) => flush(),
-      ...options,
-    })
+  /** A store on this relay, on `test/seen` (see `storesOn`). */
+  const store = storesOn(relay, TOKEN, 'test/seen')
   /** `GET /v1/conversations` and `/v1/conversations/:id` as the relay answers them. */
   const get = async (path: string) =>
     (await (await relay.fetch(`${RELAY_URL}/v1/conversations${path}`, { headers })).json()) as {

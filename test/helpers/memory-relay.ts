@@ -1,9 +1,14 @@
 import {
+  relayConversation,
+  type RelayConversation,
+  type RelayConversationOptions,
+} from '../../src/client/index.ts'
+import {
   CLIENT_HEADER,
   checkConversationRequest,
   type ConversationHost,
 } from '../../src/relay/index.ts'
-import { inProcessRelay, type InProcessRelay } from '../client/helpers.ts'
+import { inProcessRelay, RELAY_URL, type InProcessRelay } from '../client/helpers.ts'
 
 /**
  * A relay whose conversations run in `hosts` (see `memoryHosts`), behind `createRelay` with
@@ -34,4 +39,23 @@ export function memoryRelay(
       )
     },
   })
+}
+
+/**
+ * Stores on `relay` with `token`, on `model`, following over SSE and told of every change at once
+ * (the scheduler flushes each): the pages a test opens; `options` are each store's own.
+ */
+export function storesOn(relay: InProcessRelay, token: string, model: string) {
+  const headers = { authorization: `Bearer ${token}` }
+  return (options: Partial<RelayConversationOptions> = {}): RelayConversation =>
+    relayConversation({
+      url: RELAY_URL,
+      model,
+      headers,
+      fetch: relay.fetch,
+      follow: true,
+      followOver: 'sse',
+      scheduler: (flush) => flush(),
+      ...options,
+    })
 }

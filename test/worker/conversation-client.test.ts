@@ -83,6 +83,24 @@ async function stored(id: string): Promise<{ conversation: unknown; lastEventId:
   return (await response.json()) as { conversation: unknown; lastEventId: number }
 }
 
+/**
+ * Two stores of one conversation after its first exchange: `other`'s follow stream drops (`cut`
+ * brings it back), and two answers later the log keeps none of what it last saw (`lastEventId`),
+ * so its resume gets a `reset`.
+ */
+async function oneBehind() {
+  const store = onWorker({ follow: true, followOver: 'sse' })
+  await store.send('Tell me a joke')
+  const cut = cutFollow()
+  const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
+  await other.load()
+  const { lastEventId } = await stored(store.id!)
+  cut.drop()
+  await store.send('Another')
+  await store.send('And one more')
+  return { store, other, cut, lastEventId }
+}
+
 /** A fetch whose first conversation stream is cut after `bytes`, as a dropped network cuts it. */
 function droppingFetch(bytes: number) {
   let dropped = 0
@@ -536,17 +554,8 @@ describe('relayConversation', () => {
   })
 
   it('shows each turn of a step once in a store resumed from before what the relay keeps while its server tool runs', async () => {
-    const store = onWorker({ follow: true, followOver: 'sse' })
-    await store.send('Tell me a joke')
-    const cut = cutFollow()
-    const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
-    await other.load()
-    const { lastEventId } = await stored(store.id!)
-    // The other store's follow stream drops; two answers later (the log keeps the last one's
-    // events only) its resume reaches the relay while the probe the model called runs.
-    cut.drop()
-    await store.send('Another')
-    await store.send('And one more')
+    // The other store's resume reaches the relay while the probe the model called runs.
+    const { store, other, cut, lastEventId } = await oneBehind()
     const runs = probe.runs
     const asking = store.send('Run probe now', { serverTools: ['probe'] })
     await vi.waitFor(() => expect(probe.runs).toBe(runs + 1))
@@ -616,21 +625,11 @@ describe('relayConversation', () => {
     })
 
     /**
-     * A store (`other`) whose follow stream drops after the first exchange; two answers later
-     * (the log keeps the last one's events only) `change` starts a paced answer from the first
-     * store, and the other store's resume reaches the relay while it streams. Resolves once both
-     * show its end.
+     * `change` starts a paced answer from a store while another is behind (see `oneBehind`), and
+     * the other store's resume reaches the relay while it streams. Resolves once both show its end.
      */
     async function resumedDuring(change: (store: ReturnType<typeof onWorker>) => Promise<void>) {
-      const store = onWorker({ follow: true, followOver: 'sse' })
-      await store.send('Tell me a joke')
-      const cut = cutFollow()
-      const other = onWorker({ id: store.id, follow: true, followOver: 'sse', fetch: cut.fetch })
-      await other.load()
-      const { lastEventId } = await stored(store.id!)
-      cut.drop()
-      await store.send('Another')
-      await store.send('And one more')
+      const { store, other, cut, lastEventId } = await oneBehind()
       gate.hold()
       store.update({ model: 'gated/paced' })
       const changing = change(store)
@@ -647,37 +646,40 @@ describe('relayConversation', () => {
     /** The start of the mock's answer to `question`, as `shown` clips it. */
     const said = (question: string) => `You said: "${question}". I am`.slice(0, 24)
 
-    it("shows a regenerate's answer in place of the old one in a store resumed from before what the relay keeps", async () => {
-      const { store, other, held } = await resumedDuring((page) => page.regenerate())
-      const all = [
-        'Tell me a joke',
-        said('Tell me a joke'),
-        'Another',
-        said('Another'),
-        'And one more',
-        `${PACED_TEXT.slice(0, 24)} [1/2]`,
-      ]
-      expect(shown(store)).toEqual(all)
-      expect(shown(other)).toEqual(all)
-      expect(other.getSnapshot().conversation).toEqual(held.conversation)
-      store.dispose()
-      other.dispose()
-    })
-
-    it("shows an edit's question and answer in place of what they replace in a store resumed from before what the relay keeps", async () => {
-      const { store, other, held } = await resumedDuring((page) => page.edit(2, 'Another, edited'))
-      const all = [
-        'Tell me a joke',
-        said('Tell me a joke'),
-        'Another, edited [1/2]',
-        PACED_TEXT.slice(0, 24),
-      ]
-      expect(shown(store)).toEqual(all)
-      expect(shown(other)).toEqual(all)
-      expect(other.getSnapshot().conversation).toEqual(held.conversation)
-      store.dispose()
-      other.dispose()
-    })
+    it.each([
+      {
+        change: "a regenerate's answer in place of the old one",
+        make: (page: ReturnType<typeof onWorker>) => page.regenerate(),
+        all: [
+          'Tell me a joke',
+          said('Tell me a joke'),
+          'Another',
+          said('Another'),
+          'And one more',
+          `${PACED_TEXT.slice(0, 24)} [1/2]`,
+        ],
+      },
+      {
+        change: "an edit's question and answer in place of what they replace",
+        make: (page: ReturnType<typeof onWorker>) => page.edit(2, 'Another, edited'),
+        all: [
+          'Tell me a joke',
+          said('Tell me a joke'),
+          'Another, edited [1/2]',
+          PACED_TEXT.slice(0, 24),
+        ],
+      },
+    ])(
+      'shows $change in a store resumed from before what the relay keeps',
+      async ({ make, all }) => {
+        const { store, other, held } = await resumedDuring(make)
+        expect(shown(store)).toEqual(all)
+        expect(shown(other)).toEqual(all)
+        expect(other.getSnapshot().conversation).toEqual(held.conversation)
+        store.dispose()
+        other.dispose()
+      },
+    )
 
     it('queues three messages sent from two stores during one answer, and answers them in order', async () => {
       gate.hold()

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { relayConversation, type RelayConversationOptions } from '../../../src/client/index.ts'
 import type { AssistantTurn, ToolTurn } from '../../../src/core/conversation.ts'
 import type { WireToolResult } from '../../../src/core/wire.ts'
 import { mock } from '../../../src/providers/mock/index.ts'
 import { RELAY_URL } from '../../client/helpers.ts'
 import { cutFollow } from '../../helpers/cut-follow.ts'
-import { memoryRelay } from '../../helpers/memory-relay.ts'
+import { memoryRelay, storesOn } from '../../helpers/memory-relay.ts'
 import { dataOf, parseSse, readRest, readSse, readUntil, runs } from '../sse-reader.ts'
 import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 
@@ -15,6 +14,22 @@ import { agentWorld, ALICE, gate, ID, scripted, user } from './agent-world.ts'
 const TOKEN = 'token-agent-loop-0123456789'
 /** How long a store may take to read what the relay sent, on a busy machine. */
 const WAIT = { timeout: 20_000 }
+
+/**
+ * `test/steps`: a loop of two model calls, the first calling `clock`, the second writing `abcdef`
+ * an event a letter. The first step streams at once, the second as the test lets it (`later`).
+ */
+function pacedSteps() {
+  const later = gate()
+  const steps = mock({
+    provider: 'test',
+    model: 'steps',
+    script: [{ toolCalls: [{ name: 'clock', input: {} }] }, { text: 'abcdef' }],
+    chunkSize: 1,
+    pace: ({ call }) => (call.index === 0 ? Promise.resolve() : later.wait()),
+  })
+  return { later, steps }
+}
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('a conversation’s tool loop', () => {
@@ -248,15 +263,7 @@ describe('a conversation’s tool loop', () => {
   })
 
   it('stops a loop in a later step from any tab, keeping the steps it stored and what that tab showed', async () => {
-    const later = gate()
-    const steps = mock({
-      provider: 'test',
-      model: 'steps',
-      script: [{ toolCalls: [{ name: 'clock', input: {} }] }, { text: 'abcdef' }],
-      chunkSize: 1,
-      // The first step streams at once, the second as the test lets it.
-      pace: ({ call }) => (call.index === 0 ? Promise.resolve() : later.wait()),
-    })
+    const { later, steps } = pacedSteps()
     const { hosts, create, send, shown } = agentWorld({ models: [steps] })
     await create()
     const response = await send({ model: 'test/steps', turn: user('Go'), serverTools: ['clock'] })
@@ -277,14 +284,7 @@ describe('a conversation’s tool loop', () => {
   })
 
   it("resumes a loop's later step from before what the log keeps: the path before its tool turn, then that turn and its answer", async () => {
-    const later = gate()
-    const steps = mock({
-      provider: 'test',
-      model: 'steps',
-      script: [{ toolCalls: [{ name: 'clock', input: {} }] }, { text: 'abcdef' }],
-      chunkSize: 1,
-      pace: ({ call }) => (call.index === 0 ? Promise.resolve() : later.wait()),
-    })
+    const { later, steps } = pacedSteps()
     const { hosts, create, ask, send, shown } = agentWorld({ models: [steps] })
     await create()
     const first = await readSse(await ask('One'))
@@ -435,17 +435,7 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     const { hosts, slow, slowGate } = agentWorld()
     const relay = memoryRelay(hosts, TOKEN)
     const headers = { authorization: `Bearer ${TOKEN}` }
-    const store = (options: Partial<RelayConversationOptions> = {}) =>
-      relayConversation({
-        url: RELAY_URL,
-        model: 'mock/echo',
-        headers,
-        fetch: relay.fetch,
-        follow: true,
-        followOver: 'sse',
-        scheduler: (flush) => flush(),
-        ...options,
-      })
+    const store = storesOn(relay, TOKEN, 'mock/echo')
     const held = async (id: string) =>
       (await (await relay.fetch(`${RELAY_URL}/v1/conversations/${id}`, { headers })).json()) as {
         conversation: unknown
