@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Turn } from '../../src/core/conversation.ts'
 import { mock, type MockCall } from '../../src/providers/mock/index.ts'
-import { cutFollow } from '../helpers/cut-follow.ts'
+import { cutFollow, laggingFollow } from '../helpers/cut-follow.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { memoryHosts } from '../helpers/memory-hosts.ts'
 import { memoryRelay, storesOn } from '../helpers/memory-relay.ts'
@@ -97,27 +97,6 @@ function holdingAnswers(fetch: typeof globalThis.fetch) {
     return new Response(response.body!.pipeThrough(waits), response)
   }
   return { fetch: holding, release, streams }
-}
-
-/**
- * `fetch` whose follow streams hand on nothing until `release()`: a follow stream that lags (a
- * slow network, a busy tab) while the store's own requests go as they come.
- */
-function laggingFollow(fetch: typeof globalThis.fetch) {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  const lagging: typeof globalThis.fetch = async (input, init) => {
-    const response = await fetch(input, init)
-    if (!String(input).includes('/stream?follow=true')) return response
-    const waits = new TransformStream<Uint8Array, Uint8Array>({
-      async transform(chunk, controller) {
-        await released
-        controller.enqueue(chunk)
-      },
-    })
-    return new Response(response.body!.pipeThrough(waits), response)
-  }
-  return { fetch: lagging, release }
 }
 
 /** Waits until `store` shows `texts` and is ready. */

@@ -35,3 +35,24 @@ export function cutFollow(fetch: typeof globalThis.fetch = globalThis.fetch) {
   }
   return { fetch: cutting, drop, restore, resumedFrom: () => resumedFrom.slice(1) }
 }
+
+/**
+ * A fetch (over `fetch`) whose follow streams (SSE) hand on nothing until `release()`: a follow
+ * stream that lags (a slow network, a busy tab) while the store's own requests go as they come.
+ */
+export function laggingFollow(fetch: typeof globalThis.fetch = globalThis.fetch) {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const lagging: typeof globalThis.fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    if (!String(input).includes('/stream?follow=true')) return response
+    const waits = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        await released
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body!.pipeThrough(waits), response)
+  }
+  return { fetch: lagging, release }
+}

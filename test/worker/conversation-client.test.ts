@@ -10,7 +10,7 @@ import { WebSocket as UndiciWebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { relayConversation, type RelayConversationOptions } from '../../src/client/conversation.ts'
 import type { ToolTurn } from '../../src/core/conversation.ts'
-import { cutFollow } from '../helpers/cut-follow.ts'
+import { cutFollow, laggingFollow } from '../helpers/cut-follow.ts'
 import { startGate, type Gate } from '../helpers/gate.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
@@ -127,27 +127,6 @@ function droppingFetch(bytes: number) {
     return new Response(body, { status: response.status, headers: response.headers })
   }
   return { fetch, dropped: () => dropped }
-}
-
-/**
- * A fetch whose follow streams (SSE) hand on nothing until `release()`: a follow stream that lags
- * (a slow network, a busy tab) while the store's own requests go as they come.
- */
-function laggingFollow() {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const response = await globalThis.fetch(input, init)
-    if (!String(input).includes('/stream?follow=true')) return response
-    const waits = new TransformStream<Uint8Array, Uint8Array>({
-      async transform(chunk, controller) {
-        await released
-        controller.enqueue(chunk)
-      },
-    })
-    return new Response(response.body!.pipeThrough(waits), response)
-  }
-  return { fetch, release }
 }
 
 describe('relayConversation', () => {
