@@ -103,66 +103,111 @@ const recordLength = (name: string, data: string) => {
 
 /**
  * A batch's events as stored: each run of one name as a line, `<count> <name>`, a blank line, then
- * each event's data, one a line (see {@link StoredBatch}). `datas` must hold no line break.
+ * `data`, each event's data one a line (see {@link StoredBatch}).
  */
-function joined(names: readonly string[], datas: readonly string[]): string {
+function joined(names: readonly string[], data: string): string {
   let runs = ''
   for (let i = 0, start = 0; i < names.length; i++) {
     if (names[i + 1] === names[i]) continue
     runs += `${i + 1 - start} ${names[i]}\n`
     start = i + 1
   }
-  return `${runs}\n${datas.join('\n')}`
+  return `${runs}\n${data}`
+}
+
+/**
+ * The data of events taken together (see `createEventLog`): each one's a line of `text`, or, when
+ * one holds a line break, each one's record (`records`); `chars`, their records' characters.
+ */
+type Pack = { count: number; text: string; records: boolean; chars: number }
+
+/** Each event's data of a pack, in order. */
+function unpack(pack: Pack): string[] {
+  if (!pack.records) return pack.text.split('\n')
+  const datas: string[] = []
+  for (let at = 0; at < pack.text.length;) {
+    const nameEnd = pack.text.indexOf('\n', at + 1)
+    const lengthEnd = pack.text.indexOf('\n', nameEnd + 1)
+    const end = lengthEnd + 1 + Number(pack.text.slice(nameEnd + 1, lengthEnd))
+    datas.push(pack.text.slice(lengthEnd + 1, end))
+    at = end
+  }
+  return datas
 }
 
 /**
  * A conversation's events: monotonic ids, held in memory and written in batches, so a 1,000-event
  * answer costs a few row writes instead of a thousand. An event is held as its name and data (the
- * strings given, not copied); its frame is made when the live subscribers take it, and for a
- * replay, never held. A batch is written as its names, each once a run, and its data joined by one
- * builtin call: no event is made into text a second time for storage. A state machine that does no
- * I/O: `write` is the caller's.
+ * strings given); its frame is made when the live subscribers take it, and for a replay, never
+ * held. Once taken, the data of the events taken together is packed into one text (each event's a
+ * line): an answer streamed over many turns of the event loop is then held as a few strings rather
+ * than one an event, which the garbage collector would copy at each minor collection the answer
+ * outlives, and a batch is written as its names, each once a run, and those texts joined: no event
+ * is made into text a second time for storage. A state machine that does no I/O: `write` is the
+ * caller's.
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
   const maxChars = options.maxChars ?? 64 * 1024
   let lastId = options.lastId
-  // The held events, the first with id `lastId - names.length + 1`; those before `taken` were
-  // taken (their frames sent) or skipped. Making each event's record, a second text of it, cost
-  // more in workerd than writing the frames' larger row (a scripted 1,000-token answer: 1.16-1.19x
-  // of the floor making records, 1.07-1.10x writing the frames, `bench/conversations.ts floor`);
-  // the data joined by one builtin call, under half the frames, costs 0.97-1.01x of writing them.
+  // The held events' names, the first with id `lastId - names.length + 1`. Their data: the events
+  // taken (their frames sent) or skipped, packed as they were taken, then those not yet taken, one
+  // string each. Making each event's record, a second text of it, cost more in workerd than
+  // writing the frames' larger row (a scripted 1,000-token answer: 1.16-1.19x of the floor making
+  // records, 1.07-1.10x writing the frames, `bench/conversations.ts floor`).
   let names: string[] = []
+  let packs: Pack[] = []
   let datas: string[] = []
-  let taken = 0
-  // The characters of the held events' records (what bounds a batch).
-  let chars = 0
+  // The characters of the held events' records (what bounds a batch): packed, and not yet taken.
+  let packedChars = 0
+  let freshChars = 0
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
   let checked = ''
   // The most held once an event was appended (and its batch written, when it filled one).
   let peak = 0
 
-  /** The frames of the `from`th to the `to`th (not included) held events. */
-  const frames = (from: number, to = names.length) => {
+  /** The frames of `datas` (each event's, in order) from id `firstId` on. */
+  const frames = (firstId: number, first: number, events: readonly string[]) => {
     let text = ''
-    for (let i = from, id = lastId - names.length + from + 1; i < to; i++, id++) {
-      text += sseFrame(id, names[i]!, datas[i]!)
+    for (let i = 0; i < events.length; i++) {
+      text += sseFrame(firstId + i, names[first + i]!, events[i]!)
     }
     return text
+  }
+  /** Every held event's data, in order (a replay's, a write's as records, a cut pack's). */
+  const allDatas = () => [...packs.flatMap(unpack), ...datas]
+  /** Packs the events not yet taken, now taken. */
+  const pack = () => {
+    if (datas.length === 0) return
+    const first = names.length - datas.length
+    const records = datas.some((data) => data.includes('\n'))
+    const text = records
+      ? datas.map((data, i) => record(names[first + i]!, data)).join('')
+      : datas.join('\n')
+    packs.push({ count: datas.length, text, records, chars: freshChars })
+    packedChars += freshChars
+    freshChars = 0
+    datas = []
   }
   const flush = () => {
     if (names.length === 0) return
     options.beforeWrite?.()
     // Looked for here, not as each event is appended: most batches are never written.
-    const lineBreak = datas.some((data) => data.includes('\n'))
+    const lineBreak = packs.some((p) => p.records) || datas.some((data) => data.includes('\n'))
     const records = lineBreak
-      ? names.map((name, i) => record(name, datas[i]!)).join('')
-      : joined(names, datas)
+      ? allDatas()
+          .map((data, i) => record(names[i]!, data))
+          .join('')
+      : joined(
+          names,
+          [...packs.map((p) => p.text), ...(datas.length > 0 ? [datas.join('\n')] : [])].join('\n'),
+        )
     const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
     names = []
+    packs = []
     datas = []
-    taken = 0
-    chars = 0
+    packedChars = 0
+    freshChars = 0
     options.write(batch)
   }
 
@@ -171,52 +216,70 @@ export function createEventLog(options: EventLogOptions): EventLog {
       if (name !== checked) checked = checkEventName(name)
       lastId++
       const added = recordLength(name, data)
-      chars += added
+      freshChars += added
       names.push(name)
       datas.push(data)
-      if (names.length >= maxEvents || chars >= maxChars) flush()
-      peak = Math.max(peak, chars)
+      if (names.length >= maxEvents || packedChars + freshChars >= maxChars) flush()
+      peak = Math.max(peak, packedChars + freshChars)
       return added
     },
     take() {
-      const text = frames(taken)
-      taken = names.length
+      const text = frames(lastId - datas.length + 1, names.length - datas.length, datas)
+      pack()
       return text
     },
-    skip() {
-      taken = names.length
-    },
+    skip: pack,
     flush,
     dropBefore(id) {
-      const dropped = Math.min(names.length, id - (lastId - names.length + 1))
+      let dropped = Math.min(names.length, id - (lastId - names.length + 1))
       if (dropped <= 0) return
       names = names.slice(dropped)
-      datas = datas.slice(dropped)
-      taken = Math.max(0, taken - dropped)
-      chars = 0
-      for (let i = 0; i < names.length; i++) chars += recordLength(names[i]!, datas[i]!)
+      while (packs.length > 0 && packs[0]!.count <= dropped) {
+        dropped -= packs[0]!.count
+        packedChars -= packs.shift()!.chars
+      }
+      if (dropped === 0) return
+      // A pack the id falls in: what follows the id in it is packed again.
+      const cut = packs.shift()
+      const kept = cut === undefined ? datas.slice(dropped) : unpack(cut).slice(dropped)
+      const keptNames = names.slice(0, kept.length)
+      let chars = 0
+      for (let i = 0; i < kept.length; i++) chars += recordLength(keptNames[i]!, kept[i]!)
+      if (cut === undefined) {
+        datas = kept
+        freshChars = chars
+        return
+      }
+      packedChars -= cut.chars
+      const records = kept.some((data) => data.includes('\n'))
+      const text = records
+        ? kept.map((data, i) => record(keptNames[i]!, data)).join('')
+        : kept.join('\n')
+      packs.unshift({ count: kept.length, text, records, chars })
+      packedChars += chars
     },
     held(after = 0, until = Infinity) {
       const firstHeld = lastId - names.length + 1
       const from = Math.max(firstHeld, after + 1)
       const to = Math.min(lastId, until)
       if (from > to) return null
-      return { firstId: from, lastId: to, text: frames(from - firstHeld, to - firstHeld + 1) }
+      const events = allDatas().slice(from - firstHeld, to - firstHeld + 1)
+      return { firstId: from, lastId: to, text: frames(from, from - firstHeld, events) }
     },
     get lastId() {
       return lastId
     },
     get takenId() {
-      return lastId - names.length + taken
+      return lastId - datas.length
     },
     get heldEvents() {
       return names.length
     },
     get heldChars() {
-      return chars
+      return packedChars + freshChars
     },
     get peakHeldChars() {
-      return Math.max(peak, chars)
+      return Math.max(peak, packedChars + freshChars)
     },
   }
 }

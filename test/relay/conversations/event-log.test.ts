@@ -226,6 +226,48 @@ describe('the event log of a conversation', () => {
     expect([log.held(), log.heldChars, log.lastId]).toEqual([null, 0, 15])
   })
 
+  it('forgets held events before an id inside what was taken together, and keeps the rest exact', () => {
+    const { log, stored } = logWith(0)
+    const data = (text: string) => JSON.stringify({ text })
+    const sent: string[] = []
+    // Three taken together (one with a line break in its data: they are packed as records), two
+    // more taken, one not yet.
+    log.append('text', data('a'))
+    log.append('text', 'b\nc')
+    log.append('text', data('d'))
+    sent.push(log.take())
+    for (const text of ['e', 'f']) log.append('thinking', data(text))
+    sent.push(log.take())
+    log.append('text', data('g'))
+    const all = [...splitFrames(sent.join(''))]
+    expect(all).toHaveLength(5)
+    expect(log.held()!.text).toBe(all.join('') + sseFrame(6, 'text', data('g')))
+    log.dropBefore(3)
+    const held = log.held()!
+    expect([held.firstId, held.lastId]).toEqual([3, 6])
+    expect(held.text).toBe(all.slice(2).join('') + sseFrame(6, 'text', data('g')))
+    expect(log.heldChars).toBe(
+      [
+        ['text', 'd'],
+        ['thinking', 'e'],
+        ['thinking', 'f'],
+        ['text', 'g'],
+      ]
+        .map(([name, text]) => name!.length + 2 + data(text!).length + 3)
+        .reduce((a, b) => a + b),
+    )
+    expect(log.takenId).toBe(5)
+    log.flush()
+    expect(stored[0]!.records).toBe(
+      `1 text\n2 thinking\n1 text\n\n${[data('d'), data('e'), data('f'), data('g')].join('\n')}`,
+    )
+    // Forgetting inside what was not yet taken.
+    for (const text of ['h', 'i', 'j']) log.append('text', data(text))
+    log.dropBefore(9)
+    expect(log.held()).toEqual({ firstId: 9, lastId: 9, text: sseFrame(9, 'text', data('j')) })
+    expect(log.take()).toBe(sseFrame(9, 'text', data('j')))
+  })
+
   it('holds at most MAX_BATCH_EVENTS events, however small', () => {
     const { log, stored } = logWith(0, { maxChars: Infinity })
     for (let i = 0; i < 10_000; i++) log.append('text', JSON.stringify({ text: 'x' }))
