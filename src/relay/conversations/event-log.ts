@@ -121,6 +121,9 @@ function joined(names: readonly string[], data: string): string {
  */
 type Pack = { count: number; text: string; records: boolean; chars: number }
 
+/** A pack smaller than this many characters takes the next events in with it. */
+const PACK_CHARS = 4096
+
 /** Each event's data of a pack, in order. */
 function unpack(pack: Pack): string[] {
   if (!pack.records) return pack.text.split('\n')
@@ -181,10 +184,19 @@ export function createEventLog(options: EventLogOptions): EventLog {
     if (datas.length === 0) return
     const first = names.length - datas.length
     const records = datas.some((data) => data.includes('\n'))
-    const text = records
-      ? datas.map((data, i) => record(names[first + i]!, data)).join('')
-      : datas.join('\n')
-    packs.push({ count: datas.length, text, records, chars: freshChars })
+    const last = packs.at(-1)
+    if (last !== undefined && !last.records && !records && last.text.length < PACK_CHARS) {
+      // A stream paced a token at a time takes one event a turn: its packs grow to a few KiB
+      // rather than one for each event. Joined, not concatenated: one flat string.
+      last.text = [last.text, ...datas].join('\n')
+      last.count += datas.length
+      last.chars += freshChars
+    } else {
+      const text = records
+        ? datas.map((data, i) => record(names[first + i]!, data)).join('')
+        : datas.join('\n')
+      packs.push({ count: datas.length, text, records, chars: freshChars })
+    }
     packedChars += freshChars
     freshChars = 0
     datas = []
