@@ -704,8 +704,8 @@ export class ConversationHost {
    * Where a reader that saw the events up to `after` starts (without one: the answer in flight
    * from its `turn`, else from now). From before what the log holds, a `reset`: while a model
    * call runs, or the server tools of the step it made, the conversation as it was just before
-   * that call's `turn`, then the call from its `turn` on; else the conversation as it is now, then
-   * what follows it (the answer in flight after its first event, or later events).
+   * that call's `turn`, then the call from its `turn` on; else the conversation as it is now, as
+   * the last event logged, then the events after it.
    */
   #resumePoint(after: number | undefined): { start: number; reset: string | undefined } {
     const firstId = this.#loop.firstId
@@ -720,14 +720,16 @@ export class ConversationHost {
       // the reset is without that turn, and without the turn the call's `turn` brought (a
       // regenerate's brings none: it puts its answer after the last user turn), and the step
       // follows from that `turn`, as it came live. A loop stored without the call, or whose
-      // events from it a restart lost, starts after the answer's first event, as before.
+      // events from it a restart lost, gets the conversation as it is now.
       const made = loop?.madeStep
       if (made !== undefined && made.firstId >= this.#journal.firstKept) {
         const before = this.#record.shownJson(made.replaces ? -1 : -2)
         return { start: made.firstId - 1, reset: this.#resetFrame(made.firstId - 1, true, before) }
       }
-      const start = firstId ?? lastId
-      return { start, reset: this.#resetFrame(start, firstId !== undefined) }
+      // The reset stands for every event logged so far, and the stream goes on after the last.
+      // Not the answer's first event: not logged yet, the event that takes its id (an approved
+      // call's result) would be dropped as seen; logged, unless its `turn`, no conversation says it.
+      return { start: lastId, reset: this.#resetFrame(lastId, firstId !== undefined) }
     }
     // The call's `turn` says where its answer goes, which no conversation can: a regenerate's in
     // place of the answer it replaces (on the active path until the new one is complete), an

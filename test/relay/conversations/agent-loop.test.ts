@@ -428,6 +428,30 @@ describe('a resume from before what the log keeps while the loop’s server tool
       'done',
     ])
   })
+
+  it('stands for what the log holds once a restart lost the step’s turn, and sends every event after it', async () => {
+    const { hosts, held, send, decide, shown, resume, body } = await behind(['held'])
+    const asked = await readSse(await send({ ...body, turn: user('Go') }))
+    const [approval] = dataOf<{ approvalId: string }>(asked, 'tool-approval')
+    // The log of the host started again holds nothing before the decision: no step's `turn`.
+    hosts.restart(ID)
+    expect((await decide(approval!.approvalId, { approve: true })).status).toBe(202)
+    const going = await hosts.request(ID, 'stream', ALICE, {
+      headers: { 'last-event-id': asked.events.at(-1)!.id! },
+    })
+    // The approved call runs: nothing of the answer going on is logged yet.
+    const { lastEventId } = await shown()
+    const resuming = await resume()
+    held.open()
+    const resumed = await readSse(resuming)
+    const went = await readSse(going)
+    const [reset, ...after] = resumed.events
+    expect(reset).toMatchObject({ event: 'reset', id: String(lastEventId) })
+    expect(after.every((event) => Number(event.id) > Number(reset!.id))).toBe(true)
+    // Every event logged after what the reset stands for: the approved call's result first.
+    expect(after).toEqual(went.events)
+    expect(runs({ ...resumed, events: after })).toEqual(['tool-result', 'turn', 'text', 'done'])
+  })
 })
 
 describe('a store resumed from before what the log keeps while the loop’s server tools run', () => {
@@ -467,6 +491,62 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     )
     expect(other.getSnapshot().conversation).toEqual(conversation)
     first.dispose()
+    other.dispose()
+  })
+
+  it('shows the relay’s conversation when it resumed while an approved call ran after a restart', async () => {
+    const held = gate()
+    const { hosts } = agentWorld({
+      tools: {
+        held: {
+          parameters: { type: 'object', properties: {} },
+          needsApproval: true,
+          execute: async () => {
+            await held.wait()
+            return 'held and done'
+          },
+        },
+      },
+    })
+    const relay = memoryRelay(hosts, TOKEN)
+    const headers = { authorization: `Bearer ${TOKEN}` }
+    const store = storesOn(relay, TOKEN, 'mock/echo')
+    const url = (path: string) => `${RELAY_URL}/v1/conversations/${path}`
+    const shown = async (id: string) =>
+      (await (await relay.fetch(url(id), { headers })).json()) as {
+        conversation: { turns: unknown[] }
+        streaming: boolean
+        pending?: { approvals: { approvalId: string }[] }
+      }
+    const first = store()
+    await first.send('One')
+    const cut = cutFollow(relay.fetch)
+    const other = store({ id: first.id, fetch: cut.fetch })
+    await other.load()
+    cut.drop()
+    await first.send('Two')
+    await first.send('Three')
+    await first.send('Run held now', { serverTools: ['held'] })
+    const id = first.id!
+    const [approval] = (await shown(id)).pending!.approvals
+    first.dispose()
+    // Started again, the host's log holds nothing of the step; once approved, its call runs.
+    hosts.restart(id)
+    const decided = await relay.fetch(url(`${id}/approvals/${approval!.approvalId}`), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ approve: true }),
+    })
+    expect(decided.status).toBe(202)
+    const waiting = (await shown(id)).conversation.turns.length
+    cut.restore()
+    await expect.poll(() => other.getSnapshot().conversation.turns.length, WAIT).toBe(waiting)
+    held.open()
+    await expect.poll(async () => (await shown(id)).streaming, WAIT).toBe(false)
+    await expect.poll(() => other.getSnapshot().status, WAIT).toBe('ready')
+    const { conversation } = await shown(id)
+    expect(conversation.turns).toHaveLength(waiting + 2)
+    expect(other.getSnapshot().conversation).toEqual(conversation)
     other.dispose()
   })
 })
