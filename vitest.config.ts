@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { workerAliases } from './test/helpers/worker-aliases.ts'
 
 /**
  * What a file Vitest has not timed yet (as in CI, on a fresh install) is taken to last, in ms, by
@@ -75,7 +76,18 @@ const MOCKING = readdirSync(join(import.meta.dirname, 'test'), {
   .map((file) => join('test', file))
   .filter((file) => /\bvi\.mock\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')))
 
+/**
+ * The names the Worker imports thinkwire by (wrangler.toml's `[alias]`), for the tests that run its
+ * files in Node. Each matches its whole name only: Vite would also take `thinkwire` for the start
+ * of `thinkwire/relay`.
+ */
+const WORKER_ALIASES = Object.entries(workerAliases()).map(([name, path]) => ({
+  find: new RegExp(`^${name.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+  replacement: path,
+}))
+
 export default defineConfig({
+  resolve: { alias: WORKER_ALIASES },
   test: {
     // Fails a test that writes to console.warn / console.error (test/helpers/quiet-console.ts).
     setupFiles: ['test/helpers/setup.ts'],

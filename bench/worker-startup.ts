@@ -33,6 +33,7 @@ import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { unstable_readConfig } from 'wrangler'
 import { workerdChildren } from '../test/load/run-load.ts'
+import { workerAliases } from '../test/helpers/worker-aliases.ts'
 import { fmt, isMain, median, middleHalf, printTable, verdict, type Row } from './harness.ts'
 import { anthropicRecording, startAnthropicUpstream } from './recordings.ts'
 
@@ -148,6 +149,8 @@ const WORKER_BUILD: BuildOptions = {
   minify: true,
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['cloudflare:*'],
+  // The names the Worker imports thinkwire by, to the source files (wrangler.toml's [alias]).
+  alias: workerAliases(),
   logLevel: 'error',
 }
 
@@ -155,7 +158,8 @@ const WORKER_BUILD: BuildOptions = {
 const withoutProviders: Plugin = {
   name: 'without-providers',
   setup(esbuild) {
-    esbuild.onResolve({ filter: /\/providers\/[a-z-]+\/index\.ts$/ }, (args) =>
+    // Before the alias: the Worker imports each by its public name (`thinkwire/anthropic`).
+    esbuild.onResolve({ filter: /^thinkwire\/[a-z-]+$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
     )
   },

@@ -1,4 +1,4 @@
-import { anyAuth, jwtAuth, type JwtAuthOptions, type RelayAuth } from '../src/relay/index.ts'
+import { anyAuth, jwtAuth, type JwtAuthOptions, type RelayAuth } from 'thinkwire/relay'
 import {
   addressClientId,
   flag,

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import type { ProviderEntry, Registry, Turn } from '../src/index.ts'
+import type { ProviderEntry, Registry, Turn } from 'thinkwire'
 import {
   ConversationHost,
   type ConversationHostSettings,
@@ -7,13 +7,13 @@ import {
   type HostStats,
   type IndexCall,
   type ServerTools,
-} from '../src/relay/index.ts'
+} from 'thinkwire/relay'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { registryFromEnv } from './registry.ts'
 import { conversationSettings } from './relay-settings.ts'
 import { serverTools } from './tools.ts'
 
-export { CLIENT_HEADER } from '../src/relay/index.ts'
+export { CLIENT_HEADER } from 'thinkwire/relay'
 export type { ConversationListing }
 
 /** Registries by the providers a class serves and the Worker's settings: one per isolate. */

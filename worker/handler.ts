@@ -5,7 +5,7 @@ import {
   type RateLimiter,
   type Relay,
   type RelayLogEntry,
-} from '../src/relay/index.ts'
+} from 'thinkwire/relay'
 import { CLIENT_HEADER } from './conversation-object.ts'
 import { durableRateLimiter } from './rate-limiter.ts'
 import { readRelaySettings, type HandlerOptions } from './relay-settings.ts'

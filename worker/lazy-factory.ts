@@ -4,7 +4,7 @@ import {
   type Adapter,
   type AdapterFactory,
   type Capabilities,
-} from '../src/index.ts'
+} from 'thinkwire'
 
 /** What a provider's {@link lazyFactory} knows before its SDK is loaded. */
 export type LazyProvider = {

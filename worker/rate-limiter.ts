@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import * as relay from '../src/relay/index.ts'
+import * as relay from 'thinkwire/relay'
 
 // The state's two parts, under the keys they have always been stored under.
 const WINDOW = 'window'

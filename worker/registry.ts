@@ -4,24 +4,23 @@ import {
   type Capabilities,
   type ProviderEntry,
   type Registry,
-} from '../src/index.ts'
-// The providers' SDK-free entries: their models and capabilities, with no SDK loaded. Each file is
-// the source of a public entry (`thinkwire/<provider>/models`, `thinkwire/mock`), imported from
-// source as `../src/index.ts` is: the package's own names resolve to `dist/`, which the Worker's
-// bundle and `npm start` do not build.
-import { anthropicCapabilities, anthropicModels } from '../src/providers/anthropic/catalog.ts'
+} from 'thinkwire'
+// The providers' SDK-free entries: their models and capabilities, with no SDK loaded (each
+// provider's own entry, with its SDK, is imported when it first streams, below). wrangler.toml's
+// [alias] maps every public name to its source file, so the Worker runs without `npm run build`.
+import { anthropicCapabilities, anthropicModels } from 'thinkwire/anthropic/models'
 import {
   geminiCapabilities,
   geminiInteractionsCapabilities,
   geminiModels,
-} from '../src/providers/gemini/catalog.ts'
-import { createMock, mockModelIds } from '../src/providers/mock/index.ts'
+} from 'thinkwire/gemini/models'
+import { createMock, mockModelIds } from 'thinkwire/mock'
 import {
   compatibleCapabilities,
   presets,
   type CompatiblePreset,
-} from '../src/providers/openai-compatible/catalog.ts'
-import { openaiCapabilities, openaiModels } from '../src/providers/openai/catalog.ts'
+} from 'thinkwire/openai-compatible/models'
+import { openaiCapabilities, openaiModels } from 'thinkwire/openai/models'
 import { lazyFactory } from './lazy-factory.ts'
 import { count, list, setting } from './settings.ts'
 
@@ -51,7 +50,7 @@ type Provider = {
  */
 function geminiOn(api: string | undefined): Provider {
   // One entry, one SDK, whichever API: imported once, at the first stream.
-  const entry = () => import('../src/providers/gemini/index.ts')
+  const entry = () => import('thinkwire/gemini')
   if (api === undefined || api === '' || api === 'generate-content') {
     return {
       models: geminiModels,
@@ -82,14 +81,12 @@ const PROVIDERS: { readonly [name: string]: (env: object) => Provider } = {
   anthropic: () => ({
     models: anthropicModels,
     capabilities: anthropicCapabilities,
-    load: async (settings) =>
-      (await import('../src/providers/anthropic/index.ts')).createAnthropic(settings),
+    load: async (settings) => (await import('thinkwire/anthropic')).createAnthropic(settings),
   }),
   openai: () => ({
     models: openaiModels,
     capabilities: openaiCapabilities,
-    load: async (settings) =>
-      (await import('../src/providers/openai/index.ts')).createOpenAI(settings),
+    load: async (settings) => (await import('thinkwire/openai')).createOpenAI(settings),
   }),
   gemini: (env) => geminiOn(setting(env, 'GEMINI_API')),
 }
@@ -169,9 +166,7 @@ function compatibleEndpoints(env: object): Record<string, ProviderEntry> {
       models: settings.modelIds ?? [],
       capabilities: (model) => compatibleCapabilities(model, settings),
       load: async () =>
-        (await import('../src/providers/openai-compatible/index.ts')).createOpenAICompatible(
-          settings,
-        ),
+        (await import('thinkwire/openai-compatible')).createOpenAICompatible(settings),
     })
     entries[name] = served(factory, setting(env, `${prefix}_MODELS`))
   }

@@ -1,11 +1,11 @@
-import type { ProviderEntry, Registry } from '../src/index.ts'
+import type { ProviderEntry, Registry } from 'thinkwire'
 import {
   otlpTracing,
   type ConversationHostSettings,
   type MemoryLimits,
   type RelayAuth,
   type TracingOptions,
-} from '../src/relay/index.ts'
+} from 'thinkwire/relay'
 import { hasAuth, readAuthSettings, workerAuth } from './client-auth.ts'
 import { registryFromEnv } from './registry.ts'
 import {

@@ -1,4 +1,4 @@
-import type { MemoryLimits } from '../src/relay/index.ts'
+import type { MemoryLimits } from 'thinkwire/relay'
 
 /**
  * Reads the Worker's string settings (vars and secrets). Messages name the setting, never its value.

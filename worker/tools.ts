@@ -1,4 +1,4 @@
-import type { ServerTools } from '../src/relay/index.ts'
+import type { ServerTools } from 'thinkwire/relay'
 
 /**
  * The Worker's server tools (DESIGN §13): a message names those its model may call in

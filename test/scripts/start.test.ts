@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { loadConfigFromFile } from 'vite'
 import { afterAll, describe, expect, it } from 'vitest'
+import { workerAliases } from '../helpers/worker-aliases.ts'
 
 // `npm start` as a developer runs it, on a scratch settings file (`--env-file`, so the
 // developer's .dev.vars stays out) and without its builds (`--skip-build`: the package and demo
@@ -65,6 +66,9 @@ async function bundleStart(): Promise<string> {
     target: 'node20',
     // Where scripts/start.ts finds the repository (and the dev-relay record its default place).
     define: { 'import.meta.dirname': JSON.stringify(join(root, 'scripts')) },
+    // The worker/ files it imports name thinkwire as the Worker does: bundled from the source
+    // files of wrangler.toml's [alias], since the package's own names lead to dist/, not built here.
+    alias: workerAliases(),
     logLevel: 'error',
   })
   return outfile

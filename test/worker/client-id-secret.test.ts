@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { workerAliases } from '../helpers/worker-aliases.ts'
 import { startTestWorker, type TestWorker } from './start-worker.ts'
 
 // A relay that ran with RELAY_TOKENS and no CLIENT_ID_SECRET moves to the secret that
@@ -41,6 +42,8 @@ async function bundleScript(): Promise<string> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // The worker/ files it imports name thinkwire as the Worker does (wrangler.toml's [alias]).
+    alias: workerAliases(),
     logLevel: 'error',
   })
   return outfile

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { complete } from '../../src/core/complete.ts'
 import { registryFromEnv } from '../../worker/registry.ts'
 import { replayFetch } from '../helpers/replay-fetch.ts'
+import { workerAliases } from '../helpers/worker-aliases.ts'
 
 // Each provider SDK, as it is, but noted here when a module first imports it: a module's factory
 // runs once, when the module graph first reaches it.
@@ -110,6 +111,7 @@ describe("the Worker's bundle", () => {
       conditions: ['workerd', 'worker', 'browser'],
       target: 'es2022',
       external: ['cloudflare:*'],
+      alias: workerAliases(),
       write: false,
       metafile: true,
       logLevel: 'error',

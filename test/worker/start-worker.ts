@@ -62,7 +62,7 @@ const BUILD = {
 } as const satisfies BuildOptions
 
 /** Changed when what a record holds changes, so that records kept by an earlier recipe are not read. */
-const RECIPE = 3
+const RECIPE = 4
 
 /** wrangler's reading of wrangler.toml, as Miniflare takes it. */
 type WranglerConfig = {
@@ -73,6 +73,11 @@ type WranglerConfig = {
   /** wrangler.toml's `minify` and `keep_names`, which a bundle follows. */
   minify: boolean
   keepNames: boolean
+  /**
+   * wrangler.toml's `[alias]`, each path made absolute: the public names the Worker imports thinkwire
+   * by, to the source files they stand for (the package's own names lead to dist/, not built here).
+   */
+  alias: Record<string, string>
 }
 
 /**
@@ -237,6 +242,9 @@ function bundleOnce(entry: string): Promise<string> {
       // workerd to compile at every start.
       minify: config.minify,
       keepNames: config.keepNames,
+      // Whole names only, as wrangler matches them: esbuild tries an exact key before a shorter
+      // one that is a prefix, so `thinkwire/relay` is not taken for `thinkwire` + `/relay`.
+      alias: config.alias,
       entryPoints: [resolve(root, entry)],
       outfile: script,
       metafile: true,
@@ -273,6 +281,12 @@ function wranglerConfig(): Promise<WranglerConfig> {
         vars: config.vars as Record<string, string>,
         minify: config.minify ?? false,
         keepNames: config.keep_names ?? true,
+        alias: Object.fromEntries(
+          Object.entries<string>(config.alias ?? {}).map(([name, path]) => [
+            name,
+            resolve(root, path),
+          ]),
+        ),
       },
       sources: [
         WRANGLER_TOML,
