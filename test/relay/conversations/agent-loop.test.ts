@@ -15,6 +15,18 @@ const TOKEN = 'token-agent-loop-0123456789'
 /** How long a store may take to read what the relay sent, on a busy machine. */
 const WAIT = { timeout: 20_000 }
 
+/** `held`: a server tool that asks for approval, then runs until `until` lets it answer. */
+function heldTool(until: { wait(): Promise<void> }) {
+  return {
+    parameters: { type: 'object', properties: {} },
+    needsApproval: true,
+    execute: async () => {
+      await until.wait()
+      return 'held and done'
+    },
+  }
+}
+
 /**
  * `test/steps`: a loop of two model calls, the first calling `clock`, the second writing `abcdef`
  * an event a letter. The first step streams at once, the second as the test lets it (`later`).
@@ -338,14 +350,7 @@ describe('a resume from before what the log keeps while the loop’s server tool
     const world = agentWorld({
       models: [steps],
       tools: {
-        held: {
-          parameters: { type: 'object', properties: {} },
-          needsApproval: true,
-          execute: async () => {
-            await held.wait()
-            return 'held and done'
-          },
-        },
+        held: heldTool(held),
       },
     })
     await world.create()
@@ -498,14 +503,7 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     const held = gate()
     const { hosts } = agentWorld({
       tools: {
-        held: {
-          parameters: { type: 'object', properties: {} },
-          needsApproval: true,
-          execute: async () => {
-            await held.wait()
-            return 'held and done'
-          },
-        },
+        held: heldTool(held),
       },
     })
     const relay = memoryRelay(hosts, TOKEN)
