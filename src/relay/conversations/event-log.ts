@@ -9,10 +9,10 @@ export type EventBatch = { firstId: number; lastId: number; text: string }
 /**
  * Events as they are stored, one row for the batch: ids `firstId` to `lastId`, and `records`, the
  * text {@link storedFrames} reads back. It holds each run of events of one name as a line (`500
- * thinking`), a blank line, then each event's data, one a line: no ids and no SSE field names, about
- * 40% of the characters of the frames for an answer of one token an event. A batch with a line
- * break in an event's data (`JSON.stringify` writes none) holds each event's record instead: its
- * name, its data's length and its data.
+ * thinking`), a blank line, then each event's data, one a line: no ids and no SSE field names,
+ * about 40% of the characters of the frames for an answer of one token an event. A batch with a
+ * line break in an event's data (`JSON.stringify` writes none) holds each event's record instead:
+ * its name, its data's length and its data.
  */
 export type StoredBatch = { firstId: number; lastId: number; records: string }
 
@@ -124,18 +124,46 @@ type Pack = { count: number; text: string; records: boolean; chars: number }
 /** A pack smaller than this many characters takes the next events in with it. */
 const PACK_CHARS = 4096
 
+/** Whether an event's data holds a line break: the events are packed and written as records. */
+const lineBreakIn = (datas: readonly string[]) => datas.some((data) => data.includes('\n'))
+
+/**
+ * The text of events `datas`, whose names are `names` from `from` on: their records (`records`),
+ * else each event's data a line.
+ */
+function packText(
+  datas: readonly string[],
+  names: readonly string[],
+  from: number,
+  records: boolean,
+): string {
+  return records
+    ? datas.map((data, i) => record(names[from + i]!, data)).join('')
+    : datas.join('\n')
+}
+
+/**
+ * Each record of `text` (see `record`), in order. `firstId` is the first event's id, for the error
+ * that names a malformed record: only a row this log did not write could have one, and reading on
+ * could loop.
+ */
+function* recordsOf(text: string, firstId: number): Generator<{ name: string; data: string }> {
+  for (let at = 0, n = 1; at < text.length; n++) {
+    const nameEnd = text.indexOf('\n', at + 1)
+    const lengthEnd = text.indexOf('\n', nameEnd + 1)
+    const end = lengthEnd + 1 + Number(text.slice(nameEnd + 1, lengthEnd))
+    if (!(nameEnd > at && end > lengthEnd && end <= text.length)) {
+      throw new Error(`stored events from id ${firstId}: record ${n} is malformed`)
+    }
+    yield { name: text.slice(at + 1, nameEnd), data: text.slice(lengthEnd + 1, end) }
+    at = end
+  }
+}
+
 /** Each event's data of a pack, in order. */
 function unpack(pack: Pack): string[] {
   if (!pack.records) return pack.text.split('\n')
-  const datas: string[] = []
-  for (let at = 0; at < pack.text.length;) {
-    const nameEnd = pack.text.indexOf('\n', at + 1)
-    const lengthEnd = pack.text.indexOf('\n', nameEnd + 1)
-    const end = lengthEnd + 1 + Number(pack.text.slice(nameEnd + 1, lengthEnd))
-    datas.push(pack.text.slice(lengthEnd + 1, end))
-    at = end
-  }
-  return datas
+  return Array.from(recordsOf(pack.text, 0), ({ data }) => data)
 }
 
 /**
@@ -183,7 +211,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const pack = () => {
     if (datas.length === 0) return
     const first = names.length - datas.length
-    const records = datas.some((data) => data.includes('\n'))
+    const records = lineBreakIn(datas)
     const last = packs.at(-1)
     if (last !== undefined && !last.records && !records && last.text.length < PACK_CHARS) {
       // A stream paced a token at a time takes one event a turn: its packs grow to a few KiB
@@ -192,9 +220,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       last.count += datas.length
       last.chars += freshChars
     } else {
-      const text = records
-        ? datas.map((data, i) => record(names[first + i]!, data)).join('')
-        : datas.join('\n')
+      const text = packText(datas, names, first, records)
       packs.push({ count: datas.length, text, records, chars: freshChars })
     }
     packedChars += freshChars
@@ -205,11 +231,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
     if (names.length === 0) return
     options.beforeWrite?.()
     // Looked for here, not as each event is appended: most batches are never written.
-    const lineBreak = packs.some((p) => p.records) || datas.some((data) => data.includes('\n'))
+    const lineBreak = packs.some((p) => p.records) || lineBreakIn(datas)
     const records = lineBreak
-      ? allDatas()
-          .map((data, i) => record(names[i]!, data))
-          .join('')
+      ? packText(allDatas(), names, 0, true)
       : joined(
           names,
           [...packs.map((p) => p.text), ...(datas.length > 0 ? [datas.join('\n')] : [])].join('\n'),
@@ -254,20 +278,16 @@ export function createEventLog(options: EventLogOptions): EventLog {
       // A pack the id falls in: what follows the id in it is packed again.
       const cut = packs.shift()
       const kept = cut === undefined ? datas.slice(dropped) : unpack(cut).slice(dropped)
-      const keptNames = names.slice(0, kept.length)
       let chars = 0
-      for (let i = 0; i < kept.length; i++) chars += recordLength(keptNames[i]!, kept[i]!)
+      for (let i = 0; i < kept.length; i++) chars += recordLength(names[i]!, kept[i]!)
       if (cut === undefined) {
         datas = kept
         freshChars = chars
         return
       }
       packedChars -= cut.chars
-      const records = kept.some((data) => data.includes('\n'))
-      const text = records
-        ? kept.map((data, i) => record(keptNames[i]!, data)).join('')
-        : kept.join('\n')
-      packs.unshift({ count: kept.length, text, records, chars })
+      const records = lineBreakIn(kept)
+      packs.unshift({ count: kept.length, text: packText(kept, names, 0, records), records, chars })
       packedChars += chars
     },
     held(after = 0, until = Infinity) {
@@ -309,17 +329,7 @@ export function storedFrames(text: string, firstId: number): string {
   if (!text.startsWith('\n')) return text
   let frames = ''
   let id = firstId
-  for (let at = 0; at < text.length;) {
-    const nameEnd = text.indexOf('\n', at + 1)
-    const lengthEnd = text.indexOf('\n', nameEnd + 1)
-    const end = lengthEnd + 1 + Number(text.slice(nameEnd + 1, lengthEnd))
-    // Only a row this log did not write could fail this; reading on could loop.
-    if (!(nameEnd > at && end > lengthEnd && end <= text.length)) {
-      throw new Error(`stored events from id ${firstId}: record ${id - firstId + 1} is malformed`)
-    }
-    frames += sseFrame(id++, text.slice(at + 1, nameEnd), text.slice(lengthEnd + 1, end))
-    at = end
-  }
+  for (const { name, data } of recordsOf(text, firstId)) frames += sseFrame(id++, name, data)
   return frames
 }
 
