@@ -13,7 +13,12 @@ import { callStart, type TracingOptions } from '../tracing.ts'
 import type { Validation } from '../validate-json.ts'
 import { AnswerLoop } from './answer-loop.ts'
 import { APPROVAL_ID } from './approval-ids.ts'
-import { ConversationRecord, type Ask, type ConversationMeta } from './conversation-record.ts'
+import {
+  ConversationRecord,
+  type Ask,
+  type ConversationMeta,
+  type LoopCall,
+} from './conversation-record.ts'
 import { createConversationStore, type SqlHandle } from './conversation-store.ts'
 import { parseLastEventId } from './event-log.ts'
 import { exportResponse } from './export-all.ts'
@@ -723,8 +728,7 @@ export class ConversationHost {
       // events from it a restart lost, gets the conversation as it is now.
       const made = loop?.madeStep
       if (made !== undefined && made.firstId >= this.#journal.firstKept) {
-        const before = this.#record.shownJson(made.replaces ? -1 : -2)
-        return { start: made.firstId - 1, reset: this.#resetFrame(made.firstId - 1, true, before) }
+        return this.#beforeTurn(made, made.replaces ? -1 : -2)
       }
       // The reset stands for every event logged so far, and the stream goes on after the last.
       // Not the answer's first event: not logged yet, the event that takes its id (an approved
@@ -738,8 +742,16 @@ export class ConversationHost {
     // message's or a loop step's `turn` brings the turn it answers, which the path has taken as
     // its last: the conversation before the `turn` is without it (else shown twice).
     const added = !call.replaces && call.version === undefined
-    const before = this.#record.shownJson(added ? -1 : undefined)
-    return { start: call.firstId - 1, reset: this.#resetFrame(call.firstId - 1, true, before) }
+    return this.#beforeTurn(call, added ? -1 : undefined)
+  }
+
+  /**
+   * A resume from just before model call `call`'s `turn`: a `reset` with the active path's turns
+   * before `end` (see `shownJson`), standing for the events before that `turn`, which follows.
+   */
+  #beforeTurn(call: LoopCall, end: number | undefined): { start: number; reset: string } {
+    const start = call.firstId - 1
+    return { start, reset: this.#resetFrame(start, true, this.#record.shownJson(end)) }
   }
 
   /**
