@@ -855,11 +855,6 @@ function lastEventIdRefusal(): Response {
   })
 }
 
-/**
- * The JSON body the relay passed on. The relay read the client's body under the size and time
- * limits, checked that it is JSON, and sends its text as it came; only the relay reaches a host,
- * so the body is read here without a second timer or size count.
- */
 /** The request's JSON body as `check` reads it, or the 400 that names what is wrong with it. */
 async function checkedBody<T>(
   request: Request,
@@ -873,6 +868,11 @@ async function checkedBody<T>(
   return errorResponse(400, 'invalid-request', message, { field })
 }
 
+/**
+ * The JSON body the relay passed on. The relay read the client's body under the size and time
+ * limits, checked that it is JSON, and sends its text as it came; only the relay reaches a host,
+ * so the body is read here without a second timer or size count.
+ */
 async function sentBody(
   request: Request,
 ): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
