@@ -54,6 +54,7 @@ import {
   type ToolStep,
 } from './tool-step.ts'
 import { answerBytesOf, modelTurn, sizeRefusal, type ConversationSizeLimits } from './turn-rules.ts'
+import { NO_TURNS } from './turn-tree.ts'
 
 /**
  * The first keep-alive alarm is set only for an answer still running this long after it started
@@ -182,10 +183,9 @@ export class AnswerLoop {
    */
   keeps(): ReadonlySet<number> {
     const call = this.#host.record.meta?.loop?.call
-    const keep = new Set<number>()
     if (this.running && call?.version === 'edit' && call.answers !== undefined)
-      keep.add(call.answers)
-    return keep
+      return new Set([call.answers])
+    return NO_TURNS
   }
 
   /** What the loop's tool step waits on, for `GET`; undefined without one. */

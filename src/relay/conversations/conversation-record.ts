@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../core/adapter.ts'
 import type { Turn, UserTurn } from '../../core/conversation.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
-import { ROOT, TurnTree, type BranchPlace } from './turn-tree.ts'
+import { NO_TURNS, ROOT, TurnTree, type BranchPlace } from './turn-tree.ts'
 import {
   answerBytesOf,
   displayTurn,
@@ -184,7 +184,7 @@ export class ConversationRecord {
    * The turns and bytes stored, but those off the active path that room can be made of (all but
    * those under `keep`).
    */
-  keptSizes(keep: ReadonlySet<number> = new Set()): Sizes {
+  keptSizes(keep: ReadonlySet<number> = NO_TURNS): Sizes {
     const inactive = this.#tree.inactiveTotals(keep)
     const { turns, bytes } = this.totals
     return { turns: turns - inactive.turns, bytes: bytes - inactive.bytes }
@@ -301,6 +301,8 @@ export class ConversationRecord {
    */
   activate(seq: number): boolean {
     const tree = this.#tree
+    // Most often already so: a turn just stored under the last of the path.
+    if (tree.isActive(seq)) return false
     let changed = false
     let first = false
     for (const node of tree.pathTo(seq)) {
@@ -328,6 +330,11 @@ export class ConversationRecord {
     this.#store.dropTurns(this.#tree.remove(seq))
     this.#last = null
     this.#shape++
+  }
+
+  /** How many messages are queued. */
+  get queueLength(): number {
+    return this.#queued.length
   }
 
   /** The queued messages' numbers, in order. */
@@ -459,7 +466,7 @@ export class ConversationRecord {
     queued: number,
     need: Sizes = { turns: 0, bytes: 0 },
     credit: Sizes = { turns: 0, bytes: 0 },
-    keep: ReadonlySet<number> = new Set(),
+    keep: ReadonlySet<number> = NO_TURNS,
   ): number[] {
     const parents: number[] = []
     for (;;) {

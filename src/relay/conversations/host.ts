@@ -240,7 +240,8 @@ export class ConversationHost {
       waitUntil: (promise) => options.waitUntil(promise),
       announce: () => this.#announce(),
       arm: () => void this.#arm(),
-      ended: () => void this.#pipeline.drain(),
+      // The queue's next goes (most answers end with none queued: no drain is started).
+      ended: () => void (this.#record.queueLength > 0 && this.#pipeline.drain()),
     })
     this.#pipeline = new MessagePipeline({
       record: this.#record,

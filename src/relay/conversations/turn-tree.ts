@@ -1,6 +1,9 @@
 /** The parent of a conversation's first turns (each first turn is a version of the first). */
 export const ROOT = -1
 
+/** No turns: what `keep` is when none is kept. */
+export const NO_TURNS: ReadonlySet<number> = new Set()
+
 /** Where a turn is among its versions, 0-based: what `GET` shows on a turn that has siblings. */
 export type BranchPlace = { index: number; count: number }
 
@@ -84,6 +87,15 @@ export class TurnTree {
     return this.#chosen.has(parent)
   }
 
+  /** Whether turn `seq` is on the active path: it and each turn above it are the active child. */
+  isActive(seq: number): boolean {
+    if (!this.#nodes.has(seq)) return false
+    for (let at = seq; at !== ROOT; at = this.parentOf(at)) {
+      if (this.activeChild(this.parentOf(at)) !== at) return false
+    }
+    return true
+  }
+
   /** The active path: the turn numbers the provider gets, in order. */
   path(): readonly number[] {
     if (this.#path !== undefined) return this.#path
@@ -102,9 +114,9 @@ export class TurnTree {
 
   /** The bytes of the turns from the first to `seq`. */
   bytesTo(seq: number | undefined): number {
-    if (seq === undefined) return 0
     let bytes = 0
-    for (const at of this.pathTo(seq)) bytes += this.bytesOf(at)
+    for (let at = seq ?? ROOT; at !== ROOT && this.#nodes.has(at); at = this.parentOf(at))
+      bytes += this.bytesOf(at)
     return bytes
   }
 
@@ -158,7 +170,8 @@ export class TurnTree {
    * the first to drop when the conversation needs room. Its parent is on the active path, since a
    * parent is always older than its children.
    */
-  oldestInactive(keep: ReadonlySet<number> = new Set()): number | undefined {
+  oldestInactive(keep: ReadonlySet<number> = NO_TURNS): number | undefined {
+    if (this.#linear()) return undefined
     const onPath = new Set(this.path())
     const kept = new Set<number>()
     for (const seq of keep)
@@ -172,7 +185,8 @@ export class TurnTree {
   }
 
   /** The turns and bytes off the active path that `keep` does not hold: what room can be made of. */
-  inactiveTotals(keep: ReadonlySet<number> = new Set()): { turns: number; bytes: number } {
+  inactiveTotals(keep: ReadonlySet<number> = NO_TURNS): { turns: number; bytes: number } {
+    if (this.#linear()) return { turns: 0, bytes: 0 }
     let turns = 0
     let bytes = 0
     const onPath = new Set(this.path())
@@ -185,6 +199,11 @@ export class TurnTree {
       bytes += node.bytes
     }
     return { turns, bytes }
+  }
+
+  /** Every stored turn is on the active path (no turn has other versions): most conversations. */
+  #linear(): boolean {
+    return this.#nodes.size === this.path().length
   }
 
   #link(seq: number, parent: number, bytes: number): void {

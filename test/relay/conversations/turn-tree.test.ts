@@ -25,9 +25,19 @@ describe('a tree of turns', () => {
     expect(turns.nextSeq).toBe(5)
     expect(turns.choose(1)).toEqual({ parent: 0, chosen: 1 })
     expect(turns.path()).toEqual([0, 1])
+    // Active: on the path. Not: another version, a turn under one, a turn never stored.
+    expect([0, 1, 2, 3, 4, 9].map((seq) => turns.isActive(seq))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ])
     // Back to the newest: nothing need be stored, and the path under it is as it was.
     expect(turns.choose(2)).toEqual({ parent: 0, chosen: undefined })
     expect(turns.path()).toEqual([0, 2, 3, 4])
+    expect([1, 4].map((seq) => turns.isActive(seq))).toEqual([false, true])
     expect(turns.pathTo(3)).toEqual([0, 2, 3])
     expect(turns.bytesTo(3)).toBe(80)
     expect(turns.bytesTo(ROOT)).toBe(0)
