@@ -123,6 +123,18 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/**
+ * The mean of `values` without the `share` lowest and the `share` highest: a moment the machine
+ * spent elsewhere (another object evicted, a collection) lands on one sample, and is left out on
+ * both sides alike.
+ */
+export function trimmedMean(values: number[], share = 0.1): number {
+  const sorted = values.toSorted((a, b) => a - b)
+  const cut = Math.floor(sorted.length * share)
+  const kept = sorted.slice(cut, sorted.length - cut)
+  return kept.reduce((sum, value) => sum + value, 0) / kept.length
+}
+
 /** The middle half of `values`, as `low-high`: how much the machine moved them. */
 export function middleHalf(values: number[], digits = 2): string {
   const sorted = values.toSorted((a, b) => a - b)
