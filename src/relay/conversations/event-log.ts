@@ -234,10 +234,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     const lineBreak = packs.some((p) => p.records) || lineBreakIn(datas)
     const records = lineBreak
       ? packText(allDatas(), names, 0, true)
-      : joined(
-          names,
-          [...packs.map((p) => p.text), ...(datas.length > 0 ? [datas.join('\n')] : [])].join('\n'),
-        )
+      : joined(names, [...packs.map((p) => p.text), ...datas].join('\n'))
     const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
     names = []
     packs = []
