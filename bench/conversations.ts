@@ -603,7 +603,7 @@ async function memory(worker: TestWorker, pid: number, section: string): Promise
       section,
       name: 'most characters of events the object held at once',
       value: `${(peakHeldChars / 1024).toFixed(0)} KiB`,
-      note: "the object's counter: a batch not yet written, counted as its events' records (name, data's length, data)",
+      note: "the object's counter: a batch not yet written, counted as its events' frames",
     },
   ]
 }

@@ -162,7 +162,7 @@ describe('answers cut by killing workerd', () => {
       model: 'test/large',
       turn: { role: 'user', content: 'Go' },
     })
-    // Past a few 64 KiB batches of the log, each written as it fills.
+    // Past a 128 KiB batch of the log, written as it fills.
     const seen = await readUntil(running, (read) => read.events.length >= 60)
     await on.restart()
     const read = await readSse(await resume(id, seen.events.at(-1)!.id!))

@@ -1,5 +1,5 @@
 import type { Turn } from '../../core/conversation.ts'
-import { storedFrames, type EventBatch, type StoredBatch } from './event-log.ts'
+import { storedFrames, type EventBatch } from './event-log.ts'
 
 /** What the store needs of a SQLite handle: a Durable Object's `ctx.storage.sql` has it. */
 export interface SqlHandle {
@@ -36,12 +36,12 @@ function rowsOf(json: string): string[] {
 
 /**
  * A conversation's tables: one metadata row, its turns (a large turn over several rows), its
- * event batches (each run of names and each event's data, read back as the frames sent, see
- * `StoredBatch`; a large batch's text in `event_parts`, its `events` row left empty), its tool
- * loop's step and approvals, and, in a client's index object, the list of its conversations. No
- * secondary index, since each would add a row write to every insert: reads go by the primary keys
- * (batches by their first id, turns in insertion order). Every write is counted in `rowsWritten`,
- * which is what storage is billed by. Nothing read is kept: callers load what a request needs.
+ * event batches (the frames sent, see `EventBatch`; a large batch's text in `event_parts`, its
+ * `events` row left empty), its tool loop's step and approvals, and, in a client's index object,
+ * the list of its conversations. No secondary index, since each would add a row write to every
+ * insert: reads go by the primary keys (batches by their first id, turns in insertion order).
+ * Every write is counted in `rowsWritten`, which is what storage is billed by. Nothing read is
+ * kept: callers load what a request needs.
  */
 export function createConversationStore(sql: SqlHandle) {
   let rowsWritten = 0
@@ -265,16 +265,16 @@ export function createConversationStore(sql: SqlHandle) {
       if (hasTables) write('DELETE FROM queue')
     },
 
-    addEvents(batch: StoredBatch): void {
-      const large = batch.records.length > ROW_CHARS
+    addEvents(batch: EventBatch): void {
+      const large = batch.text.length > ROW_CHARS
       write(
         'INSERT INTO events (first_id, last_id, frames) VALUES (?, ?, ?)',
         batch.firstId,
         batch.lastId,
-        large ? '' : batch.records,
+        large ? '' : batch.text,
       )
       if (!large) return
-      for (const part of rowsOf(batch.records)) {
+      for (const part of rowsOf(batch.text)) {
         write('INSERT INTO event_parts (first_id, json) VALUES (?, ?)', batch.firstId, part)
       }
     },

@@ -6,27 +6,16 @@ import { checkEventName, sseFrame } from '../sse.ts'
  */
 export type EventBatch = { firstId: number; lastId: number; text: string }
 
-/**
- * Events as they are stored, one row for the batch: ids `firstId` to `lastId`, and `records`, the
- * text {@link storedFrames} reads back. It holds each run of events of one name as a line (`500
- * thinking`), a blank line, then each event's data, one a line: no ids and no SSE field names,
- * about 40% of the characters of the frames for an answer of one token an event. A batch with a
- * line break in an event's data (`JSON.stringify` writes none) holds each event's record instead:
- * its name, its data's length and its data.
- */
-export type StoredBatch = { firstId: number; lastId: number; records: string }
-
 /** Options of {@link createEventLog}. */
 export type EventLogOptions = {
   /** The id of the last event already logged (0 for a new conversation). */
   lastId: number
-  /** Writes one batch (one storage row). Called synchronously, in id order. */
-  write(batch: StoredBatch): void
+  /** Writes one batch (one storage row): its frames. Called synchronously, in id order. */
+  write(batch: EventBatch): void
   /** A batch is written once it holds this many events. @defaultValue {@link MAX_BATCH_EVENTS} */
   maxEvents?: number | undefined
   /**
-   * Or once its events' records would hold this many characters: the largest form a batch is
-   * written in (see {@link StoredBatch}). @defaultValue 64 KiB
+   * Or once its frames would hold this many characters. @defaultValue {@link MAX_BATCH_CHARS}
    */
   maxChars?: number | undefined
   /**
@@ -40,16 +29,15 @@ export type EventLogOptions = {
 export type EventLog = {
   /**
    * Numbers one event (`data` is its JSON, see `relayData`), holds it, and writes the batch when
-   * it is full. Returns the characters it holds for it.
+   * it is full. Returns the characters its frame takes.
    */
   append(name: string, data: string): number
   /**
    * The SSE frames of the events appended since the last `take`, as one text, for the live
-   * subscribers. Frames are made only here and for a replay (the log holds none): while no one
-   * listens, none is.
+   * subscribers: made once, and held as they are sent.
    */
   take(): string
-  /** Marks the events appended since the last `take` as taken, without making their frames. */
+  /** Marks the events appended since the last `take` as taken, no one being sent them. */
   skip(): void
   /** Writes what is held (before a step's next model call, and while no answer runs). */
   flush(): void
@@ -60,7 +48,7 @@ export type EventLog = {
   dropBefore(id: number): void
   /**
    * The events held in memory (not yet written) with an id above `after` and at most `until`, as
-   * a batch of their frames (made for that range only); null when none is.
+   * a batch of their frames; null when none is.
    */
   held(after?: number, until?: number): EventBatch | null
   /** The id of the last event appended. */
@@ -69,19 +57,24 @@ export type EventLog = {
   readonly takenId: number
   /** How many events are held (appended, not yet written). */
   readonly heldEvents: number
-  /** How many characters are held, counted as the held events' records (see `maxChars`). */
+  /** How many characters the held events' frames take (see `maxChars`). */
   readonly heldChars: number
   /** The most characters held once an event was appended (see {@link heldChars}). */
   readonly peakHeldChars: number
 }
 
 /**
- * Most events held before a batch is written. The 64 KiB bound on their characters comes first
- * (the record of a relay event is at least 21 characters, so 64 KiB holds at most 3,121 of them):
- * a batch is as large as that bound lets it be, since each row written costs a storage call and a
- * B-tree insert whatever its size (a 1,000-token answer is one row). It bounds what an eviction
- * can lose, so an object that restarts mid-answer moves its ids past this many to never reuse one
- * a client has seen.
+ * Most characters of frames held before a batch is written, and so the most a batch row holds:
+ * each row written costs a storage call and a B-tree insert whatever its size, so a batch is as
+ * large as memory allows (a 1,000-token answer's frames, its `done` included, fit in one).
+ */
+export const MAX_BATCH_CHARS = 128 * 1024
+
+/**
+ * Most events held before a batch is written. The {@link MAX_BATCH_CHARS} bound comes first (the
+ * frame of a relay event is at least 37 characters, so it holds at most 3,542 of them). It bounds
+ * what an eviction can lose, so an object that restarts mid-answer moves its ids past this many to
+ * never reuse one a client has seen.
  */
 export const MAX_BATCH_EVENTS = 4096
 
@@ -91,61 +84,26 @@ export const MAX_BATCH_EVENTS = 4096
  */
 const FRAME_END = '\n\n'
 
-/** An event's record: a line break, its name, one more, its data's length, one more, its data. */
-const record = (name: string, data: string) => `\n${name}\n${data.length}\n${data}`
-
-/** The characters of `record(name, data)`, without making it. */
-const recordLength = (name: string, data: string) => {
-  const n = data.length
-  const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : String(n).length
-  return name.length + digits + n + 3
+/**
+ * The characters of `sseFrame(id, name, data)`, without making it: exact for data with no line
+ * break (`JSON.stringify` writes none), a few characters short for each one.
+ */
+function frameLength(id: number, name: string, data: string): number {
+  const digits = id < 10 ? 1 : id < 100 ? 2 : id < 1000 ? 3 : id < 10_000 ? 4 : String(id).length
+  return 21 + digits + name.length + data.length
 }
 
-/**
- * A batch's events as stored: each run of one name as a line, `<count> <name>`, a blank line, then
- * `data`, each event's data one a line (see {@link StoredBatch}).
- */
-function joined(names: readonly string[], data: string): string {
-  let runs = ''
-  for (let i = 0, start = 0; i < names.length; i++) {
-    if (names[i + 1] === names[i]) continue
-    runs += `${i + 1 - start} ${names[i]}\n`
-    start = i + 1
-  }
-  return `${runs}\n${data}`
-}
-
-/**
- * The data of events taken together (see `createEventLog`): each one's a line of `text`, or, when
- * one holds a line break, each one's record (`records`); `chars`, their records' characters.
- */
-type Pack = { count: number; text: string; records: boolean; chars: number }
+/** Events taken together: the frames of `count` events, as their subscribers were sent them. */
+type Pack = { count: number; text: string }
 
 /** A pack smaller than this many characters takes the next events in with it. */
 const PACK_CHARS = 4096
 
-/** Whether an event's data holds a line break: the events are packed and written as records. */
-const lineBreakIn = (datas: readonly string[]) => datas.some((data) => data.includes('\n'))
-
 /**
- * The text of events `datas`, whose names are `names` from `from` on: their records (`records`),
- * else each event's data a line.
- */
-function packText(
-  datas: readonly string[],
-  names: readonly string[],
-  from: number,
-  records: boolean,
-): string {
-  return records
-    ? datas.map((data, i) => record(names[from + i]!, data)).join('')
-    : datas.join('\n')
-}
-
-/**
- * Each record of `text` (see `record`), in order. `firstId` is the first event's id, for the error
- * that names a malformed record: only a row this log did not write could have one, and reading on
- * could loop.
+ * Each record of `text` (a batch stored as records: for each event a line break, its name, one
+ * more, its data's length, one more, its data), in order. `firstId` is the first event's id, for
+ * the error that names a malformed record: only a row this log did not write could have one, and
+ * reading on could loop.
  */
 function* recordsOf(text: string, firstId: number): Generator<{ name: string; data: string }> {
   for (let at = 0, n = 1; at < text.length; n++) {
@@ -160,87 +118,67 @@ function* recordsOf(text: string, firstId: number): Generator<{ name: string; da
   }
 }
 
-/** Each event's data of a pack, in order. */
-function unpack(pack: Pack): string[] {
-  if (!pack.records) return pack.text.split('\n')
-  return Array.from(recordsOf(pack.text, 0), ({ data }) => data)
-}
-
 /**
  * A conversation's events: monotonic ids, held in memory and written in batches, so a 1,000-event
  * answer costs a few row writes instead of a thousand. An event is held as its name and data (the
- * strings given); its frame is made when the live subscribers take it, and for a replay, never
- * held. Once taken, the data of the events taken together is packed into one text (each event's a
- * line): an answer streamed over many turns of the event loop is then held as a few strings rather
- * than one an event, which the garbage collector would copy at each minor collection the answer
- * outlives, and a batch is written as its names, each once a run, and those texts joined: no event
- * is made into text a second time for storage. A state machine that does no I/O: `write` is the
- * caller's.
+ * strings given) until the live subscribers take it; its frame is made then, once, and the log
+ * holds the very text they were sent, packed with the frames taken before it while those are few
+ * (an answer streamed a token at a time is held as a few strings rather than one an event, which
+ * the garbage collector would copy at each minor collection the answer outlives). A replay and a
+ * batch written are those texts, cut or joined: no event is made into text twice. A state machine
+ * that does no I/O: `write` is the caller's.
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const maxEvents = options.maxEvents ?? MAX_BATCH_EVENTS
-  const maxChars = options.maxChars ?? 64 * 1024
+  const maxChars = options.maxChars ?? MAX_BATCH_CHARS
   let lastId = options.lastId
-  // The held events' names, the first with id `lastId - names.length + 1`. Their data: the events
-  // taken (their frames sent) or skipped, packed as they were taken, then those not yet taken, one
-  // string each. Making each event's record, a second text of it, cost more in workerd than
-  // writing the frames' larger row (a scripted 1,000-token answer: 1.16-1.19x of the floor making
-  // records, 1.07-1.10x writing the frames, `bench/conversations.ts floor`).
-  let names: string[] = []
+  // The held events, oldest first: those taken (or skipped), as the frames in `packs`, then those
+  // not yet taken, as their names and data.
   let packs: Pack[] = []
-  let datas: string[] = []
-  // The characters of the held events' records (what bounds a batch): packed, and not yet taken.
+  let packed = 0
   let packedChars = 0
+  let names: string[] = []
+  let datas: string[] = []
   let freshChars = 0
   // The name last checked: an answer repeats a few names, so each run of one is checked once.
   let checked = ''
   // The most held once an event was appended (and its batch written, when it filled one).
   let peak = 0
 
-  /** The frames of `datas` (each event's, in order) from id `firstId` on. */
-  const frames = (firstId: number, first: number, events: readonly string[]) => {
+  /** The frames of the events not yet taken, from the `from`th of them on. */
+  const freshFrames = (from = 0, to = datas.length) => {
+    const firstId = lastId - datas.length + 1
     let text = ''
-    for (let i = 0; i < events.length; i++) {
-      text += sseFrame(firstId + i, names[first + i]!, events[i]!)
-    }
+    for (let i = from; i < to; i++) text += sseFrame(firstId + i, names[i]!, datas[i]!)
     return text
   }
-  /** Every held event's data, in order (a replay's, a write's as records, a cut pack's). */
-  const allDatas = () => [...packs.flatMap(unpack), ...datas]
-  /** Packs the events not yet taken, now taken. */
-  const pack = () => {
-    if (datas.length === 0) return
-    const first = names.length - datas.length
-    const records = lineBreakIn(datas)
+  /** Takes the events not yet taken: their frames, packed, returned. */
+  const take = () => {
+    if (datas.length === 0) return ''
+    const text = freshFrames()
     const last = packs.at(-1)
-    if (last !== undefined && !last.records && !records && last.text.length < PACK_CHARS) {
+    if (last !== undefined && last.text.length < PACK_CHARS && text.length < PACK_CHARS) {
       // A stream paced a token at a time takes one event a turn: its packs grow to a few KiB
       // rather than one for each event. Joined, not concatenated: one flat string.
-      last.text = [last.text, ...datas].join('\n')
+      last.text = [last.text, text].join('')
       last.count += datas.length
-      last.chars += freshChars
-    } else {
-      const text = packText(datas, names, first, records)
-      packs.push({ count: datas.length, text, records, chars: freshChars })
-    }
-    packedChars += freshChars
-    freshChars = 0
+    } else packs.push({ count: datas.length, text })
+    packed += datas.length
+    packedChars += text.length
+    names = []
     datas = []
+    freshChars = 0
+    return text
   }
   const flush = () => {
-    if (names.length === 0) return
+    if (packed + datas.length === 0) return
     options.beforeWrite?.()
-    // Looked for here, not as each event is appended: most batches are never written.
-    const lineBreak = packs.some((p) => p.records) || lineBreakIn(datas)
-    const records = lineBreak
-      ? packText(allDatas(), names, 0, true)
-      : joined(names, [...packs.map((p) => p.text), ...datas].join('\n'))
-    const batch: StoredBatch = { firstId: lastId - names.length + 1, lastId, records }
-    names = []
+    take()
+    const text = packs.length === 1 ? packs[0]!.text : packs.map((pack) => pack.text).join('')
+    const batch: EventBatch = { firstId: lastId - packed + 1, lastId, text }
     packs = []
-    datas = []
+    packed = 0
     packedChars = 0
-    freshChars = 0
     options.write(batch)
   }
 
@@ -248,52 +186,60 @@ export function createEventLog(options: EventLogOptions): EventLog {
     append(name, data) {
       if (name !== checked) checked = checkEventName(name)
       lastId++
-      const added = recordLength(name, data)
+      const added = frameLength(lastId, name, data)
       freshChars += added
       names.push(name)
       datas.push(data)
-      if (names.length >= maxEvents || packedChars + freshChars >= maxChars) flush()
+      if (packed + datas.length >= maxEvents || packedChars + freshChars >= maxChars) flush()
       peak = Math.max(peak, packedChars + freshChars)
       return added
     },
-    take() {
-      const text = frames(lastId - datas.length + 1, names.length - datas.length, datas)
-      pack()
-      return text
-    },
-    skip: pack,
+    take,
+    skip: () => void take(),
     flush,
     dropBefore(id) {
-      let dropped = Math.min(names.length, id - (lastId - names.length + 1))
+      let dropped = Math.min(packed + datas.length, id - (lastId - packed - datas.length + 1))
+      while (dropped > 0 && packs.length > 0) {
+        const first = packs[0]!
+        if (first.count > dropped) {
+          // The id falls in this pack: what follows it is kept, a slice of its text (only a
+          // small pack holds two answers' events: an answer's are all taken before it ends).
+          const at = frameOffset(first.text, dropped)
+          first.text = first.text.slice(at)
+          first.count -= dropped
+          packed -= dropped
+          packedChars -= at
+          return
+        }
+        packs.shift()
+        dropped -= first.count
+        packed -= first.count
+        packedChars -= first.text.length
+      }
       if (dropped <= 0) return
       names = names.slice(dropped)
-      while (packs.length > 0 && packs[0]!.count <= dropped) {
-        dropped -= packs[0]!.count
-        packedChars -= packs.shift()!.chars
+      datas = datas.slice(dropped)
+      const firstId = lastId - datas.length + 1
+      freshChars = 0
+      for (let i = 0; i < datas.length; i++) {
+        freshChars += frameLength(firstId + i, names[i]!, datas[i]!)
       }
-      if (dropped === 0) return
-      // A pack the id falls in: what follows the id in it is packed again.
-      const cut = packs.shift()
-      const kept = cut === undefined ? datas.slice(dropped) : unpack(cut).slice(dropped)
-      let chars = 0
-      for (let i = 0; i < kept.length; i++) chars += recordLength(names[i]!, kept[i]!)
-      if (cut === undefined) {
-        datas = kept
-        freshChars = chars
-        return
-      }
-      packedChars -= cut.chars
-      const records = lineBreakIn(kept)
-      packs.unshift({ count: kept.length, text: packText(kept, names, 0, records), records, chars })
-      packedChars += chars
     },
     held(after = 0, until = Infinity) {
-      const firstHeld = lastId - names.length + 1
-      const from = Math.max(firstHeld, after + 1)
+      let id = lastId - packed - datas.length + 1
+      const from = Math.max(id, after + 1)
       const to = Math.min(lastId, until)
       if (from > to) return null
-      const events = allDatas().slice(from - firstHeld, to - firstHeld + 1)
-      return { firstId: from, lastId: to, text: frames(from, from - firstHeld, events) }
+      let text = ''
+      for (const pack of packs) {
+        const next = id + pack.count
+        if (next > from && id <= to) {
+          text += framesBetween({ firstId: id, lastId: next - 1, text: pack.text }, from - 1, to)
+        }
+        id = next
+      }
+      if (to >= id) text += freshFrames(Math.max(from, id) - id, to - id + 1)
+      return { firstId: from, lastId: to, text }
     },
     get lastId() {
       return lastId
@@ -302,7 +248,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       return lastId - datas.length
     },
     get heldEvents() {
-      return names.length
+      return packed + datas.length
     },
     get heldChars() {
       return packedChars + freshChars
@@ -315,9 +261,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
 
 /**
  * The SSE frames of a stored batch whose first event is `firstId`: the very frames its live
- * subscribers were sent. Its text is its runs of names and its data (see `StoredBatch`; it begins
- * with a run's count), or records (each begins with a line break); batches stored before either
- * hold their frames, as text or, earlier, as a JSON array.
+ * subscribers were sent. The log writes them as they are; rows of older code hold each run of
+ * names then each event's data a line (beginning with a run's count), records (each beginning
+ * with a line break, see `recordsOf`), or the frames as a JSON array.
  */
 export function storedFrames(text: string, firstId: number): string {
   const first = text.charCodeAt(0)

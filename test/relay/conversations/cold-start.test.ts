@@ -13,7 +13,8 @@ function stored() {
   const store = createConversationStore(storage.sql)
   store.saveMeta({ id: 'c', owner: 'o', createdAt: '', updatedAt: '', streaming: false })
   store.addTurn(1, 0, JSON.stringify({ role: 'user', content: 'Hi' }))
-  store.addEvents({ firstId: 3, lastId: 4, records: '2 text\n\n{"text":"a"}\n{"text":"b"}' })
+  // A batch as older code wrote it (each run of names, then each event's data a line).
+  store.addEvents({ firstId: 3, lastId: 4, text: '2 text\n\n{"text":"a"}\n{"text":"b"}' })
   const statements: string[] = []
   const exec = storage.sql.exec.bind(storage.sql)
   storage.sql.exec = (query, ...bindings) => {

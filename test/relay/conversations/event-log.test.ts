@@ -4,12 +4,12 @@ import { PROPERTY_TEST_TIMEOUT_MS, timeBound } from '../../helpers/property.ts'
 import {
   createEventLog,
   framesBetween,
+  MAX_BATCH_CHARS,
   MAX_BATCH_EVENTS,
   parseLastEventId,
   splitFrames,
   storedFrames,
   type EventBatch,
-  type StoredBatch,
 } from '../../../src/relay/conversations/event-log.ts'
 import { createSseEncoder, sseFrame } from '../../../src/relay/sse.ts'
 import { parseSse } from '../sse-reader.ts'
@@ -25,7 +25,7 @@ function logWith(
     ...options
   }: { maxEvents?: number; maxChars?: number; listening?: boolean } = {},
 ) {
-  const stored: StoredBatch[] = []
+  const stored: EventBatch[] = []
   let untaken = ''
   const log = createEventLog({
     lastId,
@@ -45,10 +45,10 @@ function logWith(
   return { log, stored, batches, appendFrame }
 }
 
-const readBack = (batch: StoredBatch): EventBatch => ({
+const readBack = (batch: EventBatch): EventBatch => ({
   firstId: batch.firstId,
   lastId: batch.lastId,
-  text: storedFrames(batch.records, batch.firstId),
+  text: storedFrames(batch.text, batch.firstId),
 })
 
 /** Everything a client would get after `lastId`: the stored batches, then what memory holds. */
@@ -75,7 +75,7 @@ describe('the event log of a conversation', () => {
   })
 
   it('hands out the frames since the last take, first when a batch is due, then writes the batch', () => {
-    const stored: StoredBatch[] = []
+    const stored: EventBatch[] = []
     const taken: string[] = []
     const log = createEventLog({
       lastId: 0,
@@ -101,8 +101,8 @@ describe('the event log of a conversation', () => {
     expect(stored).toHaveLength(1)
     // Read back as the very frames its subscribers were sent.
     expect(readBack(stored[0]!)).toEqual({ firstId: 1, lastId: 3, text: a + b + c })
-    // Held meanwhile, counted as the two events' records (21 characters each).
-    expect(held).toBe(2 * 21)
+    // Held meanwhile, counted as the two events' frames.
+    expect(held).toBe(a.length + b.length)
     expect(log.held()).toBeNull()
     expect(log.heldChars).toBe(0)
     // The most it held once an event was appended: what it held before the third filled the batch.
@@ -110,9 +110,9 @@ describe('the event log of a conversation', () => {
     expect(log.take()).toBe('')
   })
 
-  it("writes a batch as each run of one name, then its events' data, one a line", () => {
+  it('writes a batch as the very frames its subscribers were sent, or would have been', () => {
     for (const listening of [true, false]) {
-      const { log, stored, batches, appendFrame } = logWith(0, { listening })
+      const { log, stored, appendFrame } = logWith(0, { listening })
       let frames = ''
       for (const [name, text] of [
         ['thinking', 'a'],
@@ -126,39 +126,22 @@ describe('the event log of a conversation', () => {
       }
       log.append('done', '{"turn":{}}')
       log.flush()
-      // No ids, no field names, and each name once a run, whether its events were sent or not.
-      expect(stored[0]!.records).toBe(
-        '2 thinking\n1 text\n1 thinking\n1 done\n\n' +
-          '{"text":"a"}\n{"text":"b"}\n{"text":"c"}\n{"text":"d"}\n{"turn":{}}',
-      )
       const sse = createSseEncoder()
       const all = ['thinking', 'thinking', 'text', 'thinking']
         .map((name, i) => sse.event(name, JSON.stringify({ text: 'abcd'[i] })))
         .join('')
       if (listening) expect(frames).toBe(all)
-      expect(batches()[0]!.text).toBe(all + sse.event('done', '{"turn":{}}'))
+      expect(stored[0]!.text).toBe(all + sse.event('done', '{"turn":{}}'))
+      expect(storedFrames(stored[0]!.text, 1)).toBe(stored[0]!.text)
     }
   })
 
-  it('writes a 1,000-token answer in less than 40% of the characters of its frames', () => {
-    const { log, stored, batches } = logWith()
-    for (let i = 0; i < 500; i++) log.append('thinking', JSON.stringify({ text: ` t${i % 10}` }))
-    for (let i = 0; i < 500; i++) log.append('text', JSON.stringify({ text: ` w${i % 10}` }))
-    log.flush()
-    expect(stored[0]!.records.startsWith('500 thinking\n500 text\n\n{"text":" t0"}\n')).toBe(true)
-    expect(stored[0]!.records.length).toBeLessThan(0.4 * batches()[0]!.text.length)
-  })
-
-  it("writes a batch with a line break in an event's data as records, its name, length and data", () => {
-    const { log, stored, batches, appendFrame } = logWith()
+  it("writes a batch with a line break in an event's data as its frames, a data line each", () => {
+    const { log, stored, appendFrame } = logWith()
     const frames = appendFrame('text', '{"text":"a"}') + appendFrame('text', 'b\nc')
     log.flush()
-    expect(stored[0]!.records).toBe('\ntext\n12\n{"text":"a"}\ntext\n3\nb\nc')
-    expect(batches()[0]!.text).toBe(frames)
-    // The next batch is written joined again.
-    appendFrame('text', '{"text":"d"}')
-    log.flush()
-    expect(stored[1]!.records).toBe('1 text\n\n{"text":"d"}')
+    expect(stored[0]!.text).toBe(frames)
+    expect(frames.endsWith('id: 2\nevent: text\ndata: b\ndata: c\n\n')).toBe(true)
   })
 
   it('makes the frames of the events skipped or taken for a replay, as they were sent', () => {
@@ -172,7 +155,7 @@ describe('the event log of a conversation', () => {
     // Only what followed the skip goes out.
     expect(log.take()).toBe(b)
     expect(log.held()).toEqual({ firstId: 1, lastId: 2, text: a + b })
-    expect(log.heldChars).toBe(2 * 21)
+    expect(log.heldChars).toBe((a + b).length)
     log.append('text', '{"text":"c"}')
     log.skip()
     log.append('text', '{"text":"d"}')
@@ -180,10 +163,8 @@ describe('the event log of a conversation', () => {
     expect(log.held(1, 2)).toEqual({ firstId: 2, lastId: 2, text: b })
     expect(log.held(2, 3)).toEqual({ firstId: 3, lastId: 3, text: c })
     log.flush()
-    expect(stored[0]!.records).toBe(
-      '4 text\n\n{"text":"a"}\n{"text":"b"}\n{"text":"c"}\n{"text":"d"}',
-    )
-    expect(batches()).toEqual([{ firstId: 1, lastId: 4, text: a + b + c + d }])
+    expect(stored).toEqual([{ firstId: 1, lastId: 4, text: a + b + c + d }])
+    expect(batches()).toEqual(stored)
   })
 
   it('hands out none of the events skipped, and still writes them', () => {
@@ -213,7 +194,7 @@ describe('the event log of a conversation', () => {
     log.dropBefore(13)
     expect(stored).toHaveLength(0)
     expect(log.held()).toEqual({ firstId: 13, lastId: 13, text: sseFrame(13, 'text', data('c')) })
-    expect(log.heldChars).toBe(21)
+    expect(log.heldChars).toBe(sseFrame(13, 'text', data('c')).length)
     // An id at or before the first held changes nothing; one past the last forgets them all.
     log.dropBefore(13)
     expect(log.heldEvents).toBe(1)
@@ -230,8 +211,8 @@ describe('the event log of a conversation', () => {
     const { log, stored } = logWith(0)
     const data = (text: string) => JSON.stringify({ text })
     const sent: string[] = []
-    // Three taken together (one with a line break in its data: they are packed as records), two
-    // more taken, one not yet.
+    // Three taken together (one with a line break in its data: two data lines), two more taken,
+    // one not yet.
     log.append('text', data('a'))
     log.append('text', 'b\nc')
     log.append('text', data('d'))
@@ -246,21 +227,10 @@ describe('the event log of a conversation', () => {
     const held = log.held()!
     expect([held.firstId, held.lastId]).toEqual([3, 6])
     expect(held.text).toBe(all.slice(2).join('') + sseFrame(6, 'text', data('g')))
-    expect(log.heldChars).toBe(
-      [
-        ['text', 'd'],
-        ['thinking', 'e'],
-        ['thinking', 'f'],
-        ['text', 'g'],
-      ]
-        .map(([name, text]) => name!.length + 2 + data(text!).length + 3)
-        .reduce((a, b) => a + b),
-    )
+    expect(log.heldChars).toBe(held.text.length)
     expect(log.takenId).toBe(5)
     log.flush()
-    expect(stored[0]!.records).toBe(
-      `1 text\n2 thinking\n1 text\n\n${[data('d'), data('e'), data('f'), data('g')].join('\n')}`,
-    )
+    expect(stored).toEqual([held])
     // Forgetting inside what was not yet taken.
     for (const text of ['h', 'i', 'j']) log.append('text', data(text))
     log.dropBefore(9)
@@ -284,41 +254,41 @@ describe('the event log of a conversation', () => {
     for (let i = 0; i < 8000; i++) log.append('text', JSON.stringify({ text: 'x' }))
     expect(stored.length).toBeGreaterThan(0)
     for (const batch of stored) {
-      // Each event's record is 21 characters.
       const events = batch.lastId - batch.firstId + 1
-      expect(events * 21).toBeGreaterThanOrEqual(64 * 1024)
+      expect(batch.text.length).toBeGreaterThanOrEqual(MAX_BATCH_CHARS)
+      expect(batch.text.length).toBeLessThan(MAX_BATCH_CHARS + 40)
       expect(events).toBeLessThan(MAX_BATCH_EVENTS)
     }
   })
 
-  it('writes a batch early when its records reach the character bound', () => {
+  it('writes a batch early when its frames reach the character bound', () => {
     const { log, stored } = logWith(0, { maxChars: 1000 })
-    // Each record is 321 characters: a batch is written with its fourth.
-    for (let i = 0; i < 10; i++) log.append('text', JSON.stringify({ text: 'y'.repeat(300) }))
-    expect(stored.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([4, 4])
-    expect(log.heldEvents).toBe(2)
-    expect(log.heldChars).toBe(2 * 321)
+    // Each frame is 338 characters (339 from id 10): a batch is written with its third.
+    const data = JSON.stringify({ text: 'y'.repeat(300) })
+    for (let i = 0; i < 10; i++) log.append('text', data)
+    expect(stored.map((batch) => batch.lastId - batch.firstId + 1)).toEqual([3, 3, 3])
+    expect(log.heldEvents).toBe(1)
+    expect(log.heldChars).toBe(sseFrame(10, 'text', data).length)
   })
 
-  it('counts the characters of each record it would write, whatever the length of its data', () => {
+  it('counts the characters of each frame it holds, whatever the length of its data or id', () => {
     for (const length of [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 123_456]) {
-      const { log, stored } = logWith(0, { maxChars: Infinity, listening: false })
-      const data = 'x'.repeat(length)
-      const added = log.append('thinking', data) + log.append('text', '{}')
-      expect(log.heldChars).toBe(added)
-      // Joined, its data and names take fewer; with a line break, its records take as many.
-      log.append('text', '\n')
-      log.flush()
-      expect(stored[0]!.records.startsWith(`\nthinking\n${length}\n${data}\ntext\n2\n{}\n`)).toBe(
-        true,
-      )
-      expect(stored[0]!.records.length - '\ntext\n1\n\n'.length).toBe(added)
-      const joined = logWith(0, { listening: false })
-      joined.log.append('thinking', data)
-      joined.log.append('text', '{}')
-      joined.log.flush()
-      expect(joined.stored[0]!.records.length).toBeLessThanOrEqual(added)
+      for (const lastId of [0, 8, 98, 998, 9998, 99_998, 999_999_998]) {
+        const { log, stored } = logWith(lastId, { maxChars: Infinity, listening: false })
+        const data = 'x'.repeat(length)
+        const added = log.append('thinking', data) + log.append('text', '{}')
+        expect(log.heldChars).toBe(added)
+        const frames = sseFrame(lastId + 1, 'thinking', data) + sseFrame(lastId + 2, 'text', '{}')
+        expect(added).toBe(frames.length)
+        log.flush()
+        expect(stored[0]!.text).toBe(frames)
+      }
     }
+    // A line break in an event's data adds a data line, counted once the frame is made.
+    const { log } = logWith()
+    log.append('text', 'a\nb')
+    expect(log.take()).toBe('id: 1\nevent: text\ndata: a\ndata: b\n\n')
+    expect(log.heldChars).toBe('id: 1\nevent: text\ndata: a\ndata: b\n\n'.length)
   })
 
   it('replays exactly the events after any id, from storage and memory, with no gap or repeat', () => {
@@ -441,7 +411,7 @@ describe('the event log of a conversation', () => {
       })
       fc.assert(
         fc.property(run, ({ lastId, maxEvents, maxChars, steps }) => {
-          const stored: StoredBatch[] = []
+          const stored: EventBatch[] = []
           let sent = ''
           const log = createEventLog({
             lastId,

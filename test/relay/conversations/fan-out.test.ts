@@ -43,7 +43,7 @@ function conversation(
   const log = createEventLog({
     lastId: 0,
     beforeWrite: () => fanOut.flush(),
-    write: (batch) => stored.push({ ...batch, text: storedFrames(batch.records, batch.firstId) }),
+    write: (batch) => stored.push({ ...batch, text: storedFrames(batch.text, batch.firstId) }),
     maxEvents: options.maxEvents ?? 3,
   })
   const reads: number[] = []

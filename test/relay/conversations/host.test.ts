@@ -284,14 +284,14 @@ describe('a conversation host', () => {
     }
   })
 
-  it('writes a long answer as it runs, each batch as its names and data', async () => {
-    // 64 KiB of event data fill a batch: this answer writes one while it runs, and its `done`
-    // (the whole text, and its items) fills the next at once.
+  it('writes a long answer as it runs, each batch as the frames sent', async () => {
+    // 128 KiB of frames fill a batch: this answer writes one while it runs, and its `done` (the
+    // whole text, and its items) fills the next at once.
     const long = mock({
       provider: 'test',
       model: 'long',
       chunkSize: 1000,
-      script: [{ text: 'x'.repeat(80_000) }],
+      script: [{ text: 'x'.repeat(160_000) }],
     })
     const hosts = memoryHosts({ providers: { test: [long] } })
     await hosts.request(ID, 'create', ALICE, { body: {} })
@@ -310,11 +310,9 @@ describe('a conversation host', () => {
       [1, end],
       [end + 1, answer.events.length],
     ])
-    const sent = answer.events.slice(0, end).map((event) => event.data)
-    // Each run of one name, then the data, one event's a line (JSON has no raw line break).
-    expect(String(rows[0]!['frames'])).toBe(`1 turn\n${end - 1} text\n\n${sent.join('\n')}`)
-    // Resumed across the stored batches, byte for byte.
+    // Stored as they were sent, byte for byte, and resumed across the stored batches so.
     const frames = [...splitFrames(answer.raw)]
+    expect(String(rows[0]!['frames'])).toBe(frames.slice(0, end).join(''))
     for (const after of [0, end - 1, end, end + 1, answer.events.length - 1]) {
       const headers = { 'last-event-id': String(after) }
       const resumed = await readSse(await hosts.request(ID, 'stream', ALICE, { headers }))

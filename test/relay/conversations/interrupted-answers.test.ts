@@ -58,13 +58,13 @@ describe('an answer cut by a restart', () => {
 
   it('keeps what was stored of it as a stopped turn when its events were stored', async () => {
     // Its first delta fills a batch of the event log, which is written at once.
-    const long = 'x'.repeat(70_000)
+    const long = 'x'.repeat(140_000)
     const steps = gate()
     const adapter = mock({
       provider: 'test',
       model: 'long',
       script: [{ text: `${long}abc` }],
-      chunkSize: 70_000,
+      chunkSize: 140_000,
       pace: ({ index }) => (index === 0 ? Promise.resolve() : steps.wait()),
     })
     const world = agentWorld({ models: [adapter] })
