@@ -28,7 +28,7 @@ import {
 } from '../tracing.ts'
 import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
 import { createApprovalSigner, newApprovalKey, type ApprovalSigner } from './approval-ids.ts'
-import type { ConversationRecord, LoopCall, LoopState } from './conversation-record.ts'
+import type { AnswerPlan, ConversationRecord, LoopCall, LoopState } from './conversation-record.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
 import { foldFrames } from './fold-frames.ts'
 import type { Journal } from './journal.ts'
@@ -62,6 +62,13 @@ import { NO_TURNS } from './turn-tree.ts'
  * An answer no client asked for just now (a loop that goes on by itself) sets it at once.
  */
 export const KEEPALIVE_AFTER_MS = 10_000
+
+/**
+ * The most characters of a loop's JSON its message's turn keeps (see `start`): a loop with more
+ * (the client's tools, say) is written to the metadata instead, so that each user turn stored
+ * grows by a few hundred bytes at most.
+ */
+const CARRIED_LOOP_CHARS = 2048
 
 /** The settings a loop reads. */
 export type LoopSettings = {
@@ -98,13 +105,14 @@ export type LoopHost = {
 export type LoopParams = Omit<LoopState, 'steps' | 'call' | 'streamFrom'>
 
 /**
- * A message's admitted loop: the turn its first model call answers (stored turn `answers`), that
- * call, and what it makes: an answer that replaces (a regenerate's), a version of the turn at
- * index `at` (an edit's), which becomes the active path only once complete.
+ * A message's admitted loop: the turn its first model call answers (stored turn `answers`, or the
+ * message's own turn, stored as the loop starts), that call, and what it makes: an answer that
+ * replaces (a regenerate's), a version of the turn at index `at` (an edit's), which becomes the
+ * active path only once complete.
  */
 export type LoopStart = {
   answered: Turn
-  answers: number
+  answers: number | NonNullable<AnswerPlan['added']>
   replaces: boolean
   version: LoopCall['version']
   at: number | undefined
@@ -231,16 +239,33 @@ export class AnswerLoop {
     const { record, journal } = this.#host
     const firstId = journal.lastId + 1
     const segment = this.#begin(firstId, KEEPALIVE_AFTER_MS)
-    const { lastError: _cleared, ...meta } = record.meta!
-    const { answers, replaces, version, at } = start
+    const { replaces, version, at } = start
+    const added = typeof start.answers === 'number' ? undefined : start.answers
+    const answers = typeof start.answers === 'number' ? start.answers : record.nextSeq
     const call: LoopCall = { firstId, replaces, retried: false, answers, version, at }
     const loop: LoopState = { ...start.params, steps: 1, streamFrom: firstId, call }
-    if (this.#toolStep() !== undefined) {
+    const stepWaited = this.#toolStep() !== undefined
+    if (stepWaited) {
       // A client's tool turn answered the step that waited: the loop goes on, its tools' time too.
       this.#saveStep(undefined)
-      if (meta.loop?.toolMs !== undefined) loop.toolMs = meta.loop.toolMs
+      const toolMs = record.meta!.loop?.toolMs
+      if (toolMs !== undefined) loop.toolMs = toolMs
     }
-    record.saveMeta({ ...meta, streaming: true, updatedAt: this.#isoNow(), loop })
+    // A message's new turn keeps the loop it starts, in its own row, when the loop is small: the
+    // metadata is not written until the loop changes or ends (a restart finds the loop there, see
+    // `ConversationRecord`), one row fewer a message.
+    const kept = added !== undefined && version === undefined && !stepWaited
+    const carried = kept ? JSON.stringify(loop) : undefined
+    const carry =
+      carried !== undefined && carried.length <= CARRIED_LOOP_CHARS ? carried : undefined
+    if (added !== undefined) {
+      const { parent, active, json, bytes } = added
+      record.addTurn(added.turn, { parent, active, loop: carry }, json, bytes)
+    }
+    const { lastError: _cleared, ...meta } = record.meta!
+    const started = { ...meta, streaming: true, updatedAt: this.#isoNow(), loop }
+    if (carry !== undefined) record.holdMeta(started)
+    else record.saveMeta(started)
     journal.publish({ type: 'turn', turn: record.shown(start.answered, answers), replaces, at })
     this.#host.announce()
     segment.answer = new AnswerRun(firstId, start.replaces, start.tally)

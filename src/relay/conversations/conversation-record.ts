@@ -42,8 +42,9 @@ export type ConversationMeta = {
 }
 
 /**
- * A message's loop (DESIGN §13), kept with the metadata while it runs or waits: what each next
- * model call of it sends, and the call in flight (what a restart retries).
+ * A message's loop (DESIGN §13), kept with the metadata while it runs or waits (as it starts, a
+ * small one is kept with the message's turn instead, see `ConversationRecord.holdMeta`): what each
+ * next model call of it sends, and the call in flight (what a restart retries).
  */
 export type LoopState = {
   model: string
@@ -149,12 +150,33 @@ export class ConversationRecord {
 
   constructor(store: ConversationStore) {
     this.#store = store
-    this.#meta = store.meta() as ConversationMeta | undefined
+    const { meta, loop } = store.meta() as { meta?: ConversationMeta; loop?: LoopState }
+    this.#meta = meta
     const stored = this.#meta !== undefined
     this.#tree = stored ? new TurnTree(store.turnNodes(), store.chosenChildren()) : new TurnTree()
     this.#queued = stored
       ? store.queue().map(({ item, json }) => ({ item, bytes: utf8Length(json) }))
       : []
+    if (meta !== undefined && loop !== undefined) this.#meta = this.#inFlight(meta, loop)
+  }
+
+  /**
+   * The metadata as the start of the loop `loop` (kept with its message's turn, the newest stored,
+   * see `addTurn`) left it, when the metadata stored says nothing of it (its last event, or its
+   * loop, is from before): it was running when the host that held it stopped, and a restart finds
+   * it as it finds any answer cut.
+   */
+  #inFlight(meta: ConversationMeta, loop: LoopState): ConversationMeta {
+    const since = Math.max(meta.lastEventId ?? 0, meta.loop?.streamFrom ?? 0)
+    if (loop.streamFrom <= since) return meta
+    const { lastError: _cleared, ...rest } = meta
+    let title = meta.title
+    if (title === null && loop.call?.answers !== undefined) {
+      // Its turn gave the title, as it was stored: the conversation's first with text.
+      const asked = this.turn(loop.call.answers)
+      if (asked?.role === 'user') title = titleOf([asked])
+    }
+    return { ...rest, title, streaming: true, loop }
   }
 
   /** The metadata; undefined for a conversation never created, or deleted. */
@@ -198,6 +220,19 @@ export class ConversationRecord {
   saveMeta(meta: ConversationMeta): void {
     this.#meta = meta
     this.#store.saveMeta(meta)
+  }
+
+  /**
+   * The metadata as it now is, not written: a loop's start, which the message's turn just stored
+   * with it (see `addTurn`); the loop's next change or end writes it.
+   */
+  holdMeta(meta: ConversationMeta): void {
+    this.#meta = meta
+  }
+
+  /** The number the next turn stored gets. */
+  get nextSeq(): number {
+    return this.#tree.nextSeq
   }
 
   /** The turns of the active path, items included, read for this call. */
@@ -268,7 +303,12 @@ export class ConversationRecord {
    */
   addTurn(
     turn: Turn,
-    at: { parent?: number | undefined; active?: boolean | undefined } = {},
+    at: {
+      parent?: number | undefined
+      active?: boolean | undefined
+      /** The JSON of the loop a message's turn starts, stored with it (see `holdMeta`). */
+      loop?: string | undefined
+    } = {},
     json = JSON.stringify(turn),
     bytes = utf8Length(json),
   ): number {
@@ -276,7 +316,7 @@ export class ConversationRecord {
     const parent = at.parent ?? tree.path().at(-1) ?? ROOT
     const before = tree.activeChild(parent)
     const seq = tree.nextSeq
-    this.#store.addTurn(seq, parent, json)
+    this.#store.addTurn(seq, parent, json, at.loop)
     tree.add(seq, parent, bytes)
     this.#shape++
     if (at.active === false) {

@@ -61,13 +61,15 @@ export function createConversationStore(sql: SqlHandle) {
   const made = tablesMade()
   let hasTables = made.length > 0
   // A database written before a table was added gets it now (every table is made if missing), and
-  // turns stored before branches get the column of their parent.
+  // turns stored before branches get the column of their parent, and before loops were kept with
+  // their messages, the column of the loop.
   if (hasTables && made.length < TABLES.length) sql.exec(SCHEMA)
   if (hasTables) {
-    const turns = made.find((table) => table['name'] === 'turns')?.['sql']
-    if (turns !== undefined && !/\bparent\b/.test(String(turns))) {
+    const turns = String(made.find((table) => table['name'] === 'turns')?.['sql'] ?? '')
+    if (turns !== '' && !/\bparent\b/.test(turns)) {
       sql.exec('ALTER TABLE turns ADD COLUMN parent INTEGER')
     }
+    if (turns !== '' && !/\bloop\b/.test(turns)) sql.exec('ALTER TABLE turns ADD COLUMN loop TEXT')
   }
   const write = (query: string, ...bindings: (string | number)[]) => {
     if (!hasTables) {
@@ -104,10 +106,22 @@ export function createConversationStore(sql: SqlHandle) {
       return tablesMade().length
     },
 
-    /** The metadata JSON, or undefined for a conversation never created. */
-    meta(): unknown {
-      const row = rows('SELECT json FROM meta')[0]
-      return row === undefined ? undefined : JSON.parse(String(row['json']))
+    /**
+     * The metadata JSON (undefined for a conversation never created), and the loop the newest
+     * turn row keeps, if any (see `addTurn`), in one read as the object starts: a loop still in
+     * flight is kept by that row, since every turn stored after a message's is stored with the
+     * metadata. Its row's other columns are not read.
+     */
+    meta(): { meta: unknown; loop: unknown } {
+      const row = rows(
+        'SELECT json, (SELECT loop FROM turns ORDER BY id DESC LIMIT 1) AS loop FROM meta',
+      )[0]
+      if (row === undefined) return { meta: undefined, loop: undefined }
+      const loop = row['loop']
+      return {
+        meta: JSON.parse(String(row['json'])),
+        loop: typeof loop === 'string' ? JSON.parse(loop) : undefined,
+      }
     },
 
     saveMeta(meta: unknown): void {
@@ -212,17 +226,31 @@ export function createConversationStore(sql: SqlHandle) {
       )
     },
 
-    /** Stores turn number `seq` under turn `parent`, given as its JSON; returns its size in bytes. */
-    addTurn(seq: number, parent: number, json: string): number {
+    /**
+     * Stores turn number `seq` under turn `parent`, given as its JSON, with the JSON of the loop a
+     * message's turn starts (kept in its last row); returns its size in bytes.
+     */
+    addTurn(seq: number, parent: number, json: string, loop?: string): number {
       const parts = rowsOf(json)
       for (let i = 0; i < parts.length; i++) {
-        write(
-          'INSERT INTO turns (seq, last, json, parent) VALUES (?, ?, ?, ?)',
-          seq,
-          i === parts.length - 1 ? 1 : 0,
-          parts[i]!,
-          parent,
-        )
+        const last = i === parts.length - 1
+        if (last && loop !== undefined) {
+          write(
+            'INSERT INTO turns (seq, last, json, parent, loop) VALUES (?, 1, ?, ?, ?)',
+            seq,
+            parts[i]!,
+            parent,
+            loop,
+          )
+        } else {
+          write(
+            'INSERT INTO turns (seq, last, json, parent) VALUES (?, ?, ?, ?)',
+            seq,
+            last ? 1 : 0,
+            parts[i]!,
+            parent,
+          )
+        }
       }
       return utf8Length(json)
     },
@@ -418,8 +446,10 @@ const COLUMNS: Readonly<Record<string, string>> = {
   meta: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
   // `parent`: the turn it follows (added with branches, DESIGN §14; null in turns stored before,
   // each of which follows the one before it).
+  // `loop`: the loop a message's user turn started (DESIGN §13), kept with the turn rather than
+  // written to the metadata as well (null in other turns, and in those stored before).
   turns:
-    'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL, parent INTEGER',
+    'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL, parent INTEGER, loop TEXT',
   events: 'first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL',
   event_parts: 'id INTEGER PRIMARY KEY, first_id INTEGER NOT NULL, json TEXT NOT NULL',
   listing: 'id TEXT PRIMARY KEY, json TEXT NOT NULL',

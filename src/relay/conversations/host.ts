@@ -174,12 +174,12 @@ const noSuchConversation = () => errorResponse(404, 'invalid-request', 'no such 
  * leave the host. With tracing set, each answer sends the span `/v1/chat` sends, in the trace of
  * the request that started it.
  *
- * Per answer, what costs: its events in batches, the user turn and the answer, the metadata twice
- * (so an eviction is noticed), all in one commit when the answer is quick, and for an answer of
- * more than 10 s a keep-alive alarm. Messages are checked against the client's limits here, where
- * the conversation, the model and its price are known. The client's list is not told of every
- * answer: a conversation tells its index once that it has changed, and the index asks it for a
- * fresh line when it next lists.
+ * Per answer, what costs: its events in batches, the user turn (with the loop it starts, so an
+ * eviction is noticed) and the answer, the metadata at the end, all in one commit when the answer
+ * is quick, and for an answer of more than 10 s a keep-alive alarm. Messages are checked against
+ * the client's limits here, where the conversation, the model and its price are known. The
+ * client's list is not told of every answer: a conversation tells its index once that it has
+ * changed, and the index asks it for a fresh line when it next lists.
  */
 export class ConversationHost {
   #options: ConversationHostOptions

@@ -236,12 +236,6 @@ export class MessagePipeline {
       record.dequeue(from.item)
       this.#host.journal.publish({ type: 'queue', queue: JSON.stringify(record.queuedTurns()) })
     }
-    let answers = plan.answers
-    if (added !== undefined) {
-      const { parent, active, json, bytes } = added
-      answers = record.addTurn(added.turn, { parent, active }, json, bytes)
-    }
-
     const conversation: Conversation = { turns: plan.turns.map(modelTurn) }
     if (meta.system !== undefined) conversation.system = meta.system
     const waitUntil = this.#host.waitUntil
@@ -265,7 +259,7 @@ export class MessagePipeline {
           )
     loop.start({
       answered: plan.turns.at(-1)!,
-      answers: answers!,
+      answers: added ?? plan.answers!,
       replaces: plan.replaces,
       version: plan.version,
       at: plan.at,

@@ -131,13 +131,102 @@ describe('an answer cut by a restart', () => {
     expect(world.slow.started).toBe(1)
   })
 
+  it("keeps a message's loop with its turn, not in the metadata, and a restart finds it there", async () => {
+    const { adapter, steps } = gated('spell', 'abc')
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    const storage = world.hosts.storage(ID)!
+    const response = await world.send({ model: 'test/spell', turn: user('Spell it') })
+    await readUntil(response, (read) => read.events.length >= 1)
+    // Stored as the conversation was made (no title yet), and the loop with the user's turn.
+    const meta = storage.sql.exec('SELECT json FROM meta').toArray()[0]!
+    expect(JSON.parse(String(meta['json']))).toMatchObject({ streaming: false, title: null })
+    const kept = storage.sql.exec('SELECT loop FROM turns WHERE loop IS NOT NULL').toArray()
+    expect(kept).toHaveLength(1)
+    expect(JSON.parse(String(kept[0]!['loop']))).toMatchObject({
+      model: 'test/spell',
+      call: { firstId: 1, answers: 0, retried: false },
+    })
+    world.hosts.restart(ID)
+    // Found running, with the title its turn gives, and run again once.
+    expect((await world.shown()).streaming).toBe(true)
+    expect(world.hosts.get(ID).listing()).toMatchObject({ title: 'Spell it', streaming: true })
+    await expect.poll(() => adapter.calls.length).toBe(2)
+    steps.open(20)
+    const done = await settled(world)
+    expect(done.conversation.turns.map((t) => t.role)).toEqual(['user', 'assistant'])
+    // Once its loop ended, a restart finds nothing running.
+    world.hosts.restart(ID)
+    expect((await world.shown()).streaming).toBe(false)
+    expect(world.hosts.get(ID).listing()).toMatchObject({ title: 'Spell it', streaming: false })
+    expect(adapter.calls).toHaveLength(2)
+  })
+
+  it("finds a later message's loop kept with its turn, after one that ended", async () => {
+    const { adapter, steps } = gated('spell', 'ab')
+    const quick = mock({ provider: 'test', model: 'quick', script: [{ text: 'Four.' }] })
+    const world = agentWorld({ models: [adapter, quick] })
+    await world.create()
+    await readSse(await world.send({ model: 'test/quick', turn: user('First') }))
+    const response = await world.send({ model: 'test/spell', turn: user('Second') })
+    const seen = await readUntil(response, (read) => read.events.length >= 1)
+    const kept = world.hosts.storage(ID)!.sql.exec('SELECT loop FROM turns WHERE loop IS NOT NULL')
+    expect(kept.toArray()).toHaveLength(2)
+    world.hosts.restart(ID)
+    expect((await world.shown()).streaming).toBe(true)
+    await expect.poll(() => adapter.calls.length).toBe(2)
+    // The second message's call ran again, from its own turn.
+    expect(adapter.calls[1]!.conversation.turns.map((turn) => turn.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ])
+    const resumed = resume(world, seen.events.at(-1)!.id!)
+    steps.open(10)
+    const read = await readSse(await resumed)
+    expect(dataOf<{ turn: AssistantTurn }>(read, 'done')[0]!.turn.text).toBe('ab')
+    expect((await settled(world)).conversation.turns).toHaveLength(4)
+  })
+
+  it('writes a large loop to the metadata instead, where a restart finds it as well', async () => {
+    const { adapter, steps } = gated('spell', 'abc')
+    const world = agentWorld({ models: [adapter] })
+    await world.create()
+    const storage = world.hosts.storage(ID)!
+    // The client's tools are the loop's: with a long description, more than its turn keeps.
+    const tools = [
+      { name: 'lookup', description: 'x'.repeat(3000), parameters: { type: 'object' } },
+    ]
+    const response = await world.send({ model: 'test/spell', tools, turn: user('Spell it') })
+    await readUntil(response, (read) => read.events.length >= 1)
+    expect(storage.sql.exec('SELECT loop FROM turns WHERE loop IS NOT NULL').toArray()).toEqual([])
+    const meta = JSON.parse(String(storage.sql.exec('SELECT json FROM meta').toArray()[0]!['json']))
+    expect(meta).toMatchObject({
+      streaming: true,
+      loop: { model: 'test/spell', options: { tools } },
+    })
+    world.hosts.restart(ID)
+    await expect.poll(() => adapter.calls.length).toBe(2)
+    expect(adapter.calls[1]!.options.tools).toEqual(tools)
+    steps.open(20)
+    expect((await settled(world)).conversation.turns.map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+    ])
+  })
+
   it('ends an answer cut before loops were kept with an error, keeping nothing half', async () => {
     const { adapter, steps } = gated('old', 'abc')
     const world = agentWorld({ models: [adapter] })
     await world.create()
     await world.send({ model: 'test/old', turn: user('Before') })
-    // As the relay before tool loops stored a running answer: no loop in its metadata.
-    world.hosts.storage(ID)!.sql.exec("UPDATE meta SET json = json_remove(json, '$.loop')")
+    // As the relay before tool loops stored a running answer: its metadata says so, with no loop
+    // (nor one kept with the turn).
+    const sql = world.hosts.storage(ID)!.sql
+    sql.exec(
+      "UPDATE meta SET json = json_set(json_remove(json, '$.loop'), '$.streaming', json('true'))",
+    )
+    sql.exec('UPDATE turns SET loop = NULL')
     world.hosts.restart(ID)
     const view = await world.shown()
     expect(view.streaming).toBe(false)
