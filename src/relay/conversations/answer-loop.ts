@@ -28,7 +28,13 @@ import {
 } from '../tracing.ts'
 import { AnswerRun, type AnswerCall, type CallEnd } from './answer-run.ts'
 import { createApprovalSigner, newApprovalKey, type ApprovalSigner } from './approval-ids.ts'
-import type { AnswerPlan, ConversationRecord, LoopCall, LoopState } from './conversation-record.ts'
+import type {
+  AnswerPlan,
+  ConversationRecord,
+  LoopCall,
+  LoopEnd,
+  LoopState,
+} from './conversation-record.ts'
 import { utf8Length, type ConversationStore } from './conversation-store.ts'
 import { foldFrames } from './fold-frames.ts'
 import type { Journal } from './journal.ts'
@@ -472,12 +478,17 @@ export class AnswerLoop {
     if ('failure' in end) return this.#failed(answer, end)
     const calls = end.turn.toolCalls ?? []
     if (calls.length === 0) {
-      const seq = this.#keep(answer, end)
-      const others = this.#room(seq)
       const { record, journal } = this.#host
+      // Its `done` takes the next id: the answer's row says the loop ended there (see `#keep`),
+      // unless a version's (its metadata is written as it completes).
+      const version = record.meta!.loop!.call?.version
+      const ended =
+        version === undefined ? { id: journal.lastId + 1, at: this.#isoNow() } : undefined
+      const seq = this.#keep(answer, end, ended)
+      const others = this.#room(seq)
       journal.publish({ type: 'done', turn: record.shown(end.turn, seq) })
       if (others) this.#resetAll()
-      return this.#endLoop()
+      return this.#endLoop(undefined, ended)
     }
     // Approval ids are made before anything of the step is stored: a restart finds the call and
     // its step stored together, or neither.
@@ -495,11 +506,25 @@ export class AnswerLoop {
    * regenerate's or an edit's version takes the place of what it replaces, which stays one
    * `branch` away); returns its number.
    */
-  #keep(answer: AnswerRun, end: { turn: AssistantTurn }): number {
+  #keep(
+    answer: AnswerRun,
+    end: { turn: AssistantTurn },
+    ended?: { id: number; at: string },
+  ): number {
     const { record } = this.#host
     const call = record.meta!.loop!.call
     const answers = call === undefined ? undefined : this.#answersOf(call)
-    const seq = record.addTurn(end.turn, { parent: answers, active: true })
+    // A loop that ends with this answer, at event `ended.id`, is said to by the answer's row, with
+    // what its end changes in the metadata, which is then not written (see `#endLoop`).
+    const loop =
+      ended === undefined
+        ? undefined
+        : JSON.stringify({
+            ended: ended.id,
+            updatedAt: ended.at,
+            title: record.meta!.title,
+          } satisfies LoopEnd)
+    const seq = record.addTurn(end.turn, { parent: answers, active: true, loop })
     if (call?.version !== undefined) {
       // Complete: the loop goes on as any other, on the path it made.
       const meta = record.meta!
@@ -896,13 +921,20 @@ export class AnswerLoop {
     exportSpan(settings.tracing, span, waitUntil)
   }
 
-  /** The loop is over: stored as idle, and the answer's stream ends; the queue's next goes. */
-  #endLoop(lastError?: { kind: string; message: string }): void {
+  /**
+   * The loop is over: stored as idle (`ended`: the last event id and time the answer's row says,
+   * see `#keep`; when that id is still the last, the metadata is not written), and the answer's
+   * stream ends; the queue's next goes.
+   */
+  #endLoop(lastError?: { kind: string; message: string }, ended?: { id: number; at: string }) {
     const { record, journal } = this.#host
     const { loop: _ended, ...meta } = record.meta!
     const lastEventId = journal.lastId
-    const next = { ...meta, streaming: false, updatedAt: this.#isoNow(), lastEventId }
-    record.saveMeta(lastError === undefined ? next : { ...next, lastError })
+    const updatedAt = ended?.at ?? this.#isoNow()
+    const next = { ...meta, streaming: false, updatedAt, lastEventId }
+    if (lastError !== undefined) record.saveMeta({ ...next, lastError })
+    else if (ended?.id === lastEventId) record.holdMeta(next)
+    else record.saveMeta(next)
     this.#endSegment()
     this.#host.ended()
   }

@@ -42,6 +42,12 @@ export type ConversationMeta = {
 }
 
 /**
+ * What the row of a loop's last answer keeps (see `LoopState`): the loop ended with event `ended`,
+ * and the metadata's time and title then, which its end wrote nowhere else.
+ */
+export type LoopEnd = { ended: number; updatedAt: string; title?: string | null | undefined }
+
+/**
  * A message's loop (DESIGN §13), kept with the metadata while it runs or waits (as it starts, a
  * small one is kept with the message's turn instead, see `ConversationRecord.holdMeta`): what each
  * next model call of it sends, and the call in flight (what a restart retries).
@@ -150,24 +156,33 @@ export class ConversationRecord {
 
   constructor(store: ConversationStore) {
     this.#store = store
-    const { meta, loop } = store.meta() as { meta?: ConversationMeta; loop?: LoopState }
+    const { meta, loop } = store.meta() as {
+      meta?: ConversationMeta
+      loop?: LoopState | LoopEnd
+    }
     this.#meta = meta
     const stored = this.#meta !== undefined
     this.#tree = stored ? new TurnTree(store.turnNodes(), store.chosenChildren()) : new TurnTree()
     this.#queued = stored
       ? store.queue().map(({ item, json }) => ({ item, bytes: utf8Length(json) }))
       : []
-    if (meta !== undefined && loop !== undefined) this.#meta = this.#inFlight(meta, loop)
+    if (meta !== undefined && loop !== undefined) this.#meta = this.#kept(meta, loop)
   }
 
   /**
-   * The metadata as the start of the loop `loop` (kept with its message's turn, the newest stored,
-   * see `addTurn`) left it, when the metadata stored says nothing of it (its last event, or its
-   * loop, is from before): it was running when the host that held it stopped, and a restart finds
-   * it as it finds any answer cut.
+   * The metadata as what the newest turn row keeps left it (see `addTurn`), when the metadata
+   * stored says nothing of that (its last event, or its loop, is from before). The start of a
+   * message's loop: it was running when the host that held it stopped, and a restart finds it as
+   * it finds any answer cut. A loop's end: its answer was stored, and the metadata was not.
    */
-  #inFlight(meta: ConversationMeta, loop: LoopState): ConversationMeta {
+  #kept(meta: ConversationMeta, loop: LoopState | LoopEnd): ConversationMeta {
     const since = Math.max(meta.lastEventId ?? 0, meta.loop?.streamFrom ?? 0)
+    if ('ended' in loop) {
+      if (loop.ended <= since) return meta
+      const { lastError: _cleared, loop: _over, ...rest } = meta
+      const { ended, updatedAt, title } = loop
+      return { ...rest, title, updatedAt, streaming: false, lastEventId: ended }
+    }
     if (loop.streamFrom <= since) return meta
     const { lastError: _cleared, ...rest } = meta
     let title = meta.title
@@ -223,8 +238,8 @@ export class ConversationRecord {
   }
 
   /**
-   * The metadata as it now is, not written: a loop's start, which the message's turn just stored
-   * with it (see `addTurn`); the loop's next change or end writes it.
+   * The metadata as it now is, not written: a loop's start or end, which the turn just stored
+   * keeps (see `addTurn`); the next change the turn does not say writes it.
    */
   holdMeta(meta: ConversationMeta): void {
     this.#meta = meta
@@ -306,7 +321,10 @@ export class ConversationRecord {
     at: {
       parent?: number | undefined
       active?: boolean | undefined
-      /** The JSON of the loop a message's turn starts, stored with it (see `holdMeta`). */
+      /**
+       * The JSON of the loop a message's turn starts, or of the end of the loop its answer ends
+       * (`LoopEnd`), stored with it (see `holdMeta`).
+       */
       loop?: string | undefined
     } = {},
     json = JSON.stringify(turn),

@@ -162,6 +162,47 @@ describe('an answer cut by a restart', () => {
     expect(adapter.calls).toHaveLength(2)
   })
 
+  it("keeps a loop's end with its answer, and a restart takes the metadata from there", async () => {
+    const quick = mock({ provider: 'test', model: 'quick', script: [{ text: 'Four.' }] })
+    const world = agentWorld({ models: [quick] })
+    await world.create()
+    const storage = world.hosts.storage(ID)!
+    const created = JSON.parse(
+      String(storage.sql.exec('SELECT json FROM meta').toArray()[0]!['json']),
+    )
+    world.hosts.travel(1000)
+    const answer = await readSse(await world.send({ model: 'test/quick', turn: user('Add it up') }))
+    const last = Number(answer.events.at(-1)!.id)
+    const before = await world.shown()
+    const listed = world.hosts.get(ID).listing()
+    // Not written since the conversation was made.
+    const stored = JSON.parse(
+      String(storage.sql.exec('SELECT json FROM meta').toArray()[0]!['json']),
+    )
+    expect(stored).toEqual(created)
+    world.hosts.restart(ID)
+    const after = await world.shown()
+    expect(after).toEqual(before)
+    expect(after).toMatchObject({ streaming: false, lastEventId: last })
+    expect(world.hosts.get(ID).listing()).toEqual(listed)
+    expect(listed).toMatchObject({ title: 'Add it up', streaming: false })
+    expect(listed!.updatedAt > created.updatedAt).toBe(true)
+    // It numbers on after the answer's last event.
+    const next = await readSse(await world.send({ model: 'test/quick', turn: user('Again') }))
+    expect(Number(next.events[0]!.id)).toBe(last + 1)
+  })
+
+  it('keeps working out the title of a conversation stored before titles, after a restart', async () => {
+    const quick = mock({ provider: 'test', model: 'quick', script: [{ text: 'Four.' }] })
+    const world = agentWorld({ models: [quick] })
+    await world.create()
+    world.hosts.storage(ID)!.sql.exec("UPDATE meta SET json = json_remove(json, '$.title')")
+    world.hosts.restart(ID)
+    await readSse(await world.send({ model: 'test/quick', turn: user('Add it up') }))
+    world.hosts.restart(ID)
+    expect(world.hosts.get(ID).listing()).toMatchObject({ title: 'Add it up' })
+  })
+
   it("finds a later message's loop kept with its turn, after one that ended", async () => {
     const { adapter, steps } = gated('spell', 'ab')
     const quick = mock({ provider: 'test', model: 'quick', script: [{ text: 'Four.' }] })
@@ -170,8 +211,9 @@ describe('an answer cut by a restart', () => {
     await readSse(await world.send({ model: 'test/quick', turn: user('First') }))
     const response = await world.send({ model: 'test/spell', turn: user('Second') })
     const seen = await readUntil(response, (read) => read.events.length >= 1)
+    // The first's start and end, and the second's start.
     const kept = world.hosts.storage(ID)!.sql.exec('SELECT loop FROM turns WHERE loop IS NOT NULL')
-    expect(kept.toArray()).toHaveLength(2)
+    expect(kept.toArray()).toHaveLength(3)
     world.hosts.restart(ID)
     expect((await world.shown()).streaming).toBe(true)
     await expect.poll(() => adapter.calls.length).toBe(2)
