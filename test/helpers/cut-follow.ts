@@ -1,11 +1,19 @@
 /**
  * A fetch (over `fetch`) whose first follow stream (SSE) is cut on `drop()`, as a dropped network
- * cuts it, and whose resumes reach the relay only after `restore()`; `resumedFrom` lists the id
+ * cuts it: nothing more of it reaches its client, whether it had arrived (or the stream had even
+ * opened) or not. Its resumes reach the relay only after `restore()`; `resumedFrom` lists the id
  * each resume said.
  */
 export function cutFollow(fetch: typeof globalThis.fetch = globalThis.fetch) {
   let drop!: () => void
-  const dropped = new Promise<null>((resolve) => (drop = () => resolve(null)))
+  let isDropped = false
+  const dropped = new Promise<null>(
+    (resolve) =>
+      (drop = () => {
+        isDropped = true
+        resolve(null)
+      }),
+  )
   let restore!: () => void
   const restored = new Promise<void>((resolve) => (restore = resolve))
   const resumedFrom: (string | null)[] = []
@@ -22,8 +30,9 @@ export function cutFollow(fetch: typeof globalThis.fetch = globalThis.fetch) {
     const reader = response.body!.getReader()
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        const chunk = await Promise.race([reader.read(), dropped])
-        if (chunk === null) {
+        // Checked first: a chunk that arrived before the cut and was not read yet is lost with it.
+        const chunk = isDropped ? null : await Promise.race([reader.read(), dropped])
+        if (chunk === null || isDropped) {
           void reader.cancel()
           return controller.error(new TypeError('network connection lost'))
         }
