@@ -107,10 +107,10 @@ export function createConversationStore(sql: SqlHandle) {
     },
 
     /**
-     * The metadata JSON (undefined for a conversation never created), and the loop the newest
-     * turn row keeps, if any (see `addTurn`), in one read as the object starts: a loop still in
-     * flight is kept by that row, since every turn stored after a message's is stored with the
-     * metadata. Its row's other columns are not read.
+     * The metadata JSON (undefined for a conversation never created), and what the newest turn row
+     * keeps of its loop, if anything (see `addTurn`), in one read as the object starts: every turn
+     * is stored with the metadata or keeps where its loop is, so the newest says what the metadata
+     * may not. Its row's other columns are not read.
      */
     meta(): { meta: unknown; loop: unknown } {
       const row = rows(
@@ -227,30 +227,23 @@ export function createConversationStore(sql: SqlHandle) {
     },
 
     /**
-     * Stores turn number `seq` under turn `parent`, given as its JSON, with the JSON of the loop a
-     * message's turn starts (kept in its last row); returns its size in bytes.
+     * Stores turn number `seq` under turn `parent`, given as its JSON, with `loop`, the JSON of the
+     * start of the loop a message's turn starts or of the end of the loop an answer ends (kept in
+     * its last row); returns its size in bytes.
      */
     addTurn(seq: number, parent: number, json: string, loop?: string): number {
       const parts = rowsOf(json)
       for (let i = 0; i < parts.length; i++) {
         const last = i === parts.length - 1
-        if (last && loop !== undefined) {
-          write(
-            'INSERT INTO turns (seq, last, json, parent, loop) VALUES (?, 1, ?, ?, ?)',
-            seq,
-            parts[i]!,
-            parent,
-            loop,
-          )
-        } else {
-          write(
-            'INSERT INTO turns (seq, last, json, parent) VALUES (?, ?, ?, ?)',
-            seq,
-            last ? 1 : 0,
-            parts[i]!,
-            parent,
-          )
-        }
+        // No loop binds '' (no loop's JSON is empty), stored as NULL.
+        write(
+          "INSERT INTO turns (seq, last, json, parent, loop) VALUES (?, ?, ?, ?, NULLIF(?, ''))",
+          seq,
+          last ? 1 : 0,
+          parts[i]!,
+          parent,
+          last ? (loop ?? '') : '',
+        )
       }
       return utf8Length(json)
     },
@@ -446,8 +439,9 @@ const COLUMNS: Readonly<Record<string, string>> = {
   meta: 'id INTEGER PRIMARY KEY, json TEXT NOT NULL',
   // `parent`: the turn it follows (added with branches, DESIGN §14; null in turns stored before,
   // each of which follows the one before it).
-  // `loop`: the loop a message's user turn started (DESIGN §13), kept with the turn rather than
-  // written to the metadata as well (null in other turns, and in those stored before).
+  // `loop`: the start of the loop a message's user turn started (DESIGN §13), or the end of the
+  // loop an answer ended, kept with the turn rather than written to the metadata as well (null in
+  // other turns, and in those stored before).
   turns:
     'id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, last INTEGER NOT NULL, json TEXT NOT NULL, parent INTEGER, loop TEXT',
   events: 'first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, frames TEXT NOT NULL',
