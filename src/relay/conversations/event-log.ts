@@ -1,4 +1,4 @@
-import { checkEventName, sseFrame } from '../sse.ts'
+import { checkEventName, sseFrame, sseFrameLength } from '../sse.ts'
 
 /**
  * Events with ids `firstId` to `lastId` as SSE frames, one after the other, as they are sent: what
@@ -83,15 +83,6 @@ export const MAX_BATCH_EVENTS = 4096
  * starts another `data:` line), so a text of frames is cut at each.
  */
 const FRAME_END = '\n\n'
-
-/**
- * The characters of `sseFrame(id, name, data)`, without making it: exact for data with no line
- * break (`JSON.stringify` writes none), a few characters short for each one.
- */
-function frameLength(id: number, name: string, data: string): number {
-  const digits = id < 10 ? 1 : id < 100 ? 2 : id < 1000 ? 3 : id < 10_000 ? 4 : String(id).length
-  return 21 + digits + name.length + data.length
-}
 
 /** Events taken together: the frames of `count` events, as their subscribers were sent them. */
 type Pack = { count: number; text: string }
@@ -186,7 +177,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     append(name, data) {
       if (name !== checked) checked = checkEventName(name)
       lastId++
-      const added = frameLength(lastId, name, data)
+      const added = sseFrameLength(lastId, name, data)
       freshChars += added
       names.push(name)
       datas.push(data)
@@ -222,7 +213,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       const firstId = lastId - datas.length + 1
       freshChars = 0
       for (let i = 0; i < datas.length; i++) {
-        freshChars += frameLength(firstId + i, names[i]!, datas[i]!)
+        freshChars += sseFrameLength(firstId + i, names[i]!, datas[i]!)
       }
     },
     held(after = 0, until = Infinity) {

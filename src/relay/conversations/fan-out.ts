@@ -16,7 +16,7 @@ export type CatchUpSource = {
   taken(): number
   /** The frames logged since the last `take`, as one text: what the live subscribers are sent next. */
   take(): string
-  /** Marks what was logged since the last `take` as taken, without making its frames. */
+  /** Marks what was logged since the last `take` as taken, when no one is there to send it to. */
   skip(): void
 }
 
@@ -215,8 +215,8 @@ export function createFanOut(options: FanOutOptions): FanOut {
   const flush = () => {
     armed = false
     queued = 0
-    // Marked taken even with no subscriber (and no frame is made): what was published before one
-    // joins, it reads from the log.
+    // Marked taken even with no subscriber: what was published before one joins, it reads from
+    // the log.
     if (!listening()) return source.skip()
     const text = source.take()
     if (text === '') return
