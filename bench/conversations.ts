@@ -7,7 +7,7 @@
  * and memory use the test Worker (the deployed one plus scripted models and a route that reads an
  * object's counters); the reconnect uses the deployed Worker under `wrangler dev`, as
  * `bench/end-to-end.ts` starts it. Run alone: `npx tsx bench/conversations.ts` (`... cpu`: the row
- * writes and the CPU only; `... floor [rounds]`: the row writes and a conversation over its floor
+ * writes and the CPU only; `... floor [rounds]`: the row writes and a conversation over its floors
  * only).
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -51,9 +51,9 @@ const PROVIDER_DELTAS = 500
 /** Answers per CPU sample, and samples per path. */
 const CPU_BATCH = 20
 const CPU_ROUNDS = 30
-/** The same for the `floor` rows alone, which time six paths instead of nine. */
+/** The same for the `floor` rows alone: nine paths, as the whole bench's CPU rows time. */
 const FLOOR_BATCH = 20
-const FLOOR_ROUNDS = 40
+const FLOOR_ROUNDS = 30
 const MIB = 1024 * 1024
 /** How often workerd's resident memory is read while the 50 MB answer streams. */
 const RSS_EVERY_MS = 20
@@ -117,20 +117,29 @@ export async function create(on: Target): Promise<string> {
   return ((await response.json()) as { id: string }).id
 }
 
-const message = (model: string) => ({ model, turn: { role: 'user', content: 'Go' } })
+const USER_TURN = { role: 'user', content: 'Go' }
+const message = (model: string) => ({ model, turn: USER_TURN })
+
+/**
+ * A floor of the test Worker's object (see its `fetch`), with the two rows a durable answer
+ * writes: `route`, `/v1/chat`'s own route run in the object (the goal's floor); `bare`, the least
+ * a durable answer can cost (its events written as `/v1/chat` writes them, with no checks).
+ */
+export type Floor = 'route' | 'bare'
 
 /**
  * Sends a message and reads its answer to the end; returns its length. `floor`: the test Worker's
- * object answers it with the least a durable answer costs (`/v1/chat`'s stream and two rows).
+ * object answers it with that floor instead, `route` given the same turn as a `/v1/chat` body.
  */
 export async function answer(
   on: Target,
   id: string,
   model: string,
-  floor = false,
+  floor?: Floor,
 ): Promise<number> {
-  const route = `/v1/conversations/${id}/messages${floor ? '?floor=true' : ''}`
-  const response = await call(on, route, message(model))
+  const route = `/v1/conversations/${id}/messages${floor === undefined ? '' : `?floor=${floor}`}`
+  const body = floor === 'route' ? { model, conversation: { turns: [USER_TURN] } } : message(model)
+  const response = await call(on, route, body)
   if (response.status !== 200) throw new Error(`message answered ${response.status}`)
   return completed(await response.text(), model)
 }
@@ -323,19 +332,17 @@ export async function cpuRounds(
 }
 
 /**
- * The answers the CPU rows time, by path: from `/v1/chat`, from a conversation, and from the
- * floor, each of `test/tokens` (1,000 text events of 4 characters), of `test/short` (2 events)
- * and of the Anthropic adapter reading a stand-in API.
+ * The answers the CPU rows time, by path: from `/v1/chat`, from a conversation, and from each
+ * floor (see {@link Floor}), each of `test/tokens` (1,000 text events of 4 characters), of
+ * `test/short` (2 events) and of the Anthropic adapter reading a stand-in API.
  */
 function cpuPaths(worker: TestWorker) {
   const chat = (model: string) => async () => {
     await chatAnswer(worker, model)
   }
-  const inConversation =
-    (model: string, floor = false) =>
-    async (id: string) => {
-      await answer(worker, id, model, floor)
-    }
+  const inConversation = (model: string, floor?: Floor) => async (id: string) => {
+    await answer(worker, id, model, floor)
+  }
   return {
     chat: chat('test/tokens'),
     conversation: inConversation('test/tokens'),
@@ -343,15 +350,18 @@ function cpuPaths(worker: TestWorker) {
     conversationShort: inConversation('test/short'),
     chatProvider: chat(PROVIDER_MODEL),
     conversationProvider: inConversation(PROVIDER_MODEL),
-    floor: inConversation('test/tokens', true),
-    floorShort: inConversation('test/short', true),
-    floorProvider: inConversation(PROVIDER_MODEL, true),
+    floor: inConversation('test/tokens', 'route'),
+    floorShort: inConversation('test/short', 'route'),
+    floorProvider: inConversation(PROVIDER_MODEL, 'route'),
+    bareFloor: inConversation('test/tokens', 'bare'),
+    bareFloorShort: inConversation('test/short', 'bare'),
+    bareFloorProvider: inConversation(PROVIDER_MODEL, 'bare'),
   }
 }
 type CpuPath = keyof ReturnType<typeof cpuPaths>
 
 /** Whether a path answers in a conversation's object (and needs a conversation made first). */
-const inObject = (name: string) => name.startsWith('conversation') || name.startsWith('floor')
+const inObject = (name: string) => !name.startsWith('chat')
 
 /**
  * The CPU per answer of `names`, per round (see {@link cpuRounds}), and the median ratio of two
@@ -388,7 +398,10 @@ async function timePaths<Name extends CpuPath>(
  * (1,000 text events of 4 characters) and `test/short` (2 events), in batches run in turn.
  */
 async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): Promise<Row[]> {
-  const names = Object.keys(cpuPaths(worker)) as CpuPath[]
+  // The goal's floor alone: the bare one is timed beside it by `overFloor`.
+  const names = (Object.keys(cpuPaths(worker)) as CpuPath[]).filter(
+    (name) => !name.startsWith('bare'),
+  )
   /** Ticks in user space and in the kernel, per path, over the timed rounds. */
   const split = names.map(() => ({ user: 0, kernel: 0 }))
   const { ms, ratio, spread, marginal, of } = await timePaths(
@@ -433,9 +446,9 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
     },
     {
       section,
-      name: 'CPU, the least a durable answer costs: scripted | Anthropic',
+      name: 'CPU, the floor of a durable answer: scripted | Anthropic',
       value: [ms('floor'), ms('floorProvider')],
-      note: `${fmt(ratio('floor', 'chat'))}x and ${fmt(ratio('floorProvider', 'chatProvider'))}x of /v1/chat: its own stream run in the object, one row written before the model call and one before done (the hop and the commits, which no durable answer avoids); the conversation costs ${fmt(ratio('conversation', 'floor'))}x and ${fmt(ratio('conversationProvider', 'floorProvider'))}x of it`,
+      note: `${fmt(ratio('floor', 'chat'))}x and ${fmt(ratio('floorProvider', 'chatProvider'))}x of /v1/chat: its own route run in the object, one row written before the model call and one before done (the hop and the commits, which no durable answer avoids); the conversation costs ${fmt(ratio('conversation', 'floor'))}x and ${fmt(ratio('conversationProvider', 'floorProvider'))}x of it`,
     },
     {
       section,
@@ -463,9 +476,10 @@ async function cpuPerAnswer(worker: TestWorker, pid: number, section: string): P
 }
 
 /**
- * A conversation's answer over its floor alone (`npx tsx bench/conversations.ts floor`): six
- * paths in turn instead of nine, so more rounds in the same time, and the scripted answer split
- * into what a message costs whatever its length (the 2-event answer) and what its events add.
+ * A conversation's answer over its floors alone (`npx tsx bench/conversations.ts floor`): the
+ * conversation, the goal's floor (`/v1/chat`'s route in the object) and the bare floor (the least a
+ * durable answer can cost), for each answer, and the scripted answer split into what a message
+ * costs whatever its length (the 2-event answer) and what its events add.
  */
 async function overFloor(
   worker: TestWorker,
@@ -476,11 +490,15 @@ async function overFloor(
   const names = [
     'conversation',
     'floor',
+    'bareFloor',
     'conversationShort',
     'floorShort',
+    'bareFloorShort',
     'conversationProvider',
     'floorProvider',
+    'bareFloorProvider',
   ] as const
+  type Name = (typeof names)[number]
   const rounds = { rounds: count, batch: FLOOR_BATCH }
   // Each answer's CPU too, beside the rounds' sums: a steadier ratio (see `perAnswer`).
   const answers = names.map((): number[] => [])
@@ -495,37 +513,43 @@ async function overFloor(
       answers[index]!.push(cpuMs(pid) - before)
     },
   )
-  const perEvent = (long: (typeof names)[number], short: (typeof names)[number]) =>
-    `${fmt(marginal(long, short))} ms`
+  const perEvent = (long: Name, short: Name) => `${fmt(marginal(long, short))} ms`
   /**
    * The ratio of two paths' trimmed means over every timed answer: over three runs the medians of
    * rounds spread over 0.07, this over 0.02.
    */
-  const perAnswer = (a: (typeof names)[number], b: (typeof names)[number]) =>
+  const perAnswer = (a: Name, b: Name) =>
     `${fmt(trimmedMean(answers[names.indexOf(a)]!) / trimmedMean(answers[names.indexOf(b)]!))}x`
+  /** A conversation's answer over the goal's floor, then over the bare one. */
+  const over = (conversation: Name, floor: Name, bare: Name) =>
+    `middle half of the rounds ${spread(conversation, floor)}; per answer, 10% trimmed each side, ${perAnswer(conversation, floor)}); ${fmt(ratio(conversation, bare))}x of the bare floor (per answer ${perAnswer(conversation, bare)}), which the floor costs ${fmt(ratio(floor, bare))}x of`
   return [
     {
       section,
-      name: 'CPU, 1,000-token scripted answer: floor | conversation',
-      value: [ms('floor'), ms('conversation')],
-      note: `${verdict(ratio('conversation', 'floor'), 1.1)} of the floor (goal ≤ 1.1x; middle half of the rounds ${spread('conversation', 'floor')}; per answer, 10% trimmed each side, ${perAnswer('conversation', 'floor')}); ${FLOOR_BATCH} answers of each path a round in turn, median of ${count} rounds`,
+      name: 'CPU, 1,000-token scripted answer: bare floor | floor | conversation',
+      value: [ms('bareFloor'), ms('floor'), ms('conversation')],
+      note: `${verdict(ratio('conversation', 'floor'), 1.1)} of the floor (goal ≤ 1.1x; ${over('conversation', 'floor', 'bareFloor')}; ${FLOOR_BATCH} answers of each path a round in turn, median of ${count} rounds`,
     },
     {
       section,
-      name: 'CPU, 1,000-token Anthropic answer: floor | conversation',
-      value: [ms('floorProvider'), ms('conversationProvider')],
-      note: `${verdict(ratio('conversationProvider', 'floorProvider'), 1.1)} (goal ≤ 1.1x; middle half ${spread('conversationProvider', 'floorProvider')}; per answer ${perAnswer('conversationProvider', 'floorProvider')})`,
+      name: 'CPU, 1,000-token Anthropic answer: bare floor | floor | conversation',
+      value: [ms('bareFloorProvider'), ms('floorProvider'), ms('conversationProvider')],
+      note: `${verdict(ratio('conversationProvider', 'floorProvider'), 1.1)} (goal ≤ 1.1x; ${over('conversationProvider', 'floorProvider', 'bareFloorProvider')}`,
     },
     {
       section,
-      name: 'CPU, 2-event scripted answer: floor | conversation',
-      value: [ms('floorShort'), ms('conversationShort')],
-      note: `${fmt(ratio('conversationShort', 'floorShort'))}x (middle half ${spread('conversationShort', 'floorShort')}; per answer ${perAnswer('conversationShort', 'floorShort')}): what a message costs whatever its length`,
+      name: 'CPU, 2-event scripted answer: bare floor | floor | conversation',
+      value: [ms('bareFloorShort'), ms('floorShort'), ms('conversationShort')],
+      note: `${fmt(ratio('conversationShort', 'floorShort'))}x (${over('conversationShort', 'floorShort', 'bareFloorShort')}: what a message costs whatever its length`,
     },
     {
       section,
-      name: 'CPU of 998 more events: floor | conversation',
-      value: [perEvent('floor', 'floorShort'), perEvent('conversation', 'conversationShort')],
+      name: 'CPU of 998 more events: bare floor | floor | conversation',
+      value: [
+        perEvent('bareFloor', 'bareFloorShort'),
+        perEvent('floor', 'floorShort'),
+        perEvent('conversation', 'conversationShort'),
+      ],
       note: 'the per-event part (1,000-token answer minus the 2-event one, same round)',
     },
   ]

@@ -969,23 +969,34 @@ describe('durable conversations in workerd', () => {
     LARGE_ANSWER_MS,
   )
 
-  it("answers the CPU bench's floor message with exactly what /v1/chat sends", async () => {
-    // The floor (`?floor=true`, the test Worker's object only) is what a conversation's CPU is
-    // measured against in bench/conversations.ts: the same bytes as /v1/chat, from the object.
-    const chat = await call('/v1/chat', {
-      body: { model: 'test/tokens', conversation: { turns: [ask('Go').turn] } },
-    })
-    const floor = await call(`/v1/conversations/${await create()}/messages?floor=true`, {
-      body: ask('Go', 'test/tokens'),
-    })
-    expect(floor.status).toBe(200)
-    // The scripted model numbers its calls in its items: the one difference between two answers.
-    const uncounted = (text: string) => text.replace(/"callIndex":\d+/, '"callIndex":0')
-    const chatText = uncounted(await chat.text())
-    expect(chatText.match(/\nevent: text\n/g)).toHaveLength(1000)
-    expect(chatText).toMatch(/\nevent: done\n/)
-    expect(uncounted(await floor.text()) === chatText).toBe(true)
-  })
+  it.each(['route', 'bare'] as const)(
+    "answers the CPU bench's %s floor with what /v1/chat sends, and stores its two turns",
+    async (floor) => {
+      // The floors (`?floor=route` on a /v1/chat body, `?floor=bare` on a message; the test
+      // Worker's object only) are what a conversation's CPU is measured against in
+      // bench/conversations.ts: /v1/chat's bytes from the object, with the rows a durable answer
+      // writes, the user turn and the answer.
+      const body = { model: 'test/tokens', conversation: { turns: [ask('Go').turn] } }
+      const chat = await call('/v1/chat', { body })
+      const id = await create()
+      const answered = await call(`/v1/conversations/${id}/messages?floor=${floor}`, {
+        body: floor === 'route' ? body : ask('Go', 'test/tokens'),
+      })
+      expect(answered.status).toBe(200)
+      // The scripted model numbers its calls in its items: the one difference between two answers.
+      const uncounted = (text: string) => text.replace(/"callIndex":\d+/, '"callIndex":0')
+      const chatText = uncounted(await chat.text())
+      expect(chatText.match(/\nevent: text\n/g)).toHaveLength(1000)
+      const floorText = await answered.text()
+      expect(uncounted(floorText) === chatText).toBe(true)
+      const done = /\nevent: done\ndata: (.*)\n\n$/.exec(floorText)![1]!
+      const dump = await worker.fetch(`/v1/__test/conversation?id=${id}&dump=1`)
+      const tables = (await dump.json()) as { name: string; rows: { json: string }[] }[]
+      const rows = tables.find((table) => table.name === 'floor_turns')!.rows
+      const turns = rows.map((row) => JSON.parse(row.json) as unknown)
+      expect(turns).toEqual([ask('Go').turn, (JSON.parse(done) as { turn: unknown }).turn])
+    },
+  )
 
   it(
     'holds at most a batch of a 2.5 MB answer that arrives at once, and stores it whole',
