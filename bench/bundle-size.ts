@@ -26,21 +26,22 @@ export const BUNDLE_TARGET = 5632
  * `retry-after-ms` of providers (the relay sends `retryAfterMs` in its error body, and whole
  * seconds in the header).
  *
- * - `relayConversation + useConversation` (about 6,121 B) holds the durable store, a closure (its
+ * - `relayConversation + useConversation` (about 6,130 B) holds the durable store, a closure (its
  *   state in local variables, whose names minify where a class's `#fields` do not), which keeps its
  *   own snapshot, reconnection (resuming any stream that ends without `done`, and saying so; the
  *   last event it has sent with each message, about 25 B), a follower's WebSocket (about 305 B:
  *   the ticket, the socket read as the body of a follow stream, its ping, the fall back to SSE,
  *   and a stream that connects after a dispose closed at once), the relay's tool loop as a page
- *   sees it (about 225 B: what it waits on from `GET`, from the stream and from a resume's
- *   `reset`, results beside their calls, approve and deny, an interrupted answer kept or asked
- *   again, a stop while the loop waits), the client's own tool calls (about 290 B: `onToolCall`,
- *   run as `Chat` runs them) and versions and the queue
+ *   sees it (about 235 B: what it waits on from `GET`, from the stream and from a resume's
+ *   `reset`, results beside their calls, those its step has from `GET` and a `reset`, approve
+ *   and deny, an interrupted answer kept or asked again, a stop while the loop waits), the
+ *   client's own tool calls (about 290 B: `onToolCall`, run as `Chat` runs them) and versions and
+ *   the queue
  *   (DESIGN §14, about 190 B: a message's `branch`, edit, selectBranch, the queue from `GET` and
  *   its events, a send queued while an answer runs, clearQueue and rename, all but edit one
  *   request helper whose result the relay's events bring; the hook hands out the store's own
  *   functions, which saved 40 B). It is over the target by that socket and those loops. Its
- *   budget leaves 20 B under the ceiling of a browser path (6,144 B).
+ *   budget leaves 9 B under the ceiling of a browser path (6,144 B).
  * - `relay + useChat` (about 5,605 B) holds `Chat` and its tool loop, and an adapter that keeps
  *   the whole stream contract itself (abort, idle timeout, the `done` turn folded from the events);
  *   the body it leaves to end after `done` is the reader's `drainMs`. It is within the target with
@@ -50,7 +51,7 @@ export const BUNDLE_TARGET = 5632
  */
 export const BUNDLE_BUDGETS: Readonly<Record<BrowserPath, number>> = {
   'relay + useChat': 5619,
-  'relayConversation + useConversation': 6124,
+  'relayConversation + useConversation': 6135,
 }
 
 /** What each browser path imports, by name. */

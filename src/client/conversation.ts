@@ -314,6 +314,7 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
     turns = conversation.turns
     approvals = body.pending?.approvals ?? []
     calls = body.pending?.calls ?? []
+    results = body.pending?.results ?? []
     queue = body.queue ?? []
     // Attaching to an answer in flight reads it from its start; otherwise what is stored is all.
     lastEventId = streaming ? 0 : body.lastEventId
@@ -488,11 +489,12 @@ export function relayConversation(given: RelayConversationOptions): RelayConvers
       }: Partial<WireConversationEvents['reset']> = data
       // A resume's: the events that changed the queue may be gone from the relay's log.
       queue = now ?? queue
-      // What the loop waits on, as `GET` lists it (nothing without a tool step): the approvals
-      // and calls a resume missed, or none. Results shown beside calls go with their step.
+      // What the loop waits on, as `GET` lists it (nothing without a tool step): the approvals,
+      // calls and results a resume missed, or none. A relay that lists no results leaves those
+      // shown beside their calls with their step.
       approvals = waits?.approvals ?? []
       calls = waits?.calls ?? []
-      if (!waits) results = []
+      results = waits?.results ?? (waits ? results : [])
       if (isRecord(conversation) && Array.isArray(conversation.turns)) {
         turns = conversation.turns
         pending = cut = undefined

@@ -139,7 +139,17 @@ export type WireApproval = {
 export type WireToolResult = { callId: string; name: string; output: unknown; isError: boolean }
 
 /** What a conversation's tool loop waits on: approvals, and its client's tool calls. */
-export type WirePending = { approvals: WireApproval[]; calls: ToolCall[] }
+export type WirePending = {
+  approvals: WireApproval[]
+  calls: ToolCall[]
+  /**
+   * The results its step already has (its server tools', decisions', its client's), in the order
+   * of the calls: a client shows them beside their calls until the step's tool turn holds them.
+   * Always sent by this relay; absent from older ones (a client then keeps what their
+   * `tool-result` events said).
+   */
+  results?: WireToolResult[] | undefined
+}
 
 /** The body of `POST /v1/conversations/:id/approvals/:approvalId`. */
 export type WireApprovalDecision = {

@@ -140,7 +140,7 @@ describe('server tools in a durable conversation, in workerd', () => {
     expect(approval).toMatchObject({ name: 'save_note', input: { text: 'call the plumber' } })
     const waiting = await shown(id)
     expect(waiting.streaming).toBe(false)
-    expect(waiting.pending).toEqual({ approvals: [approval], calls: [] })
+    expect(waiting.pending).toEqual({ approvals: [approval], calls: [], results: [] })
     // A message meanwhile waits its turn (its queue is cleared here); a regenerate is told why.
     const meanwhile = await ask(id, 'And?', [])
     expect(meanwhile.status).toBe(202)
@@ -214,6 +214,7 @@ describe('server tools in a durable conversation, in workerd', () => {
     expect((await shown(id)).pending).toEqual({
       approvals: [],
       calls: [{ id: 'c2', name: 'lookup', input: { city: 'Paris' } }],
+      results: dataOf<WireToolResult>(asked, 'tool-result'),
     })
     const answered = await call(`/v1/conversations/${id}/messages`, {
       ...body,

@@ -1,6 +1,6 @@
 import type { ToolResult, ToolTurn } from '../../core/conversation.ts'
 import type { ToolCall } from '../../core/events.ts'
-import type { WirePending } from '../../core/wire.ts'
+import type { WirePending, WireToolResult } from '../../core/wire.ts'
 import type { SpanContext } from '../tracing.ts'
 import { errorResult } from './server-tools.ts'
 
@@ -34,9 +34,13 @@ export type ToolStep = {
   trace?: SpanContext | undefined
 }
 
-/** The calls still waiting for a person or a client: what `GET` lists as `pending`. */
+/**
+ * The calls still waiting for a person or a client, and the results the step has: what `GET`
+ * lists as `pending`, in the order of the calls.
+ */
 export function pendingOf(step: ToolStep): WirePending {
-  const pending: WirePending = { approvals: [], calls: [] }
+  const results: WireToolResult[] = []
+  const pending: WirePending = { approvals: [], calls: [], results }
   for (const { call, state } of step.calls) {
     if (state.is === 'approval') {
       pending.approvals.push({
@@ -47,6 +51,10 @@ export function pendingOf(step: ToolStep): WirePending {
         expiresAt: new Date(state.expiresAt).toISOString(),
       })
     } else if (state.is === 'client') pending.calls.push(call)
+    else if (state.is === 'answered') {
+      const { callId, name, output, isError } = state.result
+      results.push({ callId, name, output, isError: isError === true })
+    }
   }
   return pending
 }

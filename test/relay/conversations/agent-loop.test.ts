@@ -28,6 +28,23 @@ function heldTool(until: { wait(): Promise<void> }) {
 }
 
 /**
+ * `test/clock-held`: its call `at` (from 0) makes a step of two calls, `clock` (which runs at once)
+ * and `held` (which waits for a person); the call after it says 'Both ran.', any other 'Noted.'.
+ */
+function clockAndHeld(at: number) {
+  return scripted('clock-held', (index) =>
+    index === at
+      ? {
+          toolCalls: [
+            { id: 'c1', name: 'clock', input: {} },
+            { id: 'h1', name: 'held', input: {} },
+          ],
+        }
+      : { text: index === at + 1 ? 'Both ran.' : 'Noted.' },
+  )
+}
+
+/**
  * `test/steps`: a loop of two model calls, the first calling `clock`, the second writing `abcdef`
  * an event a letter. The first step streams at once, the second as the test lets it (`later`).
  */
@@ -219,6 +236,8 @@ describe('a conversation’s tool loop', () => {
     expect(waiting.pending).toEqual({
       approvals: [],
       calls: [{ id: 'c2', name: 'lookup', input: { city: 'Paris' } }],
+      // What the step has, for a page that loads now to show beside its call.
+      results: dataOf<WireToolResult>(first, 'tool-result'),
     })
     // A waiting loop counts as running: a message is queued (and its queue cleared here), a
     // regenerate is told what it waits on.
@@ -499,16 +518,13 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     other.dispose()
   })
 
-  it('shows the relay’s conversation when it resumed while an approved call ran after a restart', async () => {
+  it('shows the relay’s conversation, and its step’s results, when it resumed while an approved call ran after a restart', async () => {
+    const both = clockAndHeld(3)
     const held = gate()
-    const { hosts } = agentWorld({
-      tools: {
-        held: heldTool(held),
-      },
-    })
+    const { hosts } = agentWorld({ models: [both], tools: { held: heldTool(held) } })
     const relay = memoryRelay(hosts, TOKEN)
     const headers = { authorization: `Bearer ${TOKEN}` }
-    const store = storesOn(relay, TOKEN, 'mock/echo')
+    const store = storesOn(relay, TOKEN, 'test/clock-held')
     const url = (path: string) => `${RELAY_URL}/v1/conversations/${path}`
     const shown = async (id: string) =>
       (await (await relay.fetch(url(id), { headers })).json()) as {
@@ -516,6 +532,11 @@ describe('a store resumed from before what the log keeps while the loop’s serv
         streaming: boolean
         pending?: { approvals: { approvalId: string }[] }
       }
+    const results = (tab: ReturnType<typeof store>) =>
+      tab
+        .getSnapshot()
+        .messages.at(-1)
+        ?.toolCalls.map((call) => call.result)
     const first = store()
     await first.send('One')
     const cut = cutFollow(relay.fetch)
@@ -524,8 +545,10 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     cut.drop()
     await first.send('Two')
     await first.send('Three')
-    await first.send('Run held now', { serverTools: ['held'] })
+    await first.send('Both', { serverTools: ['clock', 'held'] })
     const id = first.id!
+    const [ran] = results(first)!
+    expect(ran).toMatchObject({ callId: 'c1', name: 'clock' })
     const [approval] = (await shown(id)).pending!.approvals
     first.dispose()
     // Started again, the host's log holds nothing of the step; once approved, its call runs.
@@ -539,6 +562,8 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     const waiting = (await shown(id)).conversation.turns.length
     cut.restore()
     await expect.poll(() => other.getSnapshot().conversation.turns.length, WAIT).toBe(waiting)
+    // Its reset says what the step has, though the events that said it are gone.
+    await expect.poll(() => results(other), WAIT).toEqual([ran, undefined])
     held.open()
     await expect.poll(async () => (await shown(id)).streaming, WAIT).toBe(false)
     await expect.poll(() => other.getSnapshot().status, WAIT).toBe('ready')
@@ -546,5 +571,26 @@ describe('a store resumed from before what the log keeps while the loop’s serv
     expect(conversation.turns).toHaveLength(waiting + 2)
     expect(other.getSnapshot().conversation).toEqual(conversation)
     other.dispose()
+  })
+  it('shows the results its step has to a page that loads while the step waits on an approval', async () => {
+    const both = clockAndHeld(0)
+    const held = gate()
+    const { hosts } = agentWorld({ models: [both], tools: { held: heldTool(held) } })
+    const relay = memoryRelay(hosts, TOKEN)
+    const store = storesOn(relay, TOKEN, 'test/clock-held')
+    const first = store()
+    await first.send('Both', { serverTools: ['clock', 'held'] })
+    const [approval] = first.getSnapshot().pending!.approvals
+    expect(approval).toMatchObject({ callId: 'h1', name: 'held' })
+    const shownCalls = (tab: typeof first) => tab.getSnapshot().messages.at(-1)!.toolCalls
+    const ran = shownCalls(first)[0]!.result
+    expect(ran).toMatchObject({ callId: 'c1', name: 'clock' })
+    // A page that opens the conversation now shows what ran beside its call, and what waits.
+    const later = store({ id: first.id })
+    await later.load()
+    expect(later.getSnapshot().pending!.approvals).toEqual([approval])
+    expect(shownCalls(later).map((call) => call.result)).toEqual([ran, undefined])
+    first.dispose()
+    later.dispose()
   })
 })

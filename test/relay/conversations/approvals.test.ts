@@ -39,7 +39,7 @@ describe('approvals of server tools', () => {
     expect(Date.parse(approval.expiresAt) - Date.now()).toBeGreaterThan(23 * 60 * 60 * 1000)
     const view = await world.shown()
     expect(view.streaming).toBe(false)
-    expect(view.pending).toEqual({ approvals: [approval], calls: [] })
+    expect(view.pending).toEqual({ approvals: [approval], calls: [], results: [] })
     // Waiting counts as running: a message is queued (and its queue cleared here), a regenerate
     // is told what waits.
     const meanwhile = await world.ask('Something else')
@@ -276,7 +276,11 @@ describe('approvals of server tools', () => {
       turn: { role: 'tool', results: [{ callId: 'l1', name: 'lookup', output: 'found' }] },
     })
     expect(results.status).toBe(202)
-    expect(await results.json()).toEqual({ pending: { approvals: [approval], calls: [] } })
+    // The step's results so far: the client's, for every tab that loads or resumes meanwhile.
+    const lookedUp = { callId: 'l1', name: 'lookup', output: 'found', isError: false }
+    const pending = { approvals: [approval], calls: [], results: [lookedUp] }
+    expect(await results.json()).toEqual({ pending })
+    expect((await world.shown()).pending).toEqual(pending)
     expect((await world.decide(approval!.approvalId, { approve: true })).status).toBe(202)
     const view = await idle(world)
     expect(view.conversation.turns[2]).toEqual({
@@ -297,7 +301,7 @@ describe('approvals of server tools', () => {
     await readSse(await world.ask('Hello again'))
     const { approval } = await waiting(world, false)
     const view = await world.shown()
-    expect(view.pending).toEqual({ approvals: [approval], calls: [] })
+    expect(view.pending).toEqual({ approvals: [approval], calls: [], results: [] })
     const resumed = await readSse(
       await world.hosts.request(ID, 'stream', ALICE, {
         headers: { 'last-event-id': early.events.at(-1)!.id! },

@@ -118,6 +118,7 @@ describe('the stream of a message', () => {
     expect(waiting.pending).toEqual({
       approvals: [],
       calls: [{ id: 'l1', name: 'lookup', input: {} }],
+      results: [],
     })
     const results = { role: 'tool', results: [{ callId: 'l1', name: 'lookup', output: 'found' }] }
     const read = await readSse(await post('messages', { model: 'test/lookup', turn: results }))
