@@ -11,6 +11,7 @@ import {
   type EventLog,
 } from './event-log.ts'
 import { createFanOut, type FanOut, type FollowerSocket } from './fan-out.ts'
+import { wireToolResult } from './tool-step.ts'
 
 /**
  * An event of a conversation's stream: the relay's (DESIGN §5), the `turn` each answer answers, and
@@ -163,16 +164,8 @@ export class Journal {
         }
         return this.#log.append('tool-approval', JSON.stringify(data))
       }
-      case 'tool-result': {
-        const { callId, name, output, isError } = event.result
-        const data: WireConversationEvents['tool-result'] = {
-          callId,
-          name,
-          output,
-          isError: isError === true,
-        }
-        return this.#log.append('tool-result', JSON.stringify(data))
-      }
+      case 'tool-result':
+        return this.#log.append('tool-result', JSON.stringify(wireToolResult(event.result)))
       case 'interrupted': {
         const data: WireConversationEvents['interrupted'] = { retried: event.retried }
         return this.#log.append('interrupted', JSON.stringify(data))

@@ -34,6 +34,12 @@ export type ToolStep = {
   trace?: SpanContext | undefined
 }
 
+/** A result as the stream's `tool-result` event and `pending` say it: `isError` always said. */
+export function wireToolResult(result: ToolResult): WireToolResult {
+  const { callId, name, output, isError } = result
+  return { callId, name, output, isError: isError === true }
+}
+
 /**
  * The calls still waiting for a person or a client, and the results the step has: what `GET`
  * lists as `pending`, in the order of the calls.
@@ -51,10 +57,7 @@ export function pendingOf(step: ToolStep): WirePending {
         expiresAt: new Date(state.expiresAt).toISOString(),
       })
     } else if (state.is === 'client') pending.calls.push(call)
-    else if (state.is === 'answered') {
-      const { callId, name, output, isError } = state.result
-      results.push({ callId, name, output, isError: isError === true })
-    }
+    else if (state.is === 'answered') results.push(wireToolResult(state.result))
   }
   return pending
 }
